@@ -1,0 +1,36 @@
+# evalkit set-up and entry points. Every target creates/updates a local .venv first (idempotent).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+EXTRAS ?= dev
+comma  := ,
+STAMP  := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+export HF_HUB_OFFLINE := 1
+export RAGAS_DO_NOT_TRACK := true
+export MPLBACKEND := Agg
+
+.PHONY: setup report test score clean-reports
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[$(EXTRAS)]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $@
+
+## score the bundled sample and write per-row results
+score: setup
+	$(BIN)/evalkit score data/sample_rag.jsonl -o reports/sample/results.parquet --config experiments/default.config.yaml
+
+## the default experiment: notebooks -> reports/default/ (HTML report, figures, metrics.json, signature.json)
+report: setup
+	$(BIN)/evalkit report experiments/default.yaml
+
+## the test suite (executes every notebook through papermill)
+test: setup
+	$(BIN)/python -m pytest -q
+
+clean-reports:
+	rm -rf reports

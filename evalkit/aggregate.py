@@ -1,0 +1,72 @@
+"""Aggregation: per-system (and per-question-type) summary tables from per-row scores.
+
+Means are taken over determined rows only, and every cell says how many rows were
+undetermined (metric returned None) or errored, so a NaN never hides inside a mean.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+from .metrics import REGISTRY
+
+
+def scored_metrics(results: pd.DataFrame) -> list[str]:
+    """Registered metric names that have a value column in ``results``."""
+    return [m for m in REGISTRY if m in results.columns]
+
+
+def summary(results: pd.DataFrame, by: Sequence[str] | str | None = "system",
+            metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """A tidy summary: one row per group x metric.
+
+    Columns: group keys, ``metric``, ``kind``, ``n`` (rows), ``n_determined``,
+    ``n_undetermined``, ``mean`` (scores; share of True for booleans),
+    ``count_true`` and ``pct_true`` (booleans only).
+
+    Parameters
+    ----------
+    results : output of :func:`evalkit.evaluate`.
+    by : column(s) to group by, e.g. ``"system"`` or ``["system", "question_type"]``;
+         None for the whole dataset. Missing grouping columns are ignored.
+
+    Examples
+    --------
+    >>> import evalkit
+    >>> res = evalkit.evaluate("data/sample_rag.jsonl", ["exact_match"], progress=False)  # doctest: +SKIP
+    >>> summary(res, by="system").columns.tolist()[:3]  # doctest: +SKIP
+    ['system', 'metric', 'kind']
+    """
+    keys = [by] if isinstance(by, str) else list(by or [])
+    keys = [k for k in keys if k in results.columns]
+    metrics = list(metrics or scored_metrics(results))
+    groups = results.groupby(keys, dropna=False, sort=True) if keys else [((), results)]
+    rows = []
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        for m in metrics:
+            kind = REGISTRY[m].kind
+            col = g[m]
+            det = col.dropna()
+            row = dict(zip(keys, key))
+            row.update({"metric": m, "kind": kind, "n": len(col), "n_determined": len(det),
+                        "n_undetermined": len(col) - len(det)})
+            if kind == "bool":
+                t = int(det.astype(bool).sum())
+                row.update({"mean": t / len(det) if len(det) else None, "count_true": t,
+                            "pct_true": 100 * t / len(det) if len(det) else None})
+            else:
+                row.update({"mean": float(det.astype(float).mean()) if len(det) else None,
+                            "count_true": None, "pct_true": None})
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def wide(summary_df: pd.DataFrame, by: Sequence[str] | str | None = "system") -> pd.DataFrame:
+    """Pivot :func:`summary` to one row per group and one column per metric mean."""
+    keys = [by] if isinstance(by, str) else list(by or [])
+    keys = [k for k in keys if k in summary_df.columns]
+    if not keys:
+        return summary_df.set_index("metric")[["mean"]].T
+    return summary_df.pivot_table(index=keys, columns="metric", values="mean", sort=True)

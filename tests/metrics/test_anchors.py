@@ -1,0 +1,134 @@
+import pytest
+
+from evalkit.metrics.anchors import (ContextIndex, extract_anchors, extract_claims, hallucination,
+                                     hallucination_batch, ngram_overlap)
+
+
+def anchors(score):
+    return [(a["type"], a["text"], a["supported"]) for a in score.details["anchors"]]
+
+
+@pytest.mark.parametrize("answer,context", [
+    ("The fee is $1,200.", "The fee is 1200 dollars."),
+    ("The fee is 1200.", "The fee is $1,200.00 this year."),
+    ("Rates rose 12%.", "Rates rose 12 percent."),
+    ("It changed by -0.133%.", "A change of -0.133% was filed."),
+    ("It happened in March 2021.", "Filed on 2021-03-15."),
+    ("It was signed on March 3, 2021.", "Signed 3 March 2021 in Paris."),
+    ("The office opens at 3:30 pm.", "Opening hour: 15:30."),
+])
+def test_format_aware_support(answer, context):
+    s = hallucination(answer, [context])
+    nums = [a for a in s.details["anchors"] if a["type"] != "claim"]
+    assert nums and all(a["supported"] for a in nums), s.details
+    assert all(a["evidence"] for a in nums)
+
+
+@pytest.mark.parametrize("answer,context", [
+    ("It changed by -0.133%.", "A change of 0.133% was filed."),
+    ("It changed by 0.133%.", "A change of -0.133% was filed."),
+    ("The fee is $1,250.", "The fee is $1,200."),
+    ("It was signed on March 3, 2021.", "Signed in March 2021."),
+    ("Rates rose 12%.", "Rates rose 12 points."),
+])
+def test_format_aware_mismatch(answer, context):
+    s = hallucination(answer, [context])
+    nums = [a for a in s.details["anchors"] if a["type"] != "claim"]
+    assert nums and not any(a["supported"] for a in nums), s.details
+
+
+def test_worked_example_score():
+    # anchors: $9 million (unsupported), 2019 (supported), claim company-acquire-Tesla (supported)
+    s = hallucination("The company acquired Tesla in 2019 for $9 million.",
+                      ["In 2019, the company acquired Tesla for $5 million."])
+    assert s.details["total"] == 3 and s.details["supported"] == 2
+    assert s.value == pytest.approx(1 / 3)
+    assert s.details["unsupported"] == ["$9 million"]
+
+
+def test_hedged_claims_are_not_anchors(nlp):
+    hedged = ["The company may acquire Tesla.", "The company might acquire Tesla.",
+              "Results suggest that the company acquired Tesla.", "The company possibly acquired Tesla.",
+              "The company appears to own Tesla.", "The company likely acquired Tesla.",
+              "The company could acquire Tesla."]
+    for text in hedged:
+        assert extract_claims(nlp.parse_answers([text])[0]) == [], text
+    assertive = nlp.parse_answers(["The company acquired Tesla."])[0]
+    (claim,) = [a for _, a in extract_claims(assertive)]
+    assert claim.key[:3] == ("company", "acquire", "tesla")
+
+
+def test_claim_support_by_lemma_window():
+    assert hallucination("Apple acquired Beats.", ["Beats was acquired by Apple last year."]).value == 0.0
+    far = "Apple " + "word " * 30 + "Beats"
+    s = hallucination("Apple acquired Beats.", [far])
+    assert anchors(s) == [("claim", "Apple acquired Beats", False)]
+
+
+def test_claim_with_pronoun_or_number_object_is_not_a_claim(nlp):
+    doc = nlp.parse_answers(["It bought them. The premium is $604."])[0]
+    assert [a.type for a in extract_anchors(doc)] == ["number"]
+
+
+def test_no_anchors_scores_zero_unless_drift():
+    s = hallucination("The answer is yes.", ["Is the answer yes? The answer is yes."])
+    assert s.details["total"] == 0 and s.value == 0.0 and s.details["reason"] == "no anchors in the answer"
+
+
+def test_drift_gate():
+    s = hallucination("Our cafeteria serves lunch daily.", ["The premium for Territory 118 is $604."])
+    assert s.details["ngram_overlap"] < 0.2 and s.details["p_drift"] == 0.2
+    assert s.value == max(s.details["s_claims"], 0.2)
+
+
+def test_ngram_overlap_definition():
+    # unigrams: {the, rate, rose} vs {the, rate, fell}: 2/3; bigrams {the rate, rate rose}: 1/2 -> 7/12
+    assert ngram_overlap(["the", "rate", "rose"], ["the", "rate", "fell"]) == pytest.approx(7 / 12)
+    assert ngram_overlap(["rate"], ["rate"]) == 1.0
+    assert ngram_overlap([], ["x"]) == 1.0
+
+
+def test_empty_inputs():
+    assert hallucination("", ["ctx"]).value == 0.0
+    assert hallucination(None, None).details["reason"].startswith("empty answer")
+    s = hallucination("The fee is $604.", [])
+    assert s.value == 1.0 and s.details["reason"].startswith("no contexts")
+
+
+def test_each_distinct_context_parsed_once():
+    from evalkit.nlp import NlpPipeline
+    from evalkit.runner import Resources
+    from evalkit.config import EvalConfig
+
+    res = Resources(EvalConfig())
+    res._nlp = NlpPipeline()
+    ctx = ["The fee is $604 in Territory 118."]
+    answers = ["The fee is $604.", "The fee is $640.", "The fee is $604.", "Territory 118 pays $604."]
+    out = hallucination_batch({"answer": answers, "contexts": [ctx] * 4}, {}, res)
+    # 3 distinct answers + 1 distinct context
+    assert res.nlp.parsed == 4
+    assert [o.value for o in out] == [0.0, 1.0, 0.0, 0.0]
+    assert len(res.context_index) == 1
+
+
+def test_batch_equals_per_row(sample_df):
+    rows = sample_df.head(20)
+    batch = hallucination_batch({"answer": rows["answer"].tolist(), "contexts": rows["contexts"].tolist()})
+    for (a, c), b in zip(zip(rows["answer"], rows["contexts"]), batch):
+        assert hallucination(a, c).value == b.value
+
+
+def test_context_index_snippet():
+    idx = ContextIndex("Intro. The base premium for Territory 118 is $604 per year.")
+    assert "$604" in idx.find_number(extract_numbers_key("$604"))
+
+
+def extract_numbers_key(text):
+    from evalkit.text import extract_numbers
+
+    return extract_numbers(text)[0].key
+
+
+def test_sample_hallucinated_rows_score_higher(sample_results):
+    h = sample_results.groupby("hallucinated")["hallucination"].mean()
+    assert h[True] > h[False] + 0.3

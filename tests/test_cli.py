@@ -1,0 +1,49 @@
+import json
+
+import pandas as pd
+
+from evalkit.cli import main
+
+
+def test_score_sample_to_parquet(tmp_path, sample_path, capsys):
+    out = tmp_path / "out.parquet"
+    assert main(["score", str(sample_path), "-o", str(out), "--metrics", "relevance,exact_match", "-q"]) == 0
+    df = pd.read_parquet(out)
+    assert len(df) == 84 and {"relevance", "exact_match", "error"} <= set(df.columns)
+    stdout = capsys.readouterr().out
+    assert "scored 84 rows" in stdout and "evalkit:0.1.0|" in stdout
+
+
+def test_score_formats_from_extension(tmp_path, sample_path):
+    for ext in ("csv", "jsonl"):
+        out = tmp_path / f"out.{ext}"
+        assert main(["score", str(sample_path), "-o", str(out), "--metrics", "dont_know", "-q"]) == 0
+        assert out.stat().st_size > 0
+
+
+def test_missing_answer_fails_with_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"question": "Q?", "contexts": []}) + "\n")
+    assert main(["score", str(bad), "-o", str(tmp_path / "o.parquet")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "'answer'" in err and err.count("\n") == 0 and err.startswith("evalkit: error:")
+
+
+def test_unknown_metric(tmp_path, sample_path, capsys):
+    assert main(["score", str(sample_path), "-o", str(tmp_path / "o.parquet"), "--metrics", "nope"]) == 2
+    assert "unknown metric 'nope'" in capsys.readouterr().err
+
+
+def test_metrics_lists_registry(capsys):
+    from evalkit.metrics import REGISTRY
+
+    assert main(["metrics", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [m["name"] for m in listed] == list(REGISTRY)
+
+
+def test_config_unknown_key(tmp_path, sample_path, capsys):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("spacy_modle: x\n")
+    assert main(["score", str(sample_path), "-o", str(tmp_path / "o.parquet"), "--config", str(cfg)]) == 2
+    assert "unknown key ['spacy_modle']" in capsys.readouterr().err
