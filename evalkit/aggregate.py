@@ -70,3 +70,41 @@ def wide(summary_df: pd.DataFrame, by: Sequence[str] | str | None = "system") ->
     if not keys:
         return summary_df.set_index("metric")[["mean"]].T
     return summary_df.pivot_table(index=keys, columns="metric", values="mean", sort=True)
+
+
+_EVIDENCE_KEYS = ("reason", "unsupported", "missing", "found", "matched", "cosine", "jaccard", "ngram_overlap",
+                  "p_drift", "is_correct")
+
+
+def evidence_table(results: pd.DataFrame, metric: str, *, rows=None, n: int | None = None,
+                   columns: Sequence[str] = ("id", "system", "question", "answer")) -> pd.DataFrame:
+    """The rows' values of ``metric`` beside the readable parts of their evidence (one column per key).
+
+    ``rows`` selects by index labels or a boolean mask; ``n`` keeps the first n.
+    """
+    import json
+
+    d = results if rows is None else results.loc[rows]
+    if n is not None:
+        d = d.head(n)
+    keep = [c for c in columns if c in d.columns]
+    out = d[keep + [metric]].copy()
+    details = d[f"{metric}_details"].map(lambda s: json.loads(s) if isinstance(s, str) else {})
+    for key in _EVIDENCE_KEYS:
+        vals = details.map(lambda x: x.get(key))
+        if vals.notna().any():
+            out[key] = vals.map(lambda v: ", ".join(map(str, v)) if isinstance(v, list) else v)
+    return out
+
+
+def disagreements(results: pd.DataFrame, metric: str, label: str, threshold: float, direction: str = "higher"):
+    """Rows where the metric at ``threshold`` disagrees with a binary human label.
+
+    Returns ``(false_positives, false_negatives)``: flagged by the metric but not by the label, and the reverse.
+    ``direction='higher'`` flags ``score >= threshold``.
+    """
+    d = results.dropna(subset=[metric, label])
+    s = d[metric].astype(float)
+    flagged = s >= threshold if direction == "higher" else s <= threshold
+    truth = d[label].astype(bool)
+    return d[flagged & ~truth], d[~flagged & truth]

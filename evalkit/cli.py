@@ -3,6 +3,9 @@
     evalkit metrics
     evalkit score INPUT -o OUTPUT [--metrics a,b] [--config cfg.yaml] [--thresholds profile.yaml]
     evalkit summary RESULTS [--by system,question_type]
+    evalkit report experiments/NAME.yaml
+    evalkit calibrate RESULTS --score COL --label COL --criterion C [-o profile.yaml]
+    evalkit compare RESULTS --a SYS --b SYS [--binary correct]
 
 Bad input exits non-zero with one line on stderr naming what is wrong.
 """
@@ -83,6 +86,65 @@ def _summary_cmd(args) -> int:
     return 0
 
 
+def _report_cmd(args) -> int:
+    from .report import run_report
+
+    overrides = {"n_resamples": args.resamples} if args.resamples else None
+    path = run_report(args.experiment, out_root=args.out, overrides=overrides)
+    print(f"report: {path}")
+    return 0
+
+
+def _read_results(path: str):
+    import pandas as pd
+
+    from .data import load
+
+    p = Path(path)
+    if p.suffix == ".parquet":
+        return pd.read_parquet(p)
+    return load(p)
+
+
+def _calibrate_cmd(args) -> int:
+    from .calibrate import calibrate, profile_entry, write_profile
+    from .data import dataset_sha256
+
+    df = _read_results(args.results)
+    for col in (args.score, args.label) + ((args.split,) if args.split and args.split != "seeded" else ()):
+        if col not in df.columns:
+            raise ValueError(f"{args.results}: no column {col!r} (columns: {list(df.columns)})")
+    ok = df[args.score].notna() & df[args.label].notna()
+    split = args.split if args.split in (None, "seeded") else df.loc[ok, args.split].tolist()
+    subgroups = {c: df.loc[ok, c].tolist() for c in (args.by or "").split(",") if c and c in df.columns}
+    res = calibrate(df.loc[ok, args.score].astype(float).tolist(), df.loc[ok, args.label].astype(bool).tolist(),
+                    direction=args.direction, criterion=args.criterion, n_resamples=args.resamples, seed=args.seed,
+                    split=split, subgroups=subgroups)
+    out = {"score": args.score, "label": args.label, "excluded_undetermined": int((~ok).sum()), **res.to_dict()}
+    if args.output:
+        write_profile(args.output, {args.score: profile_entry(res, args.score, args.label)},
+                      dataset_sha256=dataset_sha256(args.results))
+        out["profile"] = args.output
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+def _compare_cmd(args) -> int:
+    from .aggregate import scored_metrics
+    from .compare import compare_systems
+
+    df = _read_results(args.results)
+    metrics = args.metrics.split(",") if args.metrics else [m for m in scored_metrics(df) if df[m].dtype != object]
+    table = compare_systems(df, metrics, args.a, args.b, by=args.by, n_resamples=args.resamples, seed=args.seed,
+                            binary=[c for c in (args.binary or "").split(",") if c])
+    if args.output:
+        from .data import save
+
+        save(table, args.output)
+    print(table.round(4).to_string(index=False))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -109,12 +171,38 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--by", default="system", help="comma-separated grouping columns")
     sm.set_defaults(func=_summary_cmd)
 
-    for register in _EXTRA_COMMANDS:
-        register(sub)
+    r = sub.add_parser("report", help="run an experiment's notebooks into reports/NAME/")
+    r.add_argument("experiment", help="experiment YAML, e.g. experiments/default.yaml")
+    r.add_argument("--out", default="reports", help="parent folder of the report (default: reports)")
+    r.add_argument("--resamples", type=int, help="override bootstrap resamples (quick runs)")
+    r.set_defaults(func=_report_cmd)
+
+    c = sub.add_parser("calibrate", help="choose a threshold against a human label; print JSON, write a profile")
+    c.add_argument("results", help="scored results (.parquet, or a dataset with score columns)")
+    c.add_argument("--score", required=True, help="score column, e.g. hallucination")
+    c.add_argument("--label", required=True, help="binary label column, e.g. hallucinated")
+    c.add_argument("--direction", default="higher", choices=["higher", "lower"],
+                   help="higher: a high score indicates the positive label")
+    c.add_argument("--criterion", default="youden", help="youden | f1 | precision>=X | recall>=X | cost:fp=A,fn=B")
+    c.add_argument("--split", help="'seeded' or a column with calibration/test values (honest protocol)")
+    c.add_argument("--by", help="comma-separated subgroup columns, e.g. question_type,system")
+    c.add_argument("--resamples", type=int, default=1000)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("-o", "--output", help="write a threshold profile YAML")
+    c.set_defaults(func=_calibrate_cmd)
+
+    k = sub.add_parser("compare", help="paired comparison of two systems")
+    k.add_argument("results")
+    k.add_argument("--a", required=True, help="baseline system")
+    k.add_argument("--b", required=True, help="system compared with it")
+    k.add_argument("--metrics", help="comma-separated (default: every scored metric)")
+    k.add_argument("--binary", default="", help="paired binary columns for McNemar, e.g. correct")
+    k.add_argument("--by", help="group column, e.g. question_type")
+    k.add_argument("--resamples", type=int, default=2000)
+    k.add_argument("--seed", type=int, default=0)
+    k.add_argument("-o", "--output", help="write the table (.csv, .parquet, .jsonl)")
+    k.set_defaults(func=_compare_cmd)
     return p
-
-
-_EXTRA_COMMANDS: list = []
 
 
 def main(argv: list[str] | None = None) -> int:

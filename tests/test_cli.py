@@ -47,3 +47,33 @@ def test_config_unknown_key(tmp_path, sample_path, capsys):
     cfg.write_text("spacy_modle: x\n")
     assert main(["score", str(sample_path), "-o", str(tmp_path / "o.parquet"), "--config", str(cfg)]) == 2
     assert "unknown key ['spacy_modle']" in capsys.readouterr().err
+
+
+def test_calibrate_cli_writes_profile_used_by_score(tmp_path, sample_path, capsys):
+    res = tmp_path / "res.parquet"
+    assert main(["score", str(sample_path), "-o", str(res), "-q"]) == 0
+    prof = tmp_path / "profile.yaml"
+    capsys.readouterr()
+    assert main(["calibrate", str(res), "--score", "hallucination", "--label", "hallucinated", "--criterion", "f1",
+                 "--resamples", "100", "--by", "question_type", "-o", str(prof)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["criterion"] == "f1" and 0.5 < out["roc_auc"]["estimate"] <= 1 and out["subgroups"]
+    out2 = tmp_path / "res2.parquet"
+    assert main(["score", str(sample_path), "-o", str(out2), "-q", "--thresholds", str(prof)]) == 0
+    assert "th:c0.6,h" + f"{out['threshold']:g}" in capsys.readouterr().out
+
+
+def test_calibrate_cli_bad_column(tmp_path, sample_path, capsys):
+    res = tmp_path / "res.parquet"
+    main(["score", str(sample_path), "-o", str(res), "-q", "--metrics", "relevance"])
+    assert main(["calibrate", str(res), "--score", "nope", "--label", "hallucinated"]) == 2
+    assert "no column 'nope'" in capsys.readouterr().err
+
+
+def test_compare_cli(tmp_path, sample_path, capsys):
+    res = tmp_path / "res.parquet"
+    main(["score", str(sample_path), "-o", str(res), "-q", "--metrics", "hallucination,relevance"])
+    capsys.readouterr()
+    assert main(["compare", str(res), "--a", "rag-a", "--b", "rag-b", "--binary", "correct", "--resamples", "100",
+                 "-o", str(tmp_path / "cmp.csv")]) == 0
+    assert "hallucination" in capsys.readouterr().out and (tmp_path / "cmp.csv").exists()

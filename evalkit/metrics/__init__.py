@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .anchors import hallucination, hallucination_batch
 from .base import Metric, Score
+from .baselines import answer_length, novel_token_rate
 from .factchecks import fact_checks, fact_checks_batch
 from .lexical import completeness, completeness_batch, relevance, relevance_batch
 from .reference import (answer_completeness, dont_know, exact_match, keyword_coverage, number_match,
@@ -59,6 +60,12 @@ _REGISTRY_LIST = [
            range=(0.0, 1.0), batch=fact_checks_batch, params=("rules",), family="reference",
            description="mean of the per-question YAML checks (fact_score); is_correct in details",
            empty_policy="undetermined when no rule applies"),
+    Metric("answer_length", answer_length, needs=("answer",), direction="none", range=(0.0, float("inf")),
+           family="baseline", description="word tokens in the answer (trivial baseline)",
+           empty_policy="0 for an empty answer"),
+    Metric("novel_token_rate", novel_token_rate, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
+           family="baseline", description="share of answer tokens absent from the contexts (trivial baseline)",
+           empty_policy="undetermined for an empty answer"),
 ]
 REGISTRY: dict[str, Metric] = {m.name: m for m in _REGISTRY_LIST}
 DEFAULT_METRICS = ("relevance", "completeness", "hallucination", "exact_match", "keyword_coverage",
@@ -75,4 +82,4 @@ def get_metric(name: str) -> Metric:
 
 __all__ = ["REGISTRY", "DEFAULT_METRICS", "Metric", "Score", "get_metric", "relevance", "completeness",
            "hallucination", "exact_match", "keyword_coverage", "number_match", "answer_completeness",
-           "source_citation", "dont_know", "fact_checks"]
+           "source_citation", "dont_know", "fact_checks", "answer_length", "novel_token_rate"]

@@ -1,0 +1,36 @@
+"""Trivial baselines a hallucination metric must beat (see ``../shared/bench/README.md``).
+
+They are registered (family ``baseline``, not run by default) so that calibration and
+benchmark tables put every metric beside them with the same machinery.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..text import word_tokens
+from .base import Score
+
+
+def answer_length(answer: str | None) -> Score:
+    """Number of word tokens in the answer (0 for empty/None).
+
+    >>> answer_length("The premium is $604.").value
+    4.0
+    """
+    return Score(float(len(word_tokens(answer))), {})
+
+
+def novel_token_rate(answer: str | None, contexts: Sequence[str] | None) -> Score:
+    """Share of the answer's word tokens absent from the joined contexts, 0..1 (lower is better).
+
+    Empty policy: undetermined (None) for an empty answer.
+
+    >>> novel_token_rate("The premium is $700.", ["The premium is $604."]).value
+    0.25
+    """
+    toks = word_tokens(answer)
+    if not toks:
+        return Score(None, {"reason": "empty answer"})
+    ctx = set(word_tokens("\n".join(contexts or [])))
+    novel = [t for t in toks if t not in ctx]
+    return Score(len(novel) / len(toks), {"novel": sorted(set(novel)), "n_novel": len(novel), "n_tokens": len(toks)})

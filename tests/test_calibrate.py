@@ -1,0 +1,135 @@
+import json
+
+import numpy as np
+import pytest
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+from evalkit.calibrate import (CalibrationError, calibrate, cohen_kappa, krippendorff_alpha, pr_auc,
+                               profile_entry, rank_correlation, roc_auc, select_threshold, write_profile)
+from evalkit.config import Thresholds
+from evalkit.verdict import thresholds_from_profile, verdict
+
+# scores 10..1 with one negative at 6: precision/recall at each threshold are known by hand
+S = np.array([10, 9, 8, 7, 6, 5, 4, 3, 2, 1], dtype=float)
+Y = np.array([1, 1, 1, 1, 0, 1, 0, 0, 0, 0])
+SEP_S = np.array([0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9])
+SEP_Y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+
+
+def _random(n=400, seed=1):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    return y * 0.6 + rng.normal(0, 0.5, n), y
+
+
+def test_auc_equals_sklearn():
+    s, y = _random()
+    assert roc_auc(s, y, n_resamples=10).estimate == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    assert pr_auc(s, y, n_resamples=10).estimate == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    assert roc_auc(-s, y, "lower", n_resamples=10).estimate == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+
+
+def test_bootstrap_identical_for_same_seed_and_different_otherwise():
+    s, y = _random()
+    a = calibrate(s, y, n_resamples=200, seed=7)
+    b = calibrate(s, y, n_resamples=200, seed=7)
+    c = calibrate(s, y, n_resamples=200, seed=8)
+    assert json.dumps(a.to_dict(samples=True)) == json.dumps(b.to_dict(samples=True))
+    assert a.roc_auc != c.roc_auc
+    assert a.roc_auc.low < a.roc_auc.estimate < a.roc_auc.high
+
+
+@pytest.mark.parametrize("criterion,expected", [
+    ("youden", 7.0), ("f1", 5.0), ("precision>=0.9", 7.0), ("precision>=0.8", 5.0),
+    ("recall>=1.0", 5.0), ("recall>=0.8", 7.0), ("cost:fp=1,fn=10", 5.0), ("cost:fp=10,fn=1", 7.0),
+])
+def test_criteria_known_by_construction(criterion, expected):
+    # t=7: TP4 FP0 -> P 1.0, R 0.8, FPR 0.0, J 0.8, F1 0.889
+    # t=5: TP5 FP1 -> P 0.833, R 1.0, FPR 0.2, J 0.8, F1 0.909
+    # Youden ties at 0.8 and keeps the strictest threshold (7); F1 prefers 5
+    assert select_threshold(S, Y, criterion) == expected
+    assert select_threshold(-S, Y, criterion, direction="lower") == -expected
+
+
+@pytest.mark.parametrize("criterion", ["youden", "f1", "precision>=1.0", "recall>=1.0", "cost"])
+def test_separable_data_threshold_is_the_gap(criterion):
+    assert select_threshold(SEP_S, SEP_Y, criterion) == 0.6
+
+
+def test_unreachable_and_bad_criteria():
+    with pytest.raises(CalibrationError, match="no threshold reaches precision"):
+        select_threshold(np.array([1.0, 1.0]), np.array([0, 1]), "precision>=0.9")
+    with pytest.raises(CalibrationError, match="unknown criterion"):
+        select_threshold(S, Y, "accuracy")
+
+
+def test_operating_point_and_threshold_stability():
+    r = calibrate(S, Y, criterion="f1", n_resamples=300, seed=0)
+    op = r.at_threshold
+    assert (op.tp.estimate, op.fp.estimate, op.tn.estimate, op.fn.estimate) == (5, 1, 4, 0)
+    assert op.precision.estimate == pytest.approx(5 / 6) and op.recall.estimate == 1.0
+    assert len(r.threshold_samples) > 200 and r.threshold_ci.low <= r.threshold <= r.threshold_ci.high
+
+
+def test_input_validation():
+    with pytest.raises(CalibrationError, match="single class"):
+        calibrate([0.1, 0.2], [1, 1])
+    with pytest.raises(CalibrationError, match="row 1 has 'maybe'"):
+        calibrate([0.1, 0.2], [1, "maybe"])
+    with pytest.raises(CalibrationError, match="score is missing at row 0"):
+        calibrate([None, 0.2], [1, 0])
+
+
+def test_split_protocols():
+    s, y = _random(400)
+    seeded = calibrate(s, y, split="seeded", n_resamples=50, seed=3)
+    assert "seeded split" in seeded.protocol and seeded.reported_on == "200 held-out rows"
+    col = ["calibration"] * 200 + ["test"] * 200
+    by_col = calibrate(s, y, split=col, n_resamples=50)
+    assert by_col.protocol == "split column" and by_col.at_threshold.tp.estimate + by_col.at_threshold.fn.estimate == y[200:].sum()
+    same = calibrate(s, y, n_resamples=50)
+    assert "optimistic" in same.protocol
+
+
+def test_subgroups_flag_small_groups():
+    s, y = _random(200)
+    g = ["big"] * 190 + ["tiny"] * 10
+    r = calibrate(s, y, n_resamples=50, subgroups={"kind": g})
+    by = {e["group"]: e for e in r.subgroups}
+    assert by["big"]["small"] is False and by["tiny"]["small"] is True and "small group" in by["tiny"]["note"]
+
+
+def test_grouped_bootstrap_runs_and_differs():
+    s, y = _random(200)
+    groups = np.repeat(np.arange(20), 10)
+    a = roc_auc(s, y, n_resamples=200, seed=0, groups=groups)
+    b = roc_auc(s, y, n_resamples=200, seed=0)
+    assert a.estimate == b.estimate and (a.low, a.high) != (b.low, b.high)
+
+
+def test_rank_correlation_kappa_alpha():
+    x = np.arange(30, dtype=float)
+    rc = rank_correlation(x, x ** 2, n_resamples=100)
+    assert rc["spearman"].estimate == pytest.approx(1.0) and rc["kendall"].estimate == pytest.approx(1.0)
+    k = cohen_kappa([1, 1, 0, 0, 1, 0], [1, 1, 0, 0, 1, 0], n_resamples=50)
+    assert k.estimate == pytest.approx(1.0)
+    assert cohen_kappa([1, 0, 1, 0], [0, 1, 0, 1], n_resamples=20).estimate == pytest.approx(-1.0)
+    # two raters agreeing perfectly on nominal data -> alpha 1; one disagreement lowers it
+    assert krippendorff_alpha([[1, 2, 3, 1], [1, 2, 3, 1]]) == pytest.approx(1.0)
+    assert krippendorff_alpha([[1, 2, 3, 1], [1, 2, 3, 2]]) < 1.0
+
+
+def test_profile_round_trips_into_verdict(tmp_path):
+    r = calibrate(SEP_S, SEP_Y, criterion="youden", n_resamples=50)
+    p = tmp_path / "profile.yaml"
+    write_profile(p, {"hallucination": profile_entry(r, "hallucination", "hallucinated")}, dataset_sha256="ab" * 32,
+                  date="2026-01-01")
+    t = thresholds_from_profile(str(p))
+    assert t == Thresholds(hallucination_fail=0.6)
+    assert verdict(0.65, 0.9, 0.9, t)[0] == "FAIL" and verdict(0.55, 0.9, 0.9, t)[0] == "PASS"
+    import yaml
+
+    doc = yaml.safe_load(p.read_text())
+    for key in ("evalkit_version", "dataset_sha256", "date"):
+        assert key in doc
+    assert {"threshold", "direction", "criterion", "threshold_ci", "roc_auc"} <= set(doc["metrics"]["hallucination"])

@@ -1,0 +1,44 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalkit.compare import compare_systems, mcnemar, paired_bootstrap
+
+
+def test_paired_bootstrap_constant_shift():
+    a = np.linspace(0, 1, 50)
+    diff, lo, hi, p = paired_bootstrap(a, a + 0.1, n_resamples=500)
+    assert diff == pytest.approx(0.1) and lo == pytest.approx(0.1) and hi == pytest.approx(0.1) and p < 0.01
+
+
+def test_paired_bootstrap_seeded():
+    rng = np.random.default_rng(0)
+    a, b = rng.random(40), rng.random(40)
+    assert paired_bootstrap(a, b, seed=3) == paired_bootstrap(a, b, seed=3)
+
+
+def test_mcnemar_exact():
+    # 8 discordant pairs, all favouring a: two-sided exact binomial p = 2 * 0.5^8
+    r = mcnemar([True] * 8 + [True, False], [False] * 8 + [True, False])
+    assert (r["only_a"], r["only_b"], r["both"], r["neither"]) == (8, 0, 1, 1)
+    assert r["p_value"] == pytest.approx(2 * 0.5 ** 8)
+
+
+def test_compare_on_sample(sample_results):
+    t = compare_systems(sample_results, ["hallucination", "number_match"], "rag-a", "rag-b", binary=["correct"],
+                        n_resamples=300)
+    h = t.set_index("metric").loc["hallucination"]
+    assert h["n_pairs"] == 42 and h["low"] > 0  # rag-b hallucinates more, CI excludes 0
+    assert t.set_index("metric").loc["number_match", "n_pairs"] < 42  # undetermined rows are not paired
+    c = t.set_index("metric").loc["correct"]
+    assert c["only_a"] > c["only_b"] and c["p_mcnemar"] < 0.001
+
+
+def test_compare_by_question_type(sample_results):
+    t = compare_systems(sample_results, ["hallucination"], "rag-a", "rag-b", by="question_type", n_resamples=100)
+    assert set(t["question_type"]) == set(sample_results["question_type"]) and t["n_pairs"].sum() == 42
+
+
+def test_compare_errors(sample_results):
+    with pytest.raises(ValueError, match="system 'nope' not in the data"):
+        compare_systems(sample_results, ["hallucination"], "rag-a", "nope")
