@@ -23,7 +23,7 @@ def summary(results: pd.DataFrame, by: Sequence[str] | str | None = "system",
 
     Columns: group keys, ``metric``, ``kind``, ``n`` (rows), ``n_determined``,
     ``n_undetermined``, ``mean`` (scores; share of True for booleans),
-    ``count_true`` and ``pct_true`` (booleans only).
+    ``count_true`` and ``pct_true`` (booleans only), ``counts`` (labels: JSON of label -> count).
 
     Parameters
     ----------
@@ -52,7 +52,13 @@ def summary(results: pd.DataFrame, by: Sequence[str] | str | None = "system",
             row = dict(zip(keys, key))
             row.update({"metric": m, "kind": kind, "n": len(col), "n_determined": len(det),
                         "n_undetermined": len(col) - len(det)})
-            if kind == "bool":
+            if kind == "label":
+                import json
+
+                counts = {str(k): int(v) for k, v in det.value_counts().sort_index().items()}
+                row.update({"mean": None, "count_true": None, "pct_true": None,
+                            "counts": json.dumps(counts, sort_keys=True)})
+            elif kind == "bool":
                 t = int(det.astype(bool).sum())
                 row.update({"mean": t / len(det) if len(det) else None, "count_true": t,
                             "pct_true": 100 * t / len(det) if len(det) else None})

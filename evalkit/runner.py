@@ -19,7 +19,7 @@ import pandas as pd
 
 from .config import EvalConfig
 from .data import DataError, canonicalize, load
-from .metrics import DEFAULT_METRICS, REGISTRY, Metric, Score, get_metric
+from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, Metric, Score, get_metric
 from .verdict import verdict
 
 log = logging.getLogger("evalkit")
@@ -34,6 +34,9 @@ class Resources:
     config: EvalConfig
     context_index: dict = field(default_factory=dict)
     _nlp: Any = None
+    _judge: Any = None
+    _encoder: Any = None
+    _bert: Any = None
 
     @property
     def nlp(self):
@@ -42,6 +45,61 @@ class Resources:
 
             self._nlp = NlpPipeline(self.config.spacy_model, self.config.batch_size)
         return self._nlp
+
+    @property
+    def judge(self):
+        if self._judge is None:
+            from .judge import make_judge
+
+            self._judge = make_judge(self.config.judge)
+        return self._judge
+
+    @property
+    def encoder(self):
+        if self._encoder is None:
+            from .encoders import get_encoder
+
+            self._encoder = get_encoder(self.config.embedding_model)
+        return self._encoder
+
+    @property
+    def encoder_or_none(self):
+        from .encoders import available
+
+        return self.encoder if available() else None
+
+    @property
+    def bert_scorer(self):
+        if self._bert is None:
+            from .encoders import get_bert_scorer
+
+            self._bert = get_bert_scorer(self.config.bertscore_model, self.config.bertscore_layers)
+        return self._bert
+
+
+def judge_configured(config: EvalConfig) -> bool:
+    from .judge import JudgeConfig
+
+    return JudgeConfig.resolve(config.judge).configured
+
+
+def resource_problem(metric: Metric, config: EvalConfig) -> str | None:
+    """Why ``metric`` cannot run with this configuration (None when it can)."""
+    if "judge" in metric.resources and not judge_configured(config):
+        from .judge import NOT_CONFIGURED
+
+        return NOT_CONFIGURED
+    if "ragas" in metric.resources:
+        from .judge.ragas_adapter import RAGAS_INSTALL, available as ragas_available
+
+        if not ragas_available():
+            return RAGAS_INSTALL
+    if "encoder" in metric.resources:
+        from .encoders import INSTALL_HINT, available
+
+        if not available():
+            return INSTALL_HINT
+    return None
 
 
 def _metric_params(metric: Metric, config: EvalConfig, rules: Any) -> dict[str, Any]:
@@ -53,6 +111,7 @@ def _metric_params(metric: Metric, config: EvalConfig, rules: Any) -> dict[str, 
     available["short_chars"] = config.lexicon("short_answer_chars")
     available["indicators"] = config.lexicon("citation_indicators")
     available["rules"] = rules
+    available["phrases"] = config.lexicon("dont_know_phrases")
     unknown = set(config.metric_params.get(metric.name, {})) - set(metric.params)
     if unknown:
         raise ValueError(f"config metric_params.{metric.name}: unknown parameter(s) {sorted(unknown)}; "
@@ -100,10 +159,16 @@ def _run_metric(metric: Metric, inputs: dict[str, list], params: dict[str, Any],
                 if len(res) != stop - start:
                     raise RuntimeError(f"{metric.name} batch returned {len(res)} results for {stop - start} rows")
                 for i, s in enumerate(res):
-                    scores[start + i] = _check_score(metric, s)
+                    if isinstance(s, Exception):  # the batch isolated this row's failure itself
+                        if on_error == "raise":
+                            raise type(s)(f"metric {metric.name!r} failed on row id={ids[start + i]!r}: {s}") from s
+                        errors[start + i] = f"{metric.name}: {type(s).__name__}: {s}"
+                    else:
+                        scores[start + i] = _check_score(metric, s)
                 batch_ok = True
-            except Exception:  # isolate the failing row(s) with the per-row function below
-                pass
+            except Exception as e:  # isolate the failing row(s) with the per-row function below
+                if on_error == "raise" and "failed on row id=" in str(e):
+                    raise
         if not batch_ok:
             for i in range(start, stop):
                 row = {k: v[i - start] for k, v in part.items()}
@@ -133,22 +198,54 @@ def _column(metric: Metric, values: list[Any]) -> pd.Series:
     return pd.Series(values, dtype=object)
 
 
-def resolve_metrics(names: Iterable[str] | None, columns: Iterable[str]) -> list[Metric]:
-    """The metrics to run. With ``names=None``, every default metric whose inputs exist."""
-    cols = set(columns)
-    if names is None:
-        chosen = [REGISTRY[n] for n in DEFAULT_METRICS if set(REGISTRY[n].needs) <= cols]
-        skipped = [n for n in DEFAULT_METRICS if not set(REGISTRY[n].needs) <= cols]
-        if skipped:
-            log.info("skipping metrics whose inputs are absent: %s", ", ".join(skipped))
-        return chosen
-    metrics = [get_metric(n) for n in names]
+def _with_components(metrics: list[Metric]) -> list[Metric]:
+    """Derived metrics need their components first: add any that are missing, in order."""
+    out: list[Metric] = []
     for m in metrics:
-        missing = [c for c in m.needs if c not in cols]
-        if missing:
-            raise DataError(f"metric {m.name!r} needs column{'s' if len(missing) > 1 else ''} "
-                            f"{', '.join(repr(c) for c in missing)}, which the data does not have")
-    return metrics
+        if m.derived:
+            out += [REGISTRY[c] for c in m.needs if REGISTRY[c] not in out and REGISTRY[c] not in metrics]
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def resolve_metrics(names: Iterable[str] | None, columns: Iterable[str],
+                    config: EvalConfig | None = None) -> list[Metric]:
+    """The metrics to run, in order.
+
+    With ``names=None``: every default metric whose inputs exist, plus the judged and embedding
+    metrics when a judge is configured / the embed extra is installed. Metrics that need a judge
+    or an encoder that is not there are skipped with one warning that says how to provide it
+    (never scored as 0 or 100).
+    """
+    cols = set(columns)
+    config = config or EvalConfig()
+    if names is None:
+        cand = [REGISTRY[n] for n in DEFAULT_METRICS + OPTIONAL_DEFAULTS]
+        cand = [m for m in cand if m.derived or set(m.needs) <= cols]
+        cand = [m for m in cand if resource_problem(m, config) is None]
+    else:
+        cand = _with_components([get_metric(n) for n in names])
+        for m in cand:
+            missing = [c for c in m.needs if c not in cols] if not m.derived else []
+            if missing:
+                raise DataError(f"metric {m.name!r} needs column{'s' if len(missing) > 1 else ''} "
+                                f"{', '.join(repr(c) for c in missing)}, which the data does not have")
+        problems: dict[str, list[str]] = {}
+        for m in cand:
+            p = resource_problem(m, config)
+            if p:
+                problems.setdefault(p, []).append(m.name)
+        for p, ms in problems.items():
+            log.warning("skipped %s: %s", ", ".join(ms), p)
+        cand = [m for m in cand if resource_problem(m, config) is None]
+    chosen = []
+    for m in cand:  # a derived metric runs only if all of its components do
+        if m.derived and not all(c in [x.name for x in chosen] for c in m.needs):
+            log.warning("skipped %s: its components %s are not all available", m.name, ", ".join(m.needs))
+            continue
+        chosen.append(m)
+    return chosen
 
 
 def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
@@ -191,7 +288,7 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
         df = canonicalize(data)
     df = df.reset_index(drop=True)
     df.attrs.update({k: v for k, v in attrs.items() if k in ("source", "sha256")})
-    chosen = resolve_metrics(metrics, df.columns)
+    chosen = resolve_metrics(metrics, df.columns, config)
     rules = None
     if any(m.name == "fact_checks" for m in chosen) and config.fact_checks:
         from .metrics.factchecks import load_rules
@@ -213,13 +310,18 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
         for m in chosen:
             if bar is not None:
                 bar.set_postfix_str(m.name)
-            inputs = {c: df[c].tolist() for c in m.needs}
+            src = out if m.derived else df
+            inputs = {c: [None if _missing(v) else v for v in src[c].tolist()] if m.derived else src[c].tolist()
+                      for c in m.needs}
             inputs.update({c: df[c].tolist() for c in m.optional if c in df.columns})
             params = _metric_params(m, config, rules)
             scores, errors = _run_metric(m, inputs, params, resources, ids, on_error, bar)
             out[m.name] = _column(m, [s.value if s is not None else None for s in scores])
             out[f"{m.name}_details"] = pd.Series([_to_json(s.details) if s is not None else None for s in scores],
                                                  dtype=object)
+            for key in m.extra_columns:
+                out[f"{m.name}_{key}"] = pd.Series([s.details.get(key) if s is not None else None for s in scores],
+                                                   dtype=object)
             for i, e in enumerate(errors):
                 if e:
                     all_errors[i].append(e)
@@ -233,8 +335,19 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
         out["verdict"] = pd.Series([v for v, _ in vs], dtype=object)
         out["verdict_rule"] = pd.Series([r for _, r in vs], dtype=object)
     out["error"] = pd.Series([" | ".join(e) if e else None for e in all_errors], dtype=object)
-    out.attrs["evalkit"] = {"metrics": names, "config": config.as_dict()}
+    meta: dict[str, Any] = {"metrics": names, "config": config.as_dict()}
+    if resources._judge is not None:
+        from .judge import prompts_sha256
+
+        j = resources._judge
+        meta["judge"] = {"signature": j.signature(), "usage": j.usage(), "prompts": dict(sorted(j.prompts_used.items())),
+                         "prompts_sha256": prompts_sha256(sorted(j.prompts_used)) if j.prompts_used else None}
+    out.attrs["evalkit"] = meta
     return out
+
+
+def _missing(v: Any) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 
 
 def _val(v: Any) -> float | None:

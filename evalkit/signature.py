@@ -56,7 +56,8 @@ def config_hash(config: EvalConfig) -> str:
 
 
 def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics: Sequence[str], *,
-                    extra: dict[str, Any] | None = None, repo: str | Path = ".") -> dict[str, Any]:
+                    extra: dict[str, Any] | None = None, repo: str | Path = ".",
+                    judge: dict[str, Any] | None = None) -> dict[str, Any]:
     """Everything that determines a result: versions, commit, pipeline, thresholds, data hash, seed."""
     config = config or EvalConfig()
     from .text import get_tokenizer
@@ -74,7 +75,9 @@ def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics:
         "data_sha256": data_sha256,
         "metrics": list(metrics),
         "seed": config.seed,
-        "judge": None,
+        "judge": judge.get("signature") if judge else None,
+        "judge_prompts_sha256": judge.get("prompts_sha256") if judge else None,
+        "judge_prompts": judge.get("prompts") if judge else None,
     }
     sig.update(extra or {})
     return sig
@@ -95,7 +98,8 @@ def sig_string(sig: dict[str, Any]) -> str:
         f"th:{th_s}",
         f"cfg:{sig.get('config_sha256')}",
         f"data:{(sig.get('data_sha256') or 'none')[:12]}",
-        f"judge:{sig.get('judge') or 'none'}",
+        f"judge:{sig.get('judge') or 'none'}" + (f"+prompts:{sig['judge_prompts_sha256'][:12]}"
+                                                 if sig.get("judge_prompts_sha256") else ""),
         f"seed:{sig.get('seed')}",
     ]
     return "|".join(parts)

@@ -35,3 +35,28 @@ def nlp():
     from evalkit.nlp import NlpPipeline
 
     return NlpPipeline()
+
+
+@pytest.fixture(scope="session")
+def judge_server():
+    from evalkit.judge.loopback import ScriptedJudgeServer
+
+    with ScriptedJudgeServer(stall_seconds=2.0) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="session")
+def scripted_judge(judge_server):
+    """A real OpenAI-compatible client talking HTTP to the scripted loopback server (in-memory cache)."""
+    from evalkit.judge import JudgeConfig, OpenAIJudge
+
+    j = OpenAIJudge(JudgeConfig(base_url=judge_server.url, model="scripted", cache_path=None, backoff=0.01))
+    yield j
+    j.close()
+
+
+@pytest.fixture(scope="session")
+def encoder():
+    from evalkit.encoders import get_encoder
+
+    return get_encoder()

@@ -77,3 +77,18 @@ def test_compare_cli(tmp_path, sample_path, capsys):
     assert main(["compare", str(res), "--a", "rag-a", "--b", "rag-b", "--binary", "correct", "--resamples", "100",
                  "-o", str(tmp_path / "cmp.csv")]) == 0
     assert "hallucination" in capsys.readouterr().out and (tmp_path / "cmp.csv").exists()
+
+
+def test_score_with_judge_from_environment(tmp_path, sample_path, capsys, monkeypatch, judge_server):
+    monkeypatch.setenv("EVALKIT_JUDGE_BASE_URL", judge_server.url)
+    monkeypatch.setenv("EVALKIT_JUDGE_MODEL", "scripted")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"judge:\n  cache_path: {tmp_path / 'cache.sqlite'}\n")
+    args = ["score", str(sample_path), "-o", str(tmp_path / "o.parquet"), "--metrics", "faithfulness,answer_class",
+            "--config", str(cfg), "-q"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "judge faithfulness:" in out and "judge:openai-chat:scripted@t0+prompts:" in out
+    n = judge_server.requests
+    assert main(args) == 0  # cached: zero HTTP calls
+    assert judge_server.requests == n and " 0 HTTP calls" in capsys.readouterr().out

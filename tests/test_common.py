@@ -19,8 +19,23 @@ EMPTY = {"question": "", "answer": "", "contexts": [], "ground_truth": "", "id":
 NONE = {"question": None, "answer": None, "contexts": None, "ground_truth": None, "id": None, "question_type": None}
 
 
-def call(m, row):
-    kwargs = {k: row[k] for k in m.needs + m.optional}
+NUMBERS = {"faithfulness": 80.0, "context_precision": None, "context_recall": 50.0, "answer_relevance": 70.0}
+
+
+@pytest.fixture(scope="module")
+def kit(scripted_judge, encoder, judge_server):
+    from evalkit.encoders import get_bert_scorer
+    from evalkit.judge import JudgeConfig
+
+    return {"judge": scripted_judge, "encoder": encoder, "scorer": get_bert_scorer(),
+            "judge_config": JudgeConfig(base_url=judge_server.url, model="scripted", cache_path=None)}
+
+
+def call(m, row, kit):
+    source = {**row, **NUMBERS} if m.derived else row
+    kwargs = {k: source[k] for k in m.needs + m.optional}
+    params = inspect.signature(m.fn).parameters
+    kwargs.update({k: v for k, v in kit.items() if k in params})
     return m.fn(**kwargs)
 
 
@@ -37,21 +52,27 @@ def test_declared_properties(name):
 
 @pytest.mark.parametrize("name", list(REGISTRY))
 @pytest.mark.parametrize("row", [ROW, EMPTY, NONE], ids=["row", "empty", "none"])
-def test_range_type_and_determinism(name, row):
+def test_range_type_and_determinism(name, row, kit):
     m = REGISTRY[name]
-    a, b = call(m, row), call(m, row)
+    if "raises" in m.empty_policy and row is not ROW:
+        with pytest.raises(ValueError):
+            call(m, row, kit)
+        return
+    a, b = call(m, row, kit), call(m, row, kit)
     assert isinstance(a, Score) and a == b
     if a.value is None:
         assert a.details.get("reason"), "an undetermined value must say why"
         return
     if m.kind == "bool":
         assert isinstance(a.value, bool)
+    elif m.kind == "label":
+        assert isinstance(a.value, str)
     else:
         assert m.range[0] <= a.value <= m.range[1] and a.value == a.value
 
 
 @pytest.mark.parametrize("name", [n for n in REGISTRY if REGISTRY[n].batch is not None])
-def test_batch_equals_row_function(name, sample_df):
+def test_batch_equals_row_function(name, sample_df, kit):
     from evalkit.config import EvalConfig
     from evalkit.runner import Resources, _metric_params
 
@@ -59,10 +80,17 @@ def test_batch_equals_row_function(name, sample_df):
     rows = sample_df.head(12)
     inputs = {c: rows[c].tolist() for c in m.needs + m.optional if c in rows.columns}
     params = _metric_params(m, EvalConfig(), None)
-    batch = m.batch(inputs, params, Resources(EvalConfig()))
+    jc = kit["judge_config"]
+    res = Resources(EvalConfig(judge={"base_url": jc.base_url, "model": jc.model, "cache_path": None}))
+    res._judge, res._encoder, res._bert = kit["judge"], kit["encoder"], kit["scorer"]
+    batch = m.batch(inputs, params, res)
+    fn_params = inspect.signature(m.fn).parameters
     for i in range(len(rows)):
         row = {k: v[i] for k, v in inputs.items()}
-        single = m.fn(**row, **{k: v for k, v in params.items() if k in inspect.signature(m.fn).parameters})
+        extra = {k: v for k, v in kit.items() if k in fn_params}
+        if "encoder" in fn_params and m.name == "answer_relevance":
+            extra["encoder"] = kit["encoder"]
+        single = m.fn(**row, **{k: v for k, v in params.items() if k in fn_params}, **extra)
         assert single.value == pytest.approx(batch[i].value) if single.value is not None else batch[i].value is None
 
 

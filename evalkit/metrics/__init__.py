@@ -16,12 +16,20 @@ from __future__ import annotations
 from .anchors import hallucination, hallucination_batch
 from .base import Metric, Score
 from .baselines import answer_length, novel_token_rate
+from .embedding import bert_score_batch, bert_score_f1, semantic_similarity, semantic_similarity_batch
 from .factchecks import fact_checks, fact_checks_batch
+from .judged import (answer_class, answer_relevance, context_precision, context_recall, factual_accuracy,
+                     faithfulness, ragas_score, threaded)
 from .lexical import completeness, completeness_batch, relevance, relevance_batch
 from .reference import (answer_completeness, dont_know, exact_match, keyword_coverage, number_match,
                         source_citation)
 
+from ..judge.ragas_adapter import _make as _ragas
+
 _TOK = ("tokenizer",)
+_RF, _RFB = _ragas("faithfulness", ("question", "answer", "contexts"))
+_RP, _RPB = _ragas("context_precision", ("question", "contexts", "ground_truth"))
+_RR, _RRB = _ragas("context_recall", ("question", "contexts", "ground_truth"))
 _REGISTRY_LIST = [
     Metric("relevance", relevance, needs=("question", "answer"), direction="higher", range=(0.0, 1.0),
            batch=relevance_batch, params=("idf_scope", "tokenizer"), family="triad",
@@ -59,17 +67,71 @@ _REGISTRY_LIST = [
     Metric("fact_checks", fact_checks, needs=("answer",), optional=("id", "question_type"), direction="higher",
            range=(0.0, 1.0), batch=fact_checks_batch, params=("rules",), family="reference",
            description="mean of the per-question YAML checks (fact_score); is_correct in details",
-           empty_policy="undetermined when no rule applies"),
+           empty_policy="undetermined when no rule applies", extra_columns=("is_correct",)),
+    Metric("faithfulness", faithfulness, needs=("question", "answer", "contexts"), direction="higher",
+           range=(0.0, 100.0), batch=threaded(faithfulness), resources=("judge",), family="judged",
+           description="judge: claims of the answer supported by the contexts / claims x 100",
+           empty_policy="100 with no claims; 0 with claims but no contexts"),
+    Metric("context_precision", context_precision, needs=("question", "contexts"), optional=("ground_truth", "answer"),
+           direction="higher", range=(0.0, 100.0), batch=threaded(context_precision), resources=("judge",),
+           family="judged", description="judge: useful contexts / contexts x 100 (AP@k in details)",
+           empty_policy="0 with no contexts"),
+    Metric("context_recall", context_recall, needs=("question", "contexts", "ground_truth"), direction="higher",
+           range=(0.0, 100.0), batch=threaded(context_recall), resources=("judge",), family="judged",
+           description="judge: ground-truth statements attributable to the contexts / statements x 100",
+           empty_policy="undetermined without ground truth; 0 with no contexts; 100 with no statements"),
+    Metric("answer_relevance", answer_relevance, needs=("question", "answer"), direction="higher",
+           range=(0.0, 100.0), batch=threaded(answer_relevance, uses_encoder=True), resources=("judge",),
+           params=("n_questions",), family="judged",
+           description="mean cosine of judge-generated questions with the question x 100 (rubric fallback)",
+           empty_policy="0 for an empty answer"),
+    Metric("ragas_score", ragas_score, needs=("faithfulness", "context_precision", "context_recall", "answer_relevance"),
+           direction="higher", range=(0.0, 100.0), params=("weights",), family="judged", derived=True,
+           description="0.3 faithfulness + 0.2 context precision + 0.2 context recall + 0.3 answer relevance, "
+                       "missing parts excluded and weights renormalised",
+           empty_policy="undetermined only when every component is missing"),
+    Metric("factual_accuracy", factual_accuracy, needs=("question", "answer", "ground_truth"), direction="higher",
+           range=(0.0, 100.0), batch=threaded(factual_accuracy), resources=("judge",), family="judged",
+           extra_columns=("grade",),
+           description="G-Eval: 0.5 correctness + 0.3 completeness + 0.2 consistency (x 10); letter grade",
+           empty_policy="undetermined without ground truth; 0 for an empty answer"),
+    Metric("answer_class", answer_class, needs=("question", "answer", "ground_truth"), direction="none", range=None,
+           kind="label", batch=threaded(answer_class), resources=("judge",), params=("phrases",), family="judged",
+           description="DON'T KNOW (uncertainty rule) else the judge's CORRECT / WRONG",
+           empty_policy="DON'T KNOW for an empty answer; undetermined without ground truth"),
+    Metric("semantic_similarity", semantic_similarity, needs=("answer", "ground_truth"), direction="higher",
+           range=(0.0, 100.0), batch=semantic_similarity_batch, resources=("encoder",), family="embedding",
+           description="cosine of answer and ground-truth embeddings x 100, clipped at 0",
+           empty_policy="0 for empty inputs"),
+    Metric("bert_score_f1", bert_score_f1, needs=("answer", "ground_truth"), direction="higher", range=(0.0, 100.0),
+           batch=bert_score_batch, resources=("encoder",), family="embedding",
+           description="BERTScore F1 x 100 (bert-score; packaged MiniLM by default)",
+           empty_policy="0 for empty inputs"),
     Metric("answer_length", answer_length, needs=("answer",), direction="none", range=(0.0, float("inf")),
            family="baseline", description="word tokens in the answer (trivial baseline)",
            empty_policy="0 for an empty answer"),
     Metric("novel_token_rate", novel_token_rate, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            family="baseline", description="share of answer tokens absent from the contexts (trivial baseline)",
            empty_policy="undetermined for an empty answer"),
+    Metric("ragas_faithfulness", _RF, needs=("question", "answer", "contexts"), direction="higher", range=(0.0, 1.0),
+           batch=_RFB, resources=("judge", "ragas"), family="ragas",
+           description="ragas' own Faithfulness (0..1) on the configured judge endpoint",
+           empty_policy="ragas raises on empty inputs (row error); NaN -> undetermined"),
+    Metric("ragas_context_precision", _RP, needs=("question", "contexts", "ground_truth"), direction="higher",
+           range=(0.0, 1.0), batch=_RPB, resources=("judge", "ragas"), family="ragas",
+           description="ragas' own ContextPrecision with reference (0..1)",
+           empty_policy="ragas raises on empty inputs (row error); NaN -> undetermined"),
+    Metric("ragas_context_recall", _RR, needs=("question", "contexts", "ground_truth"), direction="higher",
+           range=(0.0, 1.0), batch=_RRB, resources=("judge", "ragas"), family="ragas",
+           description="ragas' own ContextRecall (0..1)",
+           empty_policy="ragas raises on empty inputs (row error); NaN -> undetermined"),
 ]
 REGISTRY: dict[str, Metric] = {m.name: m for m in _REGISTRY_LIST}
 DEFAULT_METRICS = ("relevance", "completeness", "hallucination", "exact_match", "keyword_coverage",
                    "number_match", "answer_completeness", "source_citation", "dont_know", "fact_checks")
+# run by default when their resource is available (a configured judge; the embed extra)
+OPTIONAL_DEFAULTS = ("faithfulness", "context_precision", "context_recall", "answer_relevance", "ragas_score",
+                     "factual_accuracy", "answer_class", "semantic_similarity", "bert_score_f1")
 
 
 def get_metric(name: str) -> Metric:
@@ -82,4 +144,6 @@ def get_metric(name: str) -> Metric:
 
 __all__ = ["REGISTRY", "DEFAULT_METRICS", "Metric", "Score", "get_metric", "relevance", "completeness",
            "hallucination", "exact_match", "keyword_coverage", "number_match", "answer_completeness",
-           "source_citation", "dont_know", "fact_checks", "answer_length", "novel_token_rate"]
+           "source_citation", "dont_know", "fact_checks", "answer_length", "novel_token_rate", "faithfulness",
+           "context_precision", "context_recall", "answer_relevance", "ragas_score", "factual_accuracy",
+           "answer_class", "semantic_similarity", "bert_score_f1"]

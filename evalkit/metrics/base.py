@@ -43,6 +43,8 @@ class Metric:
     params : config keys it reads from ``EvalConfig.params_for(name)``.
     family : documentation grouping.
     empty_policy : what the metric returns for empty/None inputs.
+    extra_columns : detail keys also written as columns ``<name>_<key>`` (e.g. a letter grade).
+    derived : True when ``needs`` names other metrics' output columns (the runner runs those first).
     """
 
     name: str
@@ -58,3 +60,5 @@ class Metric:
     family: str = ""
     description: str = ""
     empty_policy: str = ""
+    extra_columns: tuple[str, ...] = ()
+    derived: bool = False

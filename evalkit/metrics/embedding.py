@@ -1,0 +1,70 @@
+"""Embedding metrics: semantic similarity and BERTScore, offline (``embed`` extra)."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .base import Score
+
+
+def compute_semantic_similarity(a_vec: np.ndarray, b_vec: np.ndarray) -> float:
+    """``round(max(0, cos) * 100, 2)`` for L2-normalised vectors."""
+    return round(max(0.0, float(a_vec @ b_vec)) * 100.0, 2)
+
+
+def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder=None) -> Score:
+    """Cosine of answer and ground-truth sentence embeddings x 100, clipped at 0, rounded to 2 decimals.
+
+    Empty policy: 0 when the answer or the ground truth is empty or None.
+    """
+    if not (answer or "").strip() or not (ground_truth or "").strip():
+        return Score(0.0, {"reason": "empty answer or ground truth"})
+    if encoder is None:
+        from ..encoders import get_encoder
+
+        encoder = get_encoder()
+    v = encoder.encode([answer, ground_truth])
+    return Score(compute_semantic_similarity(v[0], v[1]), {})
+
+
+def semantic_similarity_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
+                              resources: Any = None) -> list[Score]:
+    enc = resources.encoder
+    ans, gts = list(inputs["answer"]), list(inputs["ground_truth"])
+    idx = [i for i, (a, g) in enumerate(zip(ans, gts)) if (a or "").strip() and (g or "").strip()]
+    out = [Score(0.0, {"reason": "empty answer or ground truth"}) for _ in ans]
+    if idx:
+        va = enc.encode([ans[i] for i in idx])
+        vg = enc.encode([gts[i] for i in idx])
+        for k, i in enumerate(idx):
+            out[i] = Score(compute_semantic_similarity(va[k], vg[k]), {})
+    return out
+
+
+def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None) -> Score:
+    """BERTScore F1 x 100 of the answer against the ground truth (``bert-score`` package; the model is
+    configurable, by default the packaged MiniLM, layer 6, no baseline rescaling).
+
+    Empty policy: 0 when the answer or the ground truth is empty or None.
+    """
+    if not (answer or "").strip() or not (ground_truth or "").strip():
+        return Score(0.0, {"reason": "empty answer or ground truth"})
+    if scorer is None:
+        from ..encoders import get_bert_scorer
+
+        scorer = get_bert_scorer()
+    return Score(round(float(scorer.f1([answer], [ground_truth])[0]) * 100.0, 4), {})
+
+
+def bert_score_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
+                     resources: Any = None) -> list[Score]:
+    sc = resources.bert_scorer
+    ans, gts = list(inputs["answer"]), list(inputs["ground_truth"])
+    idx = [i for i, (a, g) in enumerate(zip(ans, gts)) if (a or "").strip() and (g or "").strip()]
+    out = [Score(0.0, {"reason": "empty answer or ground truth"}) for _ in ans]
+    if idx:
+        f = sc.f1([ans[i] for i in idx], [gts[i] for i in idx])
+        for k, i in enumerate(idx):
+            out[i] = Score(round(float(f[k]) * 100.0, 4), {})
+    return out

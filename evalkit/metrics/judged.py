@@ -1,0 +1,323 @@
+"""RAGAS-style judged metrics: an LLM judge labels, a pure ``compute_*`` function scores.
+
+Each metric calls the judge (:class:`evalkit.judge.Judge`) with a versioned prompt, validates the
+JSON it gets back, and ends in a pure function of those labels, so the arithmetic is testable
+without a judge. A reply of the wrong shape raises :class:`~evalkit.judge.JudgeError`, which the
+runner records in the row's ``error`` column (never a silent 0 or 100).
+"""
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
+from ..judge.prompts import load_prompts
+from .base import Score
+from .reference import dont_know
+
+RAGAS_WEIGHTS = {"faithfulness": 0.30, "context_precision": 0.20, "context_recall": 0.20, "answer_relevance": 0.30}
+GEVAL_WEIGHTS = {"correctness": 0.5, "completeness": 0.3, "consistency": 0.2}
+GRADES = ((80, "A"), (60, "B"), (40, "C"), (20, "D"))
+
+
+def _need(judge) -> None:
+    if judge is None:
+        raise JudgeNotConfigured(NOT_CONFIGURED)
+
+
+def _joined(contexts: Sequence[str] | None) -> str:
+    return "\n\n".join(c for c in (contexts or []) if c)
+
+
+def _binary(v: Any, what: str) -> int:
+    if isinstance(v, bool) or (isinstance(v, (int, float)) and v in (0, 1)):
+        return int(v)
+    if isinstance(v, str) and v.strip() in ("0", "1"):
+        return int(v.strip())
+    raise JudgeError(f"judge gave {what} = {v!r}; expected 0 or 1")
+
+
+# ---------------------------------------------------------------------------
+# Pure scoring from labels
+# ---------------------------------------------------------------------------
+
+
+def compute_faithfulness(verdicts: Sequence[int]) -> float:
+    """``100 * supported / total``; 100 with no claims."""
+    return 100.0 * sum(verdicts) / len(verdicts) if verdicts else 100.0
+
+
+def compute_context_precision(verdicts: Sequence[int]) -> tuple[float, float]:
+    """``(mean x 100, average precision@k x 100)`` over ranked context verdicts.
+
+    AP@K = sum_k (precision@k * v_k) / sum_k v_k (0 when no context is relevant).
+
+    >>> [round(x, 4) for x in compute_context_precision([1, 0, 1])]  # AP = (1/1 + 2/3) / 2
+    [66.6667, 83.3333]
+    """
+    if not verdicts:
+        return 0.0, 0.0
+    hits, ap = 0, 0.0
+    for k, v in enumerate(verdicts, start=1):
+        hits += v
+        ap += (hits / k) * v
+    return 100.0 * sum(verdicts) / len(verdicts), (100.0 * ap / sum(verdicts) if sum(verdicts) else 0.0)
+
+
+def compute_context_recall(attributed: Sequence[int]) -> float:
+    """``100 * attributed / total``; 100 with no statements."""
+    return 100.0 * sum(attributed) / len(attributed) if attributed else 100.0
+
+
+def compute_answer_relevance(question_vec: np.ndarray, generated_vecs: np.ndarray, noncommittal: int) -> float:
+    """Mean cosine of generated questions with the question, x 100, clipped at 0; 0 if noncommittal."""
+    if noncommittal or not len(generated_vecs):
+        return 0.0
+    cos = generated_vecs @ question_vec
+    return max(0.0, float(np.mean(cos)) * 100.0)
+
+
+def compute_ragas_score(components: Mapping[str, float | None], weights: Mapping[str, float] = RAGAS_WEIGHTS) -> float | None:
+    """Weighted mean of the available components, weights renormalised; None only when all are missing.
+
+    >>> compute_ragas_score({"faithfulness": 100, "context_precision": None, "context_recall": 50, "answer_relevance": None})
+    80.0
+    """
+    have = {k: float(v) for k, v in components.items() if v is not None and not (isinstance(v, float) and math.isnan(v))}
+    if not have:
+        return None
+    total = sum(weights[k] for k in have)
+    return sum(weights[k] * v for k, v in have.items()) / total
+
+
+def grade(score: float) -> str:
+    """Letter grade: A >= 80, B >= 60, C >= 40, D >= 20, else E."""
+    for cut, letter in GRADES:
+        if score >= cut:
+            return letter
+    return "E"
+
+
+def compute_factual_accuracy(parts: Mapping[str, float], weights: Mapping[str, float] = GEVAL_WEIGHTS) -> tuple[float, str]:
+    """Weighted G-Eval score on 0..100 from 0..10 criterion scores, and its letter grade.
+
+    >>> compute_factual_accuracy({"correctness": 8, "completeness": 6, "consistency": 10})
+    (78.0, 'B')
+    """
+    s = sum(weights[k] * float(parts[k]) * 10 for k in weights)
+    return s, grade(s)
+
+
+# ---------------------------------------------------------------------------
+# Judged metrics (one row each)
+# ---------------------------------------------------------------------------
+
+
+def faithfulness(question: str | None, answer: str | None, contexts: Sequence[str] | None, *, judge=None) -> Score:
+    """Share of the answer's claims that the contexts support, 0..100 (higher is better).
+
+    The judge extracts standalone statements from the answer, then gives each a 0/1 verdict against
+    the joined contexts; score = ``100 * supported / total`` (:func:`compute_faithfulness`).
+
+    Empty policy: 100 when the answer has no claims (an empty answer included); 0 when there are
+    claims but no contexts (nothing can support them).
+    """
+    _need(judge)
+    P = load_prompts()
+    if not (answer or "").strip():
+        return Score(100.0, {"claims": [], "reason": "empty answer: no claims"})
+    stm = judge.complete(P["faithfulness_statements"], {"question": question or "", "answer": answer},
+                         metric="faithfulness").data["statements"]
+    stm = [s.strip() for s in stm if isinstance(s, str) and s.strip()]
+    if not stm:
+        return Score(100.0, {"claims": [], "supported": 0, "total": 0, "reason": "no claims in the answer"})
+    ctx = _joined(contexts)
+    if not ctx:
+        return Score(0.0, {"claims": [{"claim": s, "verdict": 0, "reason": "no contexts"} for s in stm],
+                           "supported": 0, "total": len(stm), "reason": "no contexts"})
+    numbered = "\n".join(f"{i}. {s}" for i, s in enumerate(stm, start=1))
+    ver = judge.complete(P["faithfulness_verdicts"], {"context": ctx, "statements": numbered},
+                         metric="faithfulness").data["verdicts"]
+    if len(ver) != len(stm):
+        raise JudgeError(f"judge returned {len(ver)} verdicts for {len(stm)} statements")
+    vs = [_binary(v.get("verdict") if isinstance(v, dict) else v, "verdict") for v in ver]
+    claims = [{"claim": s, "verdict": v, "reason": (d.get("reason", "") if isinstance(d, dict) else "")}
+              for s, v, d in zip(stm, vs, ver)]
+    return Score(compute_faithfulness(vs), {"claims": claims, "supported": sum(vs), "total": len(vs)})
+
+
+def context_precision(question: str | None, contexts: Sequence[str] | None, ground_truth: str | None = None,
+                      answer: str | None = None, *, judge=None) -> Score:
+    """Share of retrieved contexts the judge finds useful for the reference answer, 0..100.
+
+    Value: mean verdict x 100. Details: each context's verdict and ``average_precision_at_k`` (x 100),
+    which rewards useful contexts ranked first (:func:`compute_context_precision`). Uses the ground
+    truth as reference, or the answer when there is none (said in the details).
+
+    Empty policy: 0 with no contexts.
+    """
+    _need(judge)
+    ctxs = [c for c in (contexts or []) if c and c.strip()]
+    if not ctxs:
+        return Score(0.0, {"verdicts": [], "reason": "no contexts"})
+    reference = ground_truth if ground_truth else (answer or "")
+    P = load_prompts()["context_relevance"]
+    rows = []
+    for c in ctxs:
+        d = judge.complete(P, {"question": question or "", "reference": reference, "context": c},
+                           metric="context_precision").data
+        rows.append({"verdict": _binary(d["verdict"], "verdict"), "reason": d.get("reason", "")})
+    mean, ap = compute_context_precision([r["verdict"] for r in rows])
+    return Score(mean, {"verdicts": rows, "average_precision_at_k": ap,
+                        "reference": "ground_truth" if ground_truth else "answer"})
+
+
+def context_recall(question: str | None, contexts: Sequence[str] | None, ground_truth: str | None, *,
+                   judge=None) -> Score:
+    """Share of the ground truth's statements attributable to the contexts, 0..100.
+
+    Empty policy: undetermined without a ground truth; 0 with no contexts; 100 when the ground
+    truth yields no statements.
+    """
+    _need(judge)
+    if not (ground_truth or "").strip():
+        return Score(None, {"reason": "no ground truth"})
+    ctx = _joined(contexts)
+    if not ctx:
+        return Score(0.0, {"classifications": [], "reason": "no contexts"})
+    d = judge.complete(load_prompts()["context_recall"], {"question": question or "", "context": ctx,
+                                                          "reference": ground_truth}, metric="context_recall").data
+    cls = d["classifications"]
+    att = [_binary(c.get("attributed") if isinstance(c, dict) else c, "attributed") for c in cls]
+    return Score(compute_context_recall(att), {"classifications": cls, "attributed": sum(att), "total": len(att)})
+
+
+def answer_relevance(question: str | None, answer: str | None, *, judge=None, encoder=None, n_questions: int = 3) -> Score:
+    """How well the answer addresses the question, 0..100.
+
+    With an encoder (``embed`` extra): the judge writes ``n_questions`` questions the answer would
+    answer; the score is their mean cosine similarity with the real question x 100, clipped at 0,
+    and 0 when the judge calls the answer noncommittal. Without one (the documented fallback): the
+    judge's direct 0..1 rubric score x 100. ``details["method"]`` says which.
+
+    Empty policy: 0 for an empty answer.
+    """
+    _need(judge)
+    if not (answer or "").strip():
+        return Score(0.0, {"reason": "empty answer"})
+    P = load_prompts()
+    if encoder is None:
+        d = judge.complete(P["answer_relevance_rubric"], {"question": question or "", "answer": answer},
+                           metric="answer_relevance").data
+        s = float(d["score"])
+        if not 0 <= s <= 1:
+            raise JudgeError(f"judge rubric score {s} outside 0..1")
+        return Score(100.0 * s, {"method": "rubric", "reason": d.get("reason", "")})
+    d = judge.complete(P["answer_questions"], {"answer": answer, "n": n_questions}, metric="answer_relevance").data
+    qs = [q for q in d["questions"] if isinstance(q, str) and q.strip()][:n_questions]
+    nc = _binary(d["noncommittal"], "noncommittal")
+    if not qs:
+        raise JudgeError("judge generated no questions")
+    vecs = encoder.encode([question or ""] + qs)
+    return Score(compute_answer_relevance(vecs[0], vecs[1:], nc),
+                 {"method": "generated-questions", "questions": qs, "noncommittal": nc,
+                  "cosines": [round(float(x), 6) for x in vecs[1:] @ vecs[0]]})
+
+
+def ragas_score(faithfulness: float | None, context_precision: float | None, context_recall: float | None,
+                answer_relevance: float | None, *, weights: Mapping[str, float] | None = None) -> Score:
+    """Composite: weights faithfulness 0.30, context precision 0.20, context recall 0.20, answer relevance
+    0.30; missing components are excluded and the remaining weights renormalised (0..100).
+
+    Empty policy: undetermined only when every component is missing.
+    """
+    comps = {"faithfulness": faithfulness, "context_precision": context_precision, "context_recall": context_recall,
+             "answer_relevance": answer_relevance}
+    v = compute_ragas_score(comps, weights or RAGAS_WEIGHTS)
+    used = sorted(k for k, x in comps.items() if x is not None and not (isinstance(x, float) and math.isnan(x)))
+    if v is None:
+        return Score(None, {"reason": "every component is missing", "used": []})
+    return Score(v, {"used": used})
+
+
+def factual_accuracy(question: str | None, answer: str | None, ground_truth: str | None, *, judge=None) -> Score:
+    """G-Eval factual grade, 0..100: correctness 0.5, completeness 0.3, consistency 0.2 (each 0..10 from
+    the judge, x 10); ``details["grade"]`` is A >= 80, B >= 60, C >= 40, D >= 20, else E.
+
+    Empty policy: undetermined without a ground truth; an empty answer scores 0 (grade E).
+    """
+    _need(judge)
+    if not (ground_truth or "").strip():
+        return Score(None, {"reason": "no ground truth"})
+    if not (answer or "").strip():
+        return Score(0.0, {"grade": "E", "reason": "empty answer"})
+    d = judge.complete(load_prompts()["geval_factual"], {"question": question or "", "reference": ground_truth,
+                                                         "answer": answer}, metric="factual_accuracy").data
+    parts = {}
+    for k in GEVAL_WEIGHTS:
+        v = d[k]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 10:
+            raise JudgeError(f"judge gave {k} = {v!r}; expected a number in 0..10")
+        parts[k] = float(v)
+    s, g = compute_factual_accuracy(parts)
+    return Score(s, {**parts, "grade": g, "reasoning": d.get("reasoning", "")})
+
+
+def answer_class(question: str | None, answer: str | None, ground_truth: str | None, *, judge=None,
+                 phrases: Sequence[str] | None = None) -> Score:
+    """CORRECT / WRONG / DON'T KNOW. DON'T KNOW when the reference-metrics uncertainty rule fires
+    (:func:`evalkit.metrics.reference.dont_know`, no judge call); otherwise the judge's verdict
+    against the ground truth.
+
+    Empty policy: DON'T KNOW for an empty answer; undetermined without a ground truth.
+    """
+    dk = dont_know(answer, phrases=phrases)
+    if dk.value:
+        return Score("DON'T KNOW", {"rule": "dont_know", "matched": dk.details.get("matched", [])})
+    _need(judge)
+    if not (ground_truth or "").strip():
+        return Score(None, {"reason": "no ground truth"})
+    d = judge.complete(load_prompts()["answer_correct"], {"question": question or "", "reference": ground_truth,
+                                                          "answer": answer}, metric="answer_class").data
+    v = str(d["verdict"]).strip().upper()
+    if v not in ("CORRECT", "WRONG"):
+        raise JudgeError(f"judge verdict {d['verdict']!r} is neither CORRECT nor WRONG")
+    return Score(v, {"rule": "judge", "reason": d.get("reason", "")})
+
+
+# ---------------------------------------------------------------------------
+# Batching: rows in parallel threads, bounded by the judge's concurrency
+# ---------------------------------------------------------------------------
+
+
+def threaded(fn: Callable[..., Score], uses_encoder: bool = False):
+    """A batch function running ``fn`` on every row in a thread pool of the judge's concurrency.
+
+    A row that fails yields its exception (the runner records it in that row's ``error``)."""
+
+    def batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
+              resources: Any = None) -> list[Score | Exception]:
+        params = dict(params or {})
+        judge = getattr(resources, "judge", None) if resources is not None else params.pop("judge", None)
+        params.pop("judge", None)
+        if judge is None:
+            raise JudgeNotConfigured(NOT_CONFIGURED)
+        kw = {"judge": judge, **params}
+        if uses_encoder:
+            kw["encoder"] = getattr(resources, "encoder_or_none", None)
+        n = len(next(iter(inputs.values())))
+
+        def one(i: int) -> Score | Exception:
+            try:
+                return fn(**{k: v[i] for k, v in inputs.items()}, **kw)
+            except Exception as e:  # recorded per row
+                return e
+
+        workers = max(1, int(getattr(getattr(judge, "config", None), "concurrency", 4)))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(one, range(n)))
+
+    return batch

@@ -1,0 +1,120 @@
+import json
+import math
+
+import pandas as pd
+import pytest
+
+import evalkit
+from evalkit.judge import JudgeError
+from evalkit.metrics.judged import (answer_class, answer_relevance, compute_answer_relevance, compute_context_precision,
+                                    compute_context_recall, compute_factual_accuracy, compute_faithfulness,
+                                    compute_ragas_score, context_precision, context_recall, factual_accuracy,
+                                    faithfulness, grade, ragas_score)
+
+CTX = ["The base premium for Territory 118 is $604 per year. Territory 205 pays $512."]
+
+
+def test_pure_formulas():
+    assert compute_faithfulness([1, 1, 0, 1]) == 75.0 and compute_faithfulness([]) == 100.0
+    assert compute_context_precision([0, 1]) == (50.0, 50.0)  # AP = (1/2) / 1
+    assert compute_context_precision([]) == (0.0, 0.0)
+    assert compute_context_recall([1, 0]) == 50.0 and compute_context_recall([]) == 100.0
+    assert compute_factual_accuracy({"correctness": 10, "completeness": 10, "consistency": 10}) == (100.0, "A")
+    assert [grade(x) for x in (80, 79.9, 60, 40, 20, 19.9)] == ["A", "B", "B", "C", "D", "E"]
+    import numpy as np
+
+    q = np.array([1.0, 0.0])
+    assert compute_answer_relevance(q, np.array([[1.0, 0.0], [0.0, 1.0]]), 0) == 50.0
+    assert compute_answer_relevance(q, np.array([[1.0, 0.0]]), 1) == 0.0
+    assert compute_answer_relevance(q, np.array([[-1.0, 0.0]]), 0) == 0.0  # clipped at 0
+
+
+@pytest.mark.parametrize("comps,expected", [
+    ({"faithfulness": 100, "context_precision": 50, "context_recall": 50, "answer_relevance": 100}, 80.0),
+    ({"faithfulness": 100, "context_precision": None, "context_recall": 50, "answer_relevance": None}, 80.0),
+    ({"faithfulness": None, "context_precision": float("nan"), "context_recall": None, "answer_relevance": 40}, 40.0),
+    ({"faithfulness": None, "context_precision": None, "context_recall": None, "answer_relevance": None}, None),
+])
+def test_ragas_score_renormalises(comps, expected):
+    assert compute_ragas_score(comps) == (pytest.approx(expected) if expected is not None else None)
+    s = ragas_score(**comps)
+    assert (s.value is None) == (expected is None)
+
+
+def test_faithfulness_with_scripted_judge(scripted_judge):
+    # statements: "The base premium for Territory 118 is $604." (supported), "Territory 205 pays $700." (not)
+    s = faithfulness("What are the premiums?", "The base premium for Territory 118 is $604. Territory 205 pays $700.",
+                     CTX, judge=scripted_judge)
+    assert s.value == 50.0 and [c["verdict"] for c in s.details["claims"]] == [1, 0]
+    assert faithfulness("Q", "I don't know.", CTX, judge=scripted_judge).value == 100.0
+    assert faithfulness("Q", "Territory 205 pays $512.", [], judge=scripted_judge).value == 0.0
+
+
+def test_context_precision_and_recall(scripted_judge):
+    s = context_precision("What is the premium?", ["Unrelated text about apples.", CTX[0]],
+                          "The base premium for Territory 118 is $604.", judge=scripted_judge)
+    assert [v["verdict"] for v in s.details["verdicts"]] == [0, 1]
+    assert s.value == 50.0 and s.details["average_precision_at_k"] == 50.0
+    r = context_recall("Q", CTX, "The base premium for Territory 118 is $604. Territory 311 pays $438.",
+                       judge=scripted_judge)
+    assert r.value == 50.0 and r.details["total"] == 2
+    assert context_recall("Q", CTX, None, judge=scripted_judge).value is None
+    assert context_recall("Q", [], "x y z.", judge=scripted_judge).value == 0.0
+
+
+def test_answer_relevance_both_methods(scripted_judge, encoder):
+    q = "What is the base premium for Territory 118?"
+    a = "The base premium for Territory 118 is $604 per year."
+    emb = answer_relevance(q, a, judge=scripted_judge, encoder=encoder)
+    assert emb.details["method"] == "generated-questions" and len(emb.details["questions"]) == 3
+    assert emb.value == pytest.approx(max(0.0, sum(emb.details["cosines"]) / 3 * 100), abs=1e-3)
+    rub = answer_relevance(q, a, judge=scripted_judge)
+    assert rub.details["method"] == "rubric" and 0 <= rub.value <= 100
+    assert answer_relevance(q, "I don't know.", judge=scripted_judge, encoder=encoder).value == 0.0  # noncommittal
+
+
+def test_factual_accuracy_and_answer_class(scripted_judge):
+    gt = "The base premium for Territory 118 is $604 per year."
+    fa = factual_accuracy("Q?", "The base premium for Territory 118 is $604 per year.", gt, judge=scripted_judge)
+    assert fa.value == 100.0 and fa.details["grade"] == "A"
+    wrong = factual_accuracy("Q?", "The base premium for Territory 118 is $640 per year.", gt, judge=scripted_judge)
+    # scripted judge: correctness 10 * |{118,604} & {118,640}| / 2 = 5; completeness round(10 * 5/6) = 8
+    # (content words base, premium, territory, 118, 604, year; 604 missing); consistency 4 (640 not in reference)
+    # -> 0.5 * 50 + 0.3 * 80 + 0.2 * 40 = 57, grade C
+    assert wrong.value == pytest.approx(57.0) and wrong.details["grade"] == "C"
+    assert answer_class("Q?", "I do not know.", gt, judge=None).value == "DON'T KNOW"
+    assert answer_class("Q?", "Territory 118 pays $604.", gt, judge=scripted_judge).value == "CORRECT"
+    assert answer_class("Q?", "It is $640.", gt, judge=scripted_judge).value == "WRONG"
+
+
+def test_judge_garbage_becomes_error_row(judge_server, tmp_path):
+    df = pd.DataFrame({"id": ["ok", "bad"], "question": ["Q?", "Q?"], "contexts": [CTX, CTX],
+                       "answer": ["Territory 205 pays $512.", "FAULT_GARBAGE Territory 205 pays $512."],
+                       "ground_truth": ["Territory 205 pays $512.", "Territory 205 pays $512."]})
+    cfg = {"judge": {"base_url": judge_server.url, "model": "scripted", "cache_path": None, "backoff": 0.01}}
+    out = evalkit.evaluate(df, ["faithfulness", "factual_accuracy"], cfg, progress=False)
+    assert out.loc[0, "faithfulness"] == 100.0 and pd.isna(out.loc[1, "faithfulness"])
+    assert "faithfulness: JudgeError" in out.loc[1, "error"] and "factual_accuracy: JudgeError" in out.loc[1, "error"]
+    assert out.loc[0, "factual_accuracy_grade"] == "A"
+    meta = out.attrs["evalkit"]["judge"]
+    assert meta["signature"] == "openai-chat:scripted@t0" and len(meta["prompts_sha256"]) == 64
+    assert meta["usage"]["faithfulness"]["failures"] >= 1
+
+
+def test_ragas_score_runs_its_components(judge_server, sample_df):
+    cfg = {"judge": {"base_url": judge_server.url, "model": "scripted", "cache_path": None}}
+    out = evalkit.evaluate(sample_df.head(4), ["ragas_score"], cfg, progress=False)
+    for c in ("faithfulness", "context_precision", "context_recall", "answer_relevance", "ragas_score"):
+        assert c in out.columns
+    row = out.iloc[0]
+    expected = compute_ragas_score({c: row[c] for c in ("faithfulness", "context_precision", "context_recall",
+                                                         "answer_relevance")})
+    assert row["ragas_score"] == pytest.approx(expected)
+
+
+def test_answer_class_counts_per_system(judge_server, sample_df):
+    cfg = {"judge": {"base_url": judge_server.url, "model": "scripted", "cache_path": None}}
+    out = evalkit.evaluate(sample_df, ["answer_class"], cfg, progress=False)
+    s = evalkit.summary(out, by="system", metrics=["answer_class"]).set_index("system")
+    counts = json.loads(s.loc["rag-b", "counts"])
+    assert sum(counts.values()) == 42 and counts["DON'T KNOW"] >= 3 and counts["CORRECT"] < counts.get("WRONG", 0) + 20
