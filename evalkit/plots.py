@@ -189,3 +189,18 @@ def comparison_forest(table: pd.DataFrame, title: str = "System comparison"):
     ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+def summary_heatmap(results: pd.DataFrame, variant: str = "twin_lock", label: str = "id"):
+    """The five 0..10 summary scores of every row as a heatmap (rows: summaries; columns: metrics)."""
+    _style()
+    cols = [f"{variant}_{k}_score" for k in ("coverage", "alignment", "hallucination", "relevance", "bias_toxicity")]
+    names = results[label].astype(str) + (" · " + results["system"].astype(str) if "system" in results.columns else "")
+    d = results[cols].apply(pd.to_numeric, errors="coerce")
+    d.index, d.columns = names, [c.replace(f"{variant}_", "").replace("_score", "") for c in cols]
+    fig, ax = plt.subplots(figsize=(7, 0.38 * len(d) + 1.6))
+    sns.heatmap(d, annot=True, fmt=".1f", vmin=0, vmax=10, cmap="RdYlGn", cbar_kws={"label": "score (0-10)"}, ax=ax)
+    ax.set_title(f"{variant.replace('_', '-')} scores (blank: the metric reported an error)")
+    ax.set_ylabel("")
+    fig.tight_layout()
+    return fig

@@ -39,7 +39,8 @@ from .data import load, save
 
 NOTEBOOK_DIR = Path("notebooks")
 DEFAULT_NOTEBOOKS = ("00_quickstart", "01_relevance", "02_completeness", "03_hallucination",
-                     "04_reference_metrics", "05_judged_metrics", "06_calibration", "07_compare_systems", "08_report")
+                     "04_reference_metrics", "05_judged_metrics", "06_calibration", "07_compare_systems", "09_summary_scorers",
+                     "08_report")
 REPORT_NOTEBOOK = "08_report"
 
 

@@ -85,7 +85,8 @@ def judge_configured(config: EvalConfig) -> bool:
 
 def resource_problem(metric: Metric, config: EvalConfig) -> str | None:
     """Why ``metric`` cannot run with this configuration (None when it can)."""
-    if "judge" in metric.resources and not judge_configured(config):
+    wants_judge = "judge" in metric.resources or config.metric_params.get(metric.name, {}).get("provider") == "judge"
+    if wants_judge and not judge_configured(config):
         from .judge import NOT_CONFIGURED
 
         return NOT_CONFIGURED
@@ -120,7 +121,8 @@ def _metric_params(metric: Metric, config: EvalConfig, rules: Any) -> dict[str, 
 
 
 def _to_json(details: Mapping[str, Any]) -> str:
-    return json.dumps(details, sort_keys=True, ensure_ascii=False, default=str)
+    return json.dumps(details, ensure_ascii=False, default=str)  # insertion order: deterministic, and keeps the
+    # strict metric order of the summary scorers
 
 
 def _check_score(metric: Metric, s: Any) -> Score:

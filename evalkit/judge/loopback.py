@@ -30,7 +30,7 @@ from typing import Any
 from ..text import extract_numbers, stop_words, word_tokens
 
 
-_FIELDS = "QUESTION|CONTEXT|REFERENCE ANSWER|ANSWER|STATEMENTS"
+_FIELDS = "QUESTION|CONTEXT|REFERENCE ANSWER|ANSWER|STATEMENTS|ARTICLE|SUMMARY|KEY POINTS"
 
 
 def _field(prompt: str, name: str) -> str:
@@ -78,11 +78,51 @@ def ragas_reply(prompt: str) -> dict[str, Any] | None:
     return None
 
 
+_LABELER: Any = None
+
+
+def summary_reply(prompt: str) -> dict[str, Any] | None:
+    """Answers to the summary-label prompts, from evalkit's offline labeler (so the judge path is testable)."""
+    global _LABELER
+    if "ARTICLE:" not in prompt and "KEY POINTS:" not in prompt:
+        return None
+    from ..summary_labels import OfflineLabeler, _recall, content_words
+
+    if _LABELER is None:
+        _LABELER = OfflineLabeler()
+    article, summary = _field(prompt, "ARTICLE"), _field(prompt, "SUMMARY")
+    if "most important key points" in prompt:
+        n_min = int(re.search(r"List the (\d+) to 7", prompt).group(1))
+        variant = "judge" if n_min == 4 else "twin"
+        return {"key_points": [k["text"] for k in _LABELER.labels(article, "", variant)["coverage"]["key_points"]]}
+    if "KEY POINTS:" in prompt:
+        kps = [re.sub(r"^\d+\.\s*", "", k) for k in _field(prompt, "KEY POINTS").splitlines() if k.strip()]
+        words = content_words(summary)
+        statuses = ["Fully" if _recall(k, words) >= 0.6 else ("Partial" if _recall(k, words) >= 0.3 else "Not")
+                    for k in kps]
+        return {"statuses": statuses, "extraneous_claims": [], "extraneous_tokens": 0}
+    lab = _LABELER.labels(article, summary, "judge")
+    if "factual claims. Label each" in prompt:
+        return {"claims": [{"text": c["text"], "label": c["label"], "evidence": (c["evidence"] or [""])[0]}
+                           for c in lab["hallucination"]["claims"]]}
+    if "intent, stance and tone" in prompt:
+        return {"statement": lab["alignment"]["statement"], "deviations": lab["alignment"]["deviations"],
+                **lab["bias_toxicity"]}
+    if "theme in at most 20 words" in prompt:
+        strip = lambda q: {k: q[k] for k in ("question", "answer", "score", "span")}  # noqa: E731
+        return {"theme": lab["relevance"]["theme"], "coverage_qag": [strip(q) for q in lab["coverage"]["qag"]],
+                "hallucination_qag": [strip(q) for q in lab["hallucination"]["qag"]]}
+    return None
+
+
 def scripted_reply(prompt: str) -> dict[str, Any]:
     """The deterministic JSON answer to one of evalkit's (or ragas') prompts."""
     ragas = ragas_reply(prompt)
     if ragas is not None:
         return ragas
+    summ = summary_reply(prompt)
+    if summ is not None:
+        return summ
     if "standalone factual statements" in prompt:
         answer = _field(prompt, "ANSWER")
         if re.search(r"\b(don't|do not) know\b|not sure|no information", answer, re.I):

@@ -21,6 +21,7 @@ from .factchecks import fact_checks, fact_checks_batch
 from .judged import (answer_class, answer_relevance, context_precision, context_recall, factual_accuracy,
                      faithfulness, ragas_score, threaded)
 from .lexical import completeness, completeness_batch, relevance, relevance_batch
+from .summary import SCORE_KEYS, judge_lock_batch, judge_lock_score, twin_lock_batch, twin_lock_score
 from .reference import (answer_completeness, dont_know, exact_match, keyword_coverage, number_match,
                         source_citation)
 
@@ -113,6 +114,14 @@ _REGISTRY_LIST = [
     Metric("novel_token_rate", novel_token_rate, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            family="baseline", description="share of answer tokens absent from the contexts (trivial baseline)",
            empty_policy="undetermined for an empty answer"),
+    Metric("twin_lock", twin_lock_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
+           batch=twin_lock_batch, resources=("nlp",), params=("provider",), family="summary", extra_columns=SCORE_KEYS,
+           description="Twin-Lock summary scores (coverage, alignment, hallucination, relevance, bias) 0..10; value = mean",
+           empty_policy="undetermined for an empty summary/article or malformed labels"),
+    Metric("judge_lock", judge_lock_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
+           batch=judge_lock_batch, resources=("nlp",), params=("provider",), family="summary", extra_columns=SCORE_KEYS,
+           description="Judge-Lock summary scores with QAG and stricter caps, 0..10; value = mean",
+           empty_policy="undetermined for an empty summary/article or malformed labels"),
     Metric("ragas_faithfulness", _RF, needs=("question", "answer", "contexts"), direction="higher", range=(0.0, 1.0),
            batch=_RFB, resources=("judge", "ragas"), family="ragas",
            description="ragas' own Faithfulness (0..1) on the configured judge endpoint",
@@ -146,4 +155,4 @@ __all__ = ["REGISTRY", "DEFAULT_METRICS", "Metric", "Score", "get_metric", "rele
            "hallucination", "exact_match", "keyword_coverage", "number_match", "answer_completeness",
            "source_citation", "dont_know", "fact_checks", "answer_length", "novel_token_rate", "faithfulness",
            "context_precision", "context_recall", "answer_relevance", "ragas_score", "factual_accuracy",
-           "answer_class", "semantic_similarity", "bert_score_f1"]
+           "answer_class", "semantic_similarity", "bert_score_f1", "twin_lock", "judge_lock"]
