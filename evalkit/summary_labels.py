@@ -23,7 +23,7 @@ import yaml
 
 from .metrics.anchors import ContextIndex, extract_anchors
 from .metrics.summary import split_segments
-from .text import date_supported, extract_dates, extract_numbers, stop_words, word_tokens
+from .text import date_supported, extract_dates, extract_numbers, sentences, stop_words, word_tokens
 
 OFFLINE_NOTE = ("offline labels: central sentences, lexical/anchor evidence, VADER tone and a small word list; "
                 "weaker than an LLM judge")
@@ -33,12 +33,6 @@ OFFLINE_NOTE = ("offline labels: central sentences, lexical/anchor evidence, VAD
 def bias_lexicon() -> dict[str, Any]:
     with resources.files("evalkit").joinpath("resources/bias_toxicity.yaml").open(encoding="utf-8") as f:
         return yaml.safe_load(f)
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences by punctuation (no model): split after . ! ? followed by space and a capital/digit/quote."""
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])|\n+", text or "")
-    return [p.strip() for p in parts if p.strip()]
 
 
 def content_words(text: str) -> set[str]:

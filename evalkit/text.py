@@ -419,3 +419,24 @@ def phrase_pattern(phrase: str) -> re.Pattern:
 def contains_phrase(text: str | None, phrase: str) -> bool:
     """True when ``phrase`` occurs in ``text`` as whole words (case- and whitespace-insensitive)."""
     return phrase_pattern(phrase).search(normalize_ws((text or "").replace("’", "'"))) is not None
+
+
+def sentences(text: str | None) -> list[str]:
+    r"""Sentences by punctuation (no model): split after . ! ? followed by space and a capital, digit or
+    quote, and at line breaks.
+
+    >>> sentences("Rates rose 12.5% in 2021. Dr. Ortiz left!\nNew line")
+    ['Rates rose 12.5% in 2021.', 'Dr. Ortiz left!', 'New line']
+    """
+    parts = [p.strip() for p in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])|\n+", text or "") if p.strip()]
+    out: list[str] = []
+    for p in parts:  # "Dr. Lena Ortiz" is one sentence: re-join after common abbreviations
+        if out and _ABBREV.search(out[-1]):
+            out[-1] = f"{out[-1]} {p}"
+        else:
+            out.append(p)
+    return out
+
+
+_ABBREV = re.compile(r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Inc|Co|Corp|Ltd|vs|No|Gen|Gov|Sen|Rep|Mt|Ft|"
+                     r"[A-Z]|e\.g|i\.e|U\.S|U\.K)\.$")

@@ -94,3 +94,35 @@ fp, fn = disagreements(res, "hallucination", "hallucinated", run.config.threshol
 print(f"false positives: {len(fp)}, false negatives: {len(fn)}")
 display(evidence_table(res, "hallucination", rows=fp.index[:5]))
 display(evidence_table(res, "hallucination", rows=fn.index[:8]))
+
+# %% [markdown]
+# ## Beside it: the learned grounding detector (`grounding`)
+# The seed score above is explainable but, measured on the public benchmarks in `../shared/bench`, it ranks
+# hallucinated answers no better than answer length. `grounding` aligns every answer sentence with its best
+# evidence sentence, measures mismatches (numbers, dates, entities, negation and modality flips, rare novel
+# words, relation changes, the seed's own anchors) and combines them with gradient-boosted trees trained
+# with grouped cross-validation (`benchmarks/train_grounding.py`), then calibrates the output to a
+# probability. Its evidence: each sentence, its best evidence, and the features that fired.
+
+# %%
+s = evalkit.get_metric("grounding").fn(
+    "The base premium for Territory 118 rose 0.305% to $640 in March 2023, approved by Paul Brandt.",
+    ["Northfield Mutual Rate Manual (effective March 1, 2023). The base premium for Territory 118 is $604 per year, "
+     "an increase of 0.305% over the 2022 manual."])
+print(f"P(hallucinated) = {s.value:.3f}")
+display(pd.DataFrame(s.details["sentences"])[["sentence", "evidence", "support", "numbers_missing_context",
+                                               "entities_missing", "negation_flip"]])
+s.details["fired"]
+
+# %%
+from evalkit.calibrate import roc_auc
+
+y = res["hallucinated"].astype(bool)
+pd.DataFrame([{"metric": m, "ROC AUC vs hallucinated (95% CI)": str(roc_auc(res[m].astype(float), y, n_resamples=n_resamples,
+                                                                           seed=seed))}
+              for m in ("hallucination", "grounding")])
+
+# %%
+fig = plots.roc_pr(res["grounding"].astype(float), y, "higher", threshold=0.5,
+                   title="grounding (learned detector) vs human label (sample)")
+run.save(fig, "03_grounding_roc_pr")

@@ -47,7 +47,7 @@ res = run.results
 # %%
 import pandas as pd
 from evalkit import plots
-from evalkit.calibrate import calibrate, cohen_kappa, rank_correlation
+from evalkit.calibrate import calibrate, cohen_kappa, rank_correlation, roc_auc
 
 ok = res[calibration_score].notna() & res[calibration_label].notna()
 scores = res.loc[ok, calibration_score].astype(float)
@@ -126,3 +126,22 @@ if "human_score" in res.columns:
 if "verdict" in res.columns:
     print("kappa(verdict FAIL, hallucinated):",
           cohen_kappa(res["verdict"].eq("FAIL"), res[calibration_label].astype(bool), n_resamples=n_resamples, seed=seed))
+
+# %% [markdown]
+# ## The seed score and the learned detector, side by side
+# `grounding` outputs a calibrated probability, so its reliability diagram should sit near the diagonal
+# (on this small sample the bins are wide). Both are compared with the two trivial baselines the
+# benchmark README names: answer length and the share of answer tokens absent from the context.
+
+# %%
+side = evalkit.evaluate(res, ["answer_length", "novel_token_rate"], progress=False)
+rows = []
+for m in ("hallucination", "grounding", "answer_length", "novel_token_rate"):
+    okm = side[m].notna() & side[calibration_label].notna()
+    rows.append({"metric": m, "ROC AUC": str(roc_auc(side.loc[okm, m].astype(float),
+                                                     side.loc[okm, calibration_label].astype(bool),
+                                                     n_resamples=n_resamples, seed=seed))})
+display(pd.DataFrame(rows))
+fig = plots.reliability_diagram(res["grounding"].astype(float), res[calibration_label].astype(bool), bins=5,
+                                title="Reliability of grounding (sample)")
+run.save(fig, "06_grounding_reliability")

@@ -18,6 +18,7 @@ from .base import Metric, Score
 from .baselines import answer_length, novel_token_rate
 from .embedding import bert_score_batch, bert_score_f1, semantic_similarity, semantic_similarity_batch
 from .factchecks import fact_checks, fact_checks_batch
+from .grounding import grounding_batch, grounding_score
 from .judged import (answer_class, answer_relevance, context_precision, context_recall, factual_accuracy,
                      faithfulness, ragas_score, threaded)
 from .lexical import completeness, completeness_batch, relevance, relevance_batch
@@ -114,6 +115,10 @@ _REGISTRY_LIST = [
     Metric("novel_token_rate", novel_token_rate, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            family="baseline", description="share of answer tokens absent from the contexts (trivial baseline)",
            empty_policy="undetermined for an empty answer"),
+    Metric("grounding", grounding_score, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
+           batch=grounding_batch, resources=("nlp",), family="detector",
+           description="calibrated probability of hallucination: sentence evidence + mismatch features, learned",
+           empty_policy="undetermined for an empty answer or no contexts"),
     Metric("twin_lock", twin_lock_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
            batch=twin_lock_batch, resources=("nlp",), params=("provider",), family="summary", extra_columns=SCORE_KEYS,
            description="Twin-Lock summary scores (coverage, alignment, hallucination, relevance, bias) 0..10; value = mean",
@@ -136,7 +141,7 @@ _REGISTRY_LIST = [
            empty_policy="ragas raises on empty inputs (row error); NaN -> undetermined"),
 ]
 REGISTRY: dict[str, Metric] = {m.name: m for m in _REGISTRY_LIST}
-DEFAULT_METRICS = ("relevance", "completeness", "hallucination", "exact_match", "keyword_coverage",
+DEFAULT_METRICS = ("relevance", "completeness", "hallucination", "grounding", "exact_match", "keyword_coverage",
                    "number_match", "answer_completeness", "source_citation", "dont_know", "fact_checks")
 # run by default when their resource is available (a configured judge; the embed extra)
 OPTIONAL_DEFAULTS = ("faithfulness", "context_precision", "context_recall", "answer_relevance", "ragas_score",
@@ -155,4 +160,4 @@ __all__ = ["REGISTRY", "DEFAULT_METRICS", "Metric", "Score", "get_metric", "rele
            "hallucination", "exact_match", "keyword_coverage", "number_match", "answer_completeness",
            "source_citation", "dont_know", "fact_checks", "answer_length", "novel_token_rate", "faithfulness",
            "context_precision", "context_recall", "answer_relevance", "ragas_score", "factual_accuracy",
-           "answer_class", "semantic_similarity", "bert_score_f1", "twin_lock", "judge_lock"]
+           "answer_class", "semantic_similarity", "bert_score_f1", "twin_lock", "judge_lock", "grounding"]

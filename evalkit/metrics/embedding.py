@@ -28,18 +28,25 @@ def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder
     return Score(compute_semantic_similarity(v[0], v[1]), {})
 
 
-def semantic_similarity_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
-                              resources: Any = None) -> list[Score]:
-    enc = resources.encoder
+def _pairwise_batch(inputs: Mapping[str, Sequence[Any]], score_pairs) -> list[Score]:
+    """Score non-empty (answer, ground truth) pairs in one call; empty pairs score 0 with a reason."""
     ans, gts = list(inputs["answer"]), list(inputs["ground_truth"])
     idx = [i for i, (a, g) in enumerate(zip(ans, gts)) if (a or "").strip() and (g or "").strip()]
     out = [Score(0.0, {"reason": "empty answer or ground truth"}) for _ in ans]
-    if idx:
-        va = enc.encode([ans[i] for i in idx])
-        vg = enc.encode([gts[i] for i in idx])
-        for k, i in enumerate(idx):
-            out[i] = Score(compute_semantic_similarity(va[k], vg[k]), {})
+    for i, v in zip(idx, score_pairs([ans[i] for i in idx], [gts[i] for i in idx]) if idx else []):
+        out[i] = Score(v, {})
     return out
+
+
+def semantic_similarity_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
+                              resources: Any = None) -> list[Score]:
+    enc = resources.encoder
+
+    def pairs(a, g):
+        va, vg = enc.encode(a), enc.encode(g)
+        return [compute_semantic_similarity(x, y) for x, y in zip(va, vg)]
+
+    return _pairwise_batch(inputs, pairs)
 
 
 def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None) -> Score:
@@ -60,11 +67,4 @@ def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None) 
 def bert_score_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                      resources: Any = None) -> list[Score]:
     sc = resources.bert_scorer
-    ans, gts = list(inputs["answer"]), list(inputs["ground_truth"])
-    idx = [i for i, (a, g) in enumerate(zip(ans, gts)) if (a or "").strip() and (g or "").strip()]
-    out = [Score(0.0, {"reason": "empty answer or ground truth"}) for _ in ans]
-    if idx:
-        f = sc.f1([ans[i] for i in idx], [gts[i] for i in idx])
-        for k, i in enumerate(idx):
-            out[i] = Score(round(float(f[k]) * 100.0, 4), {})
-    return out
+    return _pairwise_batch(inputs, lambda a, g: [round(float(f) * 100.0, 4) for f in sc.f1(a, g)])
