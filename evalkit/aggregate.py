@@ -99,7 +99,8 @@ def evidence_table(results: pd.DataFrame, metric: str, *, rows=None, n: int | No
     for key in _EVIDENCE_KEYS:
         vals = details.map(lambda x: x.get(key))
         if vals.notna().any():
-            out[key] = vals.map(lambda v: ", ".join(map(str, v)) if isinstance(v, list) else v)
+            out[key] = vals.map(lambda v: ", ".join(map(str, v)) if isinstance(v, list)
+                                else ("" if not isinstance(v, dict) and pd.isna(v) else v))
     return out
 
 

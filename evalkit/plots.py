@@ -42,7 +42,15 @@ def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None,
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("")
     ax.set_ylabel("mean over determined rows")
+    from .metrics import REGISTRY
+
+    # mark the metrics where lower is better, so a tall bar is not read as good
+    ax.set_xticks(ax.get_xticks(), [t.get_text() + (" (lower is better)" if REGISTRY.get(t.get_text()) is not None
+                                                   and REGISTRY[t.get_text()].direction == "lower" else "")
+                                    for t in ax.get_xticklabels()])
     ax.tick_params(axis="x", rotation=30)
+    for t in ax.get_xticklabels():
+        t.set_ha("right")
     ax.set_title("Metric means by " + by if by in d.columns else "Metric means")
     fig.tight_layout()
     return fig
@@ -59,7 +67,7 @@ def verdict_counts(results: pd.DataFrame, by: str = "system"):
     ax.set_xlabel("answers")
     ax.set_ylabel("")
     ax.set_title("Verdicts")
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small", frameon=False)
     fig.tight_layout()
     return fig
 

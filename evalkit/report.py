@@ -295,6 +295,21 @@ class NotebookRun:
 
         return save_figure(fig, name, self.figures_dir)
 
+    def show(self, fig, name: str | None = None) -> None:
+        """Save ``fig`` as PNG and SVG (when named) and display it in the notebook, whatever the
+        matplotlib backend (papermill runs under Agg, where figures are not shown by themselves)."""
+        import io
+
+        import matplotlib.pyplot as plt
+        from IPython.display import Image, display
+
+        if name:
+            self.save(fig, name)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
+        display(Image(data=buf.getvalue(), format="png"))
+        plt.close(fig)
+
 
 def notebook_run(data_path: str, results_path: str = "", config_path: str = "", output_dir: str = "",
                  figures_dir: str = "", metrics: Sequence[str] | None = None) -> NotebookRun:

@@ -75,9 +75,9 @@ from evalkit import plots
 
 fig = plots.metric_means(summ, ["relevance", "completeness", "hallucination", "keyword_coverage", "number_match",
                                 "answer_completeness", "fact_checks"])
-run.save(fig, "00_metric_means")
+run.show(fig, "00_metric_means")
 
 # %%
 if "verdict" in res.columns:
     fig = plots.verdict_counts(res)
-    run.save(fig, "00_verdicts")
+    run.show(fig, "00_verdicts")

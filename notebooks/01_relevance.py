@@ -67,7 +67,7 @@ evidence_table(res, "relevance", n=8, columns=("id", "system", "question", "answ
 from evalkit import plots
 
 fig = plots.score_distributions(res, "relevance", "correct")
-run.save(fig, "01_relevance_by_correct")
+run.show(fig, "01_relevance_by_correct")
 
 # %% [markdown]
 # ## Where it fails

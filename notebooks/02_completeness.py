@@ -58,7 +58,7 @@ evidence_table(res, "completeness", n=8)
 from evalkit import plots
 
 fig = plots.score_distributions(res, "completeness", "correct", threshold=run.config.thresholds.completeness_warn)
-run.save(fig, "02_completeness_by_correct")
+run.show(fig, "02_completeness_by_correct")
 
 # %% [markdown]
 # ## Where it fails

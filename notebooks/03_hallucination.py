@@ -74,12 +74,12 @@ evidence_table(res, "hallucination", n=10)
 from evalkit import plots
 
 fig = plots.score_distributions(res, "hallucination", "hallucinated", threshold=run.config.thresholds.hallucination_fail)
-run.save(fig, "03_hallucination_by_label")
+run.show(fig, "03_hallucination_by_label")
 
 # %%
 fig = plots.roc_pr(res["hallucination"].astype(float), res["hallucinated"].astype(bool), "higher",
                    threshold=run.config.thresholds.hallucination_fail, title="hallucination vs human label (sample)")
-run.save(fig, "03_hallucination_roc_pr")
+run.show(fig, "03_hallucination_roc_pr")
 
 # %% [markdown]
 # ## Where it fails
@@ -125,4 +125,4 @@ pd.DataFrame([{"metric": m, "ROC AUC vs hallucinated (95% CI)": str(roc_auc(res[
 # %%
 fig = plots.roc_pr(res["grounding"].astype(float), y, "higher", threshold=0.5,
                    title="grounding (learned detector) vs human label (sample)")
-run.save(fig, "03_grounding_roc_pr")
+run.show(fig, "03_grounding_roc_pr")

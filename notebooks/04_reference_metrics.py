@@ -91,7 +91,7 @@ from evalkit import plots
 
 fig = plots.metric_means(evalkit.summary(res, by="system"),
                          ["keyword_coverage", "number_match", "answer_completeness", "source_citation", "fact_checks"])
-run.save(fig, "04_reference_means")
+run.show(fig, "04_reference_means")
 
 # %% [markdown]
 # ## Where they fail

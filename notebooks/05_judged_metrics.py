@@ -104,7 +104,7 @@ long = evalkit.summary(judged, by="system", metrics=cols)
 long["mean"] = long["mean"] / 100
 fig = plots.metric_means(long, cols)
 fig.axes[0].set_ylabel("mean / 100")
-run.save(fig, "05_judged_means")
+run.show(fig, "05_judged_means")
 
 # %% [markdown]
 # ## Against the human labels
@@ -113,7 +113,7 @@ run.save(fig, "05_judged_means")
 
 # %%
 fig = plots.score_distributions(judged, "faithfulness", "hallucinated")
-run.save(fig, "05_faithfulness_by_label")
+run.show(fig, "05_faithfulness_by_label")
 
 # %%
 from evalkit.calibrate import roc_auc

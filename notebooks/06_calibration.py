@@ -63,16 +63,16 @@ pd.DataFrame({k: [str(getattr(op, k))] for k in ("precision", "recall", "f1", "f
 # %%
 fig = plots.roc_pr(scores, labels, calibration_direction, threshold=cal.threshold,
                    title=f"{calibration_score} vs {calibration_label}")
-run.save(fig, "06_roc_pr")
+run.show(fig, "06_roc_pr")
 
 # %%
 fig = plots.threshold_sweep(scores, labels, calibration_direction, n_resamples=min(n_resamples, 300), seed=seed,
                             threshold=cal.threshold)
-run.save(fig, "06_threshold_sweep")
+run.show(fig, "06_threshold_sweep")
 
 # %%
 fig = plots.score_distributions(res[ok], calibration_score, calibration_label, threshold=cal.threshold)
-run.save(fig, "06_score_distributions")
+run.show(fig, "06_score_distributions")
 
 # %% [markdown]
 # ## Is the score a probability? Reliability of a 0..1 score
@@ -81,7 +81,7 @@ run.save(fig, "06_score_distributions")
 
 # %%
 fig = plots.reliability_diagram(scores, labels, bins=5, title=f"Reliability of {calibration_score}")
-run.save(fig, "06_reliability")
+run.show(fig, "06_reliability")
 
 # %% [markdown]
 # ## The threshold's own uncertainty
@@ -94,7 +94,7 @@ fig, ax = plt.subplots(figsize=(6, 3))
 ax.hist(cal.threshold_samples, bins=20)
 ax.axvline(cal.threshold, color="k", ls="--")
 ax.set(xlabel="threshold chosen on a bootstrap resample", ylabel="resamples", title="Threshold stability")
-run.save(fig, "06_threshold_stability")
+run.show(fig, "06_threshold_stability")
 
 # %% [markdown]
 # ## By subgroup (small groups are flagged, not trusted)
@@ -144,4 +144,4 @@ for m in ("hallucination", "grounding", "answer_length", "novel_token_rate"):
 display(pd.DataFrame(rows))
 fig = plots.reliability_diagram(res["grounding"].astype(float), res[calibration_label].astype(bool), bins=5,
                                 title="Reliability of grounding (sample)")
-run.save(fig, "06_grounding_reliability")
+run.show(fig, "06_grounding_reliability")

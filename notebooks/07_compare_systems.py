@@ -54,7 +54,7 @@ table.round(3)
 
 # %%
 fig = plots.comparison_forest(table, title=f"{pair[1]} minus {pair[0]} (paired, 95% bootstrap)")
-run.save(fig, "07_comparison")
+run.show(fig, "07_comparison")
 
 # %% [markdown]
 # ## By question type

@@ -53,11 +53,11 @@ from evalkit import plots
 
 summ = evalkit.summary(res, by="system")
 display(evalkit.aggregate.wide(summ).round(3))
-fig = plots.metric_means(summ, ["relevance", "completeness", "hallucination", "keyword_coverage", "number_match",
-                                "fact_checks"])
+run.show(plots.metric_means(summ, ["relevance", "completeness", "hallucination", "grounding", "keyword_coverage",
+                                   "number_match", "fact_checks"]))
 
 # %%
-fig = plots.verdict_counts(res)
+run.show(plots.verdict_counts(res))
 
 # %% [markdown]
 # ## Calibrated threshold
@@ -71,8 +71,8 @@ cal = calibrate(res.loc[ok, calibration_score].astype(float), res.loc[ok, calibr
 display(Markdown(f"`{calibration_score}` vs `{calibration_label}`: ROC AUC **{cal.roc_auc}**, PR AUC {cal.pr_auc}; "
                  f"threshold ({criterion}) **{cal.threshold:.4g}** (95% {cal.threshold_ci}); "
                  f"precision {cal.at_threshold.precision}, recall {cal.at_threshold.recall}. Protocol: {cal.protocol}."))
-fig = plots.roc_pr(res.loc[ok, calibration_score].astype(float), res.loc[ok, calibration_label].astype(bool),
-                   calibration_direction, threshold=cal.threshold)
+run.show(plots.roc_pr(res.loc[ok, calibration_score].astype(float), res.loc[ok, calibration_label].astype(bool),
+                      calibration_direction, threshold=cal.threshold))
 
 # %% [markdown]
 # ## Examples: the answers that failed, with their evidence

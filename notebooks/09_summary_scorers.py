@@ -67,11 +67,11 @@ table
 
 # %%
 fig = plots.summary_heatmap(res, "twin_lock")
-run.save(fig, "09_twin_lock_heatmap")
+run.show(fig, "09_twin_lock_heatmap")
 
 # %%
 fig = plots.summary_heatmap(res, "judge_lock")
-run.save(fig, "09_judge_lock_heatmap")
+run.show(fig, "09_judge_lock_heatmap")
 
 # %% [markdown]
 # ## Evidence for one flawed summary (Twin-Lock)

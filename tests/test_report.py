@@ -41,6 +41,7 @@ def test_report_folder_contents(two_reports):
     assert sig["data_sha256"] == hashlib.sha256((ROOT / "data" / "sample_rag.jsonl").read_bytes()).hexdigest()
     html = (a / "report.html").read_text()
     assert sig["signature"].split("|")[0] in html and "evalkit-signature" in html
+    assert html.count("data:image/png;base64") >= 3  # the figures are in the page, not only on disk
 
 
 def test_metrics_json_content(two_reports):

@@ -116,7 +116,7 @@ _REGISTRY_LIST = [
            family="baseline", description="share of answer tokens absent from the contexts (trivial baseline)",
            empty_policy="undetermined for an empty answer"),
     Metric("grounding", grounding_score, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
-           batch=grounding_batch, resources=("nlp",), family="detector",
+           batch=grounding_batch, resources=("nlp",), params=("align",), family="detector",
            description="calibrated probability of hallucination: sentence evidence + mismatch features, learned",
            empty_policy="undetermined for an empty answer or no contexts"),
     Metric("twin_lock", twin_lock_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),

@@ -110,3 +110,13 @@ def test_training_script_reproduces_the_shipped_model():
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "reproduced byte for byte: True" in r.stdout
+
+
+def test_embedding_alignment_option(encoder):
+    ctx = ["The quarterly dividend rose to $0.13 per share. The weather in Houston was mild."]
+    lex = grounding_score("The payout per share went up to $0.13.", ctx)
+    emb = grounding_score("The payout per share went up to $0.13.", ctx, align="embedding")
+    assert emb.details["align"] == "embedding" and lex.details["align"] == "lexical"
+    assert emb.details["sentences"][0]["evidence"].startswith("The quarterly dividend")
+    with pytest.raises(ValueError, match="align must be"):
+        grounding_score("x", ctx, align="semantic")
