@@ -23,7 +23,8 @@ import yaml
 
 from .metrics.anchors import ContextIndex, extract_anchors
 from .metrics.summary import split_segments
-from .text import date_supported, extract_dates, extract_numbers, sentences, stop_words, word_tokens
+from .text import (contains_phrase, content_words, date_supported, extract_dates, extract_numbers, sentences,
+                   stop_words, word_tokens)
 
 OFFLINE_NOTE = ("offline labels: central sentences, lexical/anchor evidence, VADER tone and a small word list; "
                 "weaker than an LLM judge")
@@ -35,13 +36,8 @@ def bias_lexicon() -> dict[str, Any]:
         return yaml.safe_load(f)
 
 
-def content_words(text: str) -> set[str]:
-    sw = stop_words("sklearn")
-    return {w for w in word_tokens(text) if w not in sw and len(w) > 1}
-
-
 def _recall(target: str, source_words: set[str]) -> float:
-    w = content_words(target)
+    w = set(content_words(target))
     return len(w & source_words) / len(w) if w else 1.0
 
 
@@ -51,8 +47,7 @@ def _jaccard(a: str, b: str) -> float:
 
 
 def _find_terms(text: str, terms) -> list[str]:
-    low = (text or "").lower()
-    return [t for t in terms if re.search(r"(?<!\w)" + re.escape(t.lower()) + r"(?!\w)", low)]
+    return [t for t in terms if contains_phrase(text, t)]
 
 
 def central_sentences(article: str, k_min: int, k_max: int = 7, min_tokens: int = 6) -> list[str]:
@@ -110,7 +105,7 @@ class OfflineLabeler:
                 seen.add(f[1].lower())
                 out.append(f)
         for t in texts:  # pad with content words so there are always enough questions
-            for w in sorted(content_words(t), key=lambda w: (-len(w), w)):
+            for w in sorted(set(content_words(t)), key=lambda w: (-len(w), w)):
                 if w not in seen and not w.isdigit():
                     seen.add(w)
                     out.append(("word", w))
@@ -154,13 +149,13 @@ class OfflineLabeler:
     def labels(self, article: str, summary: str, variant: str = "twin") -> dict[str, Any]:
         """Labels for ``variant`` 'twin' or 'judge' (Judge-Lock adds QAGs, a theme, and >= 6-token key points)."""
         judge = variant == "judge"
-        art_words = content_words(article)
+        art_words = set(content_words(article))
         sum_sents = sentences(summary)
-        sum_words = content_words(summary)
+        sum_words = set(content_words(summary))
         kps = central_sentences(article, 4 if judge else 3)
         key_points = []
         for kp in kps:
-            best = max(sum_sents, key=lambda s: _recall(kp, content_words(s)), default="")
+            best = max(sum_sents, key=lambda s: _recall(kp, set(content_words(s))), default="")
             r = _recall(kp, sum_words)
             status = "Fully" if r >= 0.6 else ("Partial" if r >= 0.3 else "Not")
             key_points.append({"text": kp, "status": status, "recall": round(r, 4), "evidence": best})

@@ -117,6 +117,16 @@ def stop_words(name: str = "sklearn") -> frozenset[str]:
     raise ValueError(f"unknown stop-word list {name!r}; choose 'sklearn' or 'spacy'")
 
 
+def content_words(text: str | None, min_len: int = 2, stop_list: str = "sklearn") -> list[str]:
+    """Lower-cased word tokens that are not stop words and have at least ``min_len`` characters.
+
+    >>> content_words("The base premium is $604.")
+    ['base', 'premium', '604']
+    """
+    sw = stop_words(stop_list)
+    return [t for t in word_tokens(text) if t not in sw and len(t) >= min_len]
+
+
 def ngrams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
     """The set of distinct ``n``-grams of a token list."""
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}

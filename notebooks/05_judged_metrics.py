@@ -55,16 +55,11 @@ run = notebook_run(data_path, results_path, config_path, output_dir, figures_dir
 res = run.results
 
 # %%
-import os
 import pandas as pd
-from evalkit.judge import JudgeConfig
-from evalkit.judge.loopback import ScriptedJudgeServer
+from evalkit.judge.loopback import judge_or_scripted
 
-judge_cfg = dict(judge)
-server = None
-if not JudgeConfig.resolve(judge_cfg).configured:
-    server = ScriptedJudgeServer().start()
-    judge_cfg.update({"base_url": server.url, "model": "scripted-loopback", "cache_path": None})
+judge_cfg, server = judge_or_scripted(judge)
+if server is not None:
     print("No judge configured: using the scripted loopback server at", server.url, "(heuristic labels, not an LLM)")
 judged = evalkit.evaluate(res, ["ragas_score", "factual_accuracy", "answer_class", "semantic_similarity",
                                 "bert_score_f1"], {"judge": judge_cfg}, progress=False)

@@ -111,13 +111,9 @@ pd.DataFrame([{"raw": x, "rounded": round_half_up(x), "band": band(round_half_up
 # offline rules over real HTTP: it demonstrates the path, not a judge's quality.
 
 # %%
-from evalkit.judge import JudgeConfig
-from evalkit.judge.loopback import ScriptedJudgeServer
+from evalkit.judge.loopback import judge_or_scripted
 
-judge_cfg, server = dict(judge), None
-if not JudgeConfig.resolve(judge_cfg).configured:
-    server = ScriptedJudgeServer().start()
-    judge_cfg.update({"base_url": server.url, "model": "scripted-loopback", "cache_path": None})
+judge_cfg, server = judge_or_scripted(judge)
 judged = evalkit.evaluate(res[["id", "system", "question", "contexts", "answer"]], ["judge_lock"],
                           {"judge": judge_cfg, "metric_params": {"judge_lock": {"provider": "judge"}}}, progress=False)
 if server is not None:

@@ -25,9 +25,9 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Mapping
 
-from ..text import extract_numbers, stop_words, word_tokens
+from ..text import content_words, extract_numbers, stop_words, word_tokens
 
 
 _FIELDS = "QUESTION|CONTEXT|REFERENCE ANSWER|ANSWER|STATEMENTS|ARTICLE|SUMMARY|KEY POINTS"
@@ -39,8 +39,7 @@ def _field(prompt: str, name: str) -> str:
 
 
 def _content_words(text: str) -> set[str]:
-    sw = stop_words("sklearn")
-    return {w for w in word_tokens(text) if len(w) >= 3 and w not in sw}
+    return set(content_words(text, min_len=3))
 
 
 def _support(statement: str, context: str) -> float:
@@ -86,7 +85,7 @@ def summary_reply(prompt: str) -> dict[str, Any] | None:
     global _LABELER
     if "ARTICLE:" not in prompt and "KEY POINTS:" not in prompt:
         return None
-    from ..summary_labels import OfflineLabeler, _recall, content_words
+    from ..summary_labels import OfflineLabeler, _recall
 
     if _LABELER is None:
         _LABELER = OfflineLabeler()
@@ -97,7 +96,7 @@ def summary_reply(prompt: str) -> dict[str, Any] | None:
         return {"key_points": [k["text"] for k in _LABELER.labels(article, "", variant)["coverage"]["key_points"]]}
     if "KEY POINTS:" in prompt:
         kps = [re.sub(r"^\d+\.\s*", "", k) for k in _field(prompt, "KEY POINTS").splitlines() if k.strip()]
-        words = content_words(summary)
+        words = set(content_words(summary))
         statuses = ["Fully" if _recall(k, words) >= 0.6 else ("Partial" if _recall(k, words) >= 0.3 else "Not")
                     for k in kps]
         return {"statuses": statuses, "extraneous_claims": [], "extraneous_tokens": 0}
@@ -259,3 +258,19 @@ class ScriptedJudgeServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def judge_or_scripted(judge: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], "ScriptedJudgeServer | None"]:
+    """The configured judge's settings, or, when none is configured, a started scripted server's.
+
+    Returns ``(judge_config_mapping, server_or_None)``; stop the server when done. Used by the notebooks
+    so they run offline; the scripted server is labelled as such in the judge signature.
+    """
+    from .client import JudgeConfig
+
+    cfg = dict(judge or {})
+    if JudgeConfig.resolve(cfg).configured:
+        return cfg, None
+    server = ScriptedJudgeServer().start()
+    cfg.update({"base_url": server.url, "model": "scripted-loopback", "cache_path": None})
+    return cfg, server

@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..text import date_supported, extract_dates, extract_numbers, sentences, stop_words, word_tokens
+from ..text import content_words, date_supported, extract_dates, extract_numbers, sentences, word_tokens
 from .anchors import ContextIndex, default_hedges, extract_claims, hallucination_from_parsed
 from .base import Score
 
@@ -66,11 +66,6 @@ def rarity(word: str) -> float:
     return min(1.0, max(0.0, (7.0 - zipf_frequency(word, "en")) / 7.0))
 
 
-def _content(tokens: Sequence[str]) -> list[str]:
-    sw = stop_words("sklearn")
-    return [t for t in tokens if t not in sw and len(t) > 1]
-
-
 @dataclass
 class Evidence:
     """One context prepared for alignment: its sentences' content-word sets and the anchor index."""
@@ -86,7 +81,7 @@ class Evidence:
     @classmethod
     def build(cls, text: str, doc, encoder=None) -> "Evidence":
         sents = sentences(text) or [text]
-        sw = [set(_content(word_tokens(s))) for s in sents]
+        sw = [set(content_words(s)) for s in sents]
         vecs = encoder.encode(sents) if encoder is not None else None
         return cls(text, sents, sw, set(word_tokens(text)), text.lower(), ContextIndex(text, doc), vecs)
 
@@ -102,7 +97,7 @@ def sentence_features(sent, ev: Evidence, hedges, vec: np.ndarray | None = None)
     with ``vec`` and embedded evidence (``align="embedding"``), has the highest cosine similarity.
     """
     toks = word_tokens(sent.text)
-    cw = _content(toks)
+    cw = content_words(sent.text)
     cset = set(cw)
     best, best_i = -1.0, 0
     for i, s in enumerate(ev.sent_words):
