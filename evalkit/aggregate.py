@@ -5,11 +5,31 @@ undetermined (metric returned None) or errored, so a NaN never hides inside a me
 """
 from __future__ import annotations
 
-from typing import Sequence
+import math
+from typing import Any, Sequence
 
 import pandas as pd
 
 from .metrics import REGISTRY
+
+
+def json_ready(obj: Any, ndigits: int = 10) -> Any:
+    """Plain, deterministic JSON values: floats rounded to ``ndigits``, NaN -> None, numpy scalars ->
+    Python, tuples -> lists, dict keys -> str. Used for metrics.json and calibration summaries.
+
+    >>> import numpy as np
+    >>> json_ready({"a": float("nan"), 1: (np.float64(0.123456789012345), np.int64(3))})
+    {'a': None, '1': [0.123456789, 3]}
+    """
+    if isinstance(obj, dict):
+        return {str(k): json_ready(v, ndigits) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_ready(v, ndigits) for v in obj]
+    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):  # numpy scalar
+        obj = obj.item()
+    if isinstance(obj, float):
+        return None if math.isnan(obj) else round(obj, ndigits)
+    return obj
 
 
 def scored_metrics(results: pd.DataFrame) -> list[str]:

@@ -28,6 +28,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 from sklearn.metrics import average_precision_score, cohen_kappa_score, roc_auc_score
 
+from .aggregate import json_ready
+
 SMALL_N = 30
 SMALL_CLASS = 5
 
@@ -92,20 +94,7 @@ class CalibrationResult:
         d = asdict(self)
         if not samples:
             d.pop("threshold_samples")
-        return _clean(d)
-
-
-def _clean(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, (np.floating, float)):
-        v = float(obj)
-        return None if math.isnan(v) else round(v, 10)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    return obj
+        return json_ready(d)
 
 
 # ---------------------------------------------------------------------------
@@ -474,7 +463,7 @@ def krippendorff_alpha(ratings, level_of_measurement: str = "nominal") -> float:
 
 def profile_entry(result: CalibrationResult, metric: str, label: str) -> dict[str, Any]:
     """One metric's entry in a threshold profile."""
-    return _clean({"threshold": result.threshold, "direction": result.direction, "criterion": result.criterion,
+    return json_ready({"threshold": result.threshold, "direction": result.direction, "criterion": result.criterion,
                    "label": label, "threshold_ci": [result.threshold_ci.low, result.threshold_ci.high],
                    "roc_auc": asdict(result.roc_auc), "n": result.n, "n_pos": result.n_pos,
                    "protocol": result.protocol, "reported_on": result.reported_on,

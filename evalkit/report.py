@@ -119,21 +119,9 @@ def load_experiment(path: str | Path) -> Experiment:
                       source=str(path))
 
 
-def _round(obj: Any, nd: int = 10) -> Any:
-    if isinstance(obj, float):
-        return None if obj != obj else round(obj, nd)
-    if isinstance(obj, dict):
-        return {str(k): _round(v, nd) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_round(v, nd) for v in obj]
-    if hasattr(obj, "item"):
-        return _round(obj.item(), nd)
-    return obj
-
-
 def aggregate_metrics(results, exp: Experiment) -> dict[str, Any]:
     """The machine-readable numbers of a report (deterministic for the same inputs and seed)."""
-    from .aggregate import summary
+    from .aggregate import json_ready, summary
 
     out: dict[str, Any] = {"experiment": exp.name, "rows": int(len(results))}
     out["overall"] = summary(results, by=None).drop(columns=["kind"]).to_dict(orient="records")
@@ -165,7 +153,7 @@ def aggregate_metrics(results, exp: Experiment) -> dict[str, Any]:
         table = compare_systems(results, metrics, a, b, n_resamples=int(cmp.get("n_resamples", 2000)), seed=exp.seed,
                                 binary=[c for c in cmp.get("binary", []) if c in results.columns])
         out["comparison"] = table.to_dict(orient="records")
-    return _round(out)
+    return json_ready(out)
 
 
 def _execute(nb: str, out_dir: Path, params: dict[str, Any], index: int, total: int, log) -> Path:

@@ -112,7 +112,6 @@ def _metric_params(metric: Metric, config: EvalConfig, rules: Any) -> dict[str, 
     available["short_chars"] = config.lexicon("short_answer_chars")
     available["indicators"] = config.lexicon("citation_indicators")
     available["rules"] = rules
-    available["phrases"] = config.lexicon("dont_know_phrases")
     unknown = set(config.metric_params.get(metric.name, {})) - set(metric.params)
     if unknown:
         raise ValueError(f"config metric_params.{metric.name}: unknown parameter(s) {sorted(unknown)}; "
@@ -154,33 +153,27 @@ def _run_metric(metric: Metric, inputs: dict[str, list], params: dict[str, Any],
     for start in range(0, n, max(chunk, 1)):
         stop = min(start + chunk, n)
         part = {k: v[start:stop] for k, v in inputs.items()}
-        batch_ok = False
+        res = None
         if metric.batch is not None:
             try:
                 res = metric.batch(part, params, resources)
                 if len(res) != stop - start:
                     raise RuntimeError(f"{metric.name} batch returned {len(res)} results for {stop - start} rows")
-                for i, s in enumerate(res):
+            except Exception:  # the batch as a whole failed: isolate the failing row(s) with the row function
+                res = None
+        for i in range(start, stop):
+            try:
+                if res is None:
+                    s = metric.fn(**{k: v[i - start] for k, v in part.items()}, **fn_params)
+                else:
+                    s = res[i - start]
                     if isinstance(s, Exception):  # the batch isolated this row's failure itself
-                        if on_error == "raise":
-                            raise type(s)(f"metric {metric.name!r} failed on row id={ids[start + i]!r}: {s}") from s
-                        errors[start + i] = f"{metric.name}: {type(s).__name__}: {s}"
-                    else:
-                        scores[start + i] = _check_score(metric, s)
-                batch_ok = True
-            except Exception as e:  # isolate the failing row(s) with the per-row function below
-                if on_error == "raise" and "failed on row id=" in str(e):
-                    raise
-        if not batch_ok:
-            for i in range(start, stop):
-                row = {k: v[i - start] for k, v in part.items()}
-                try:
-                    scores[i] = _check_score(metric, metric.fn(**row, **fn_params))
-                except Exception as e:  # recorded per row, never silently NaN
-                    if on_error == "raise":
-                        raise type(e)(f"metric {metric.name!r} failed on row id={ids[i]!r}: {e}") from e
-                    scores[i] = None
-                    errors[i] = f"{metric.name}: {type(e).__name__}: {e}"
+                        raise s
+                scores[i] = _check_score(metric, s)
+            except Exception as e:  # recorded per row, never silently NaN
+                if on_error == "raise":
+                    raise type(e)(f"metric {metric.name!r} failed on row id={ids[i]!r}: {e}") from e
+                errors[i] = f"{metric.name}: {type(e).__name__}: {e}"
         if bar is not None:
             bar.update(stop - start)
     return scores, errors

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import yaml
@@ -44,6 +44,14 @@ def _recall(target: str, source_words: set[str]) -> float:
 def _jaccard(a: str, b: str) -> float:
     x, y = set(word_tokens(a)), set(word_tokens(b))
     return len(x & y) / len(x | y) if x | y else 0.0
+
+
+def lexical_segments(article: str, summary: str) -> list[dict[str, Any]]:
+    """Each summary segment with its overlap: the best token Jaccard against any article sentence
+    (Jaccard with the whole article would be dominated by the article's length)."""
+    art = sentences(article)
+    return [{"text": seg, "overlap": round(max((_jaccard(seg, s) for s in art), default=0.0), 4)}
+            for seg in split_segments(summary)]
 
 
 def _find_terms(text: str, terms) -> list[str]:
@@ -179,10 +187,10 @@ class OfflineLabeler:
         frac = (sum(c["label"] == "Unsupported" for c in claims) + 0.5 * sum(c["label"] == "Partially" for c in claims)) \
             / len(claims) if claims else 0.0
         recall = np.mean([{"Fully": 1, "Partial": 0.5, "Not": 0}[k["status"]] for k in key_points]) if key_points else 0.0
-        d_tone = abs(self._compound(summary) - self._compound(article))
+        comp = self._compound(summary)
+        d_tone = abs(comp - self._compound(article))
         sev = lambda x, a, b: "none" if x < a else ("mild" if x < b else "severe")  # noqa: E731
         deviations = {"meaning": sev(frac, 1e-9, 0.3), "tone": sev(d_tone, 0.3, 0.6), "focus": sev(1 - recall, 0.4, 0.7)}
-        comp = self._compound(summary)
         lex = bias_lexicon()
         toxic = _find_terms(summary, lex["toxic_terms"])
         tone = "hostile" if comp <= -0.5 and toxic else ("subjective" if abs(comp) >= 0.5 else "neutral")
@@ -195,9 +203,7 @@ class OfflineLabeler:
             "alignment": {"statement": f"intent: inform; stance: {stance}; tone: {tone}", "deviations": deviations,
                           "tone_shift": round(d_tone, 4)},
             "hallucination": {"claims": claims},
-            "relevance": {"segments": [{"text": seg, "overlap": round(max((_jaccard(seg, s) for s in sentences(article)),
-                                                                         default=0.0), 4)}
-                                       for seg in split_segments(summary)]},
+            "relevance": {"segments": lexical_segments(article, summary)},
             "bias_toxicity": {"tone": tone, "biased_terms": _find_terms(summary, lex["biased_terms"]),
                               "stereotypes": [m.group(0) for p in lex["stereotype_patterns"]
                                               for m in re.finditer(p, summary, re.I)],
@@ -255,9 +261,7 @@ class JudgeLabeler:
                          "extraneous_tokens": cov["extraneous_tokens"], "extraneous_claims": cov["extraneous_claims"]},
             "alignment": {"statement": tone["statement"], "deviations": tone["deviations"]},
             "hallucination": {"claims": claims},
-            "relevance": {"segments": [{"text": seg, "overlap": round(max((_jaccard(seg, s) for s in sentences(article)),
-                                                                         default=0.0), 4)}
-                                       for seg in split_segments(summary)]},
+            "relevance": {"segments": lexical_segments(article, summary)},
             "bias_toxicity": {k: tone[k] for k in ("tone", "biased_terms", "stereotypes", "toxic_terms", "profanity",
                                                    "slurs")},
         }
