@@ -14,7 +14,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 
 import evalkit
 from evalkit.calibrate import roc_auc
@@ -33,7 +32,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "validity.md"))
     args = ap.parse_args()
     metrics = CONTEXT_METRICS + REFERENCE_METRICS + BASELINES
-    table, raw = [], {}
+    raw = {}
     for task in TASKS:
         df = load_task(task, args.limit)
         t0 = time.perf_counter()

@@ -17,7 +17,6 @@ import argparse
 import hashlib
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

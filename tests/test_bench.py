@@ -1,6 +1,5 @@
 """Real labelled data from ../shared/bench (present in CI): the calibration machinery on it, and the
 shortcuts its README warns about, measured."""
-import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 

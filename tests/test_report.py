@@ -1,7 +1,6 @@
 """`evalkit report`: the report folder, determinism, escaping, failure handling."""
 import hashlib
 import json
-import shutil
 from pathlib import Path
 
 import pandas as pd

@@ -1,12 +1,10 @@
 """The judge client against a real HTTP server on 127.0.0.1 (the scripted loopback server)."""
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
 
-import pandas as pd
 import pytest
 
 import evalkit

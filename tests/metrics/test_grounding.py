@@ -1,5 +1,4 @@
 """The grounding detector: each feature on hand-made examples, the shipped model, and its reproducibility."""
-import json
 import subprocess
 import sys
 

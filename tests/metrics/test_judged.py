@@ -1,11 +1,9 @@
 import json
-import math
 
 import pandas as pd
 import pytest
 
 import evalkit
-from evalkit.judge import JudgeError
 from evalkit.metrics.judged import (answer_class, answer_relevance, compute_answer_relevance, compute_context_precision,
                                     compute_context_recall, compute_factual_accuracy, compute_faithfulness,
                                     compute_ragas_score, context_precision, context_recall, factual_accuracy,
