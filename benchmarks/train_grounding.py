@@ -42,10 +42,19 @@ PARAMS = {"max_iter": 300, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_sam
 TASK_WEIGHT_POWER = 0.5  # rows weighted by (1 / task size) ** 0.5, so QA's 4,000 rows do not drown the rest
 
 
+def feature_code_sha256() -> str:
+    """Hash of the code that computes the features, so a cache never outlives a change to it."""
+    pkg = ROOT / "evalkit"
+    parts = ["text.py", "nlp.py", "metrics/grounding.py", "metrics/anchors.py", "metrics/lexical.py",
+             "resources/lexicons.yaml"]
+    return hashlib.sha256(b"".join((pkg / p).read_bytes() for p in parts)).hexdigest()
+
+
 def features_for(task: str, limit: int | None, align: str = "lexical") -> pd.DataFrame:
     """Features of every row of a task (cached by the file's hash, the alignment and evalkit's feature list)."""
     df = load_task(task, limit)
-    key = hashlib.sha256((df.attrs.get("sha256", "") + str(limit) + align + ",".join(FEATURES)).encode()).hexdigest()[:16]
+    key = hashlib.sha256((df.attrs.get("sha256", "") + str(limit) + align + ",".join(FEATURES)
+                          + feature_code_sha256()).encode()).hexdigest()[:16]
     cache = CACHE / f"{task}-{key}.parquet"
     if cache.exists():
         return pd.read_parquet(cache)

@@ -37,12 +37,46 @@ def scored_metrics(results: pd.DataFrame) -> list[str]:
     return [m for m in REGISTRY if m in results.columns]
 
 
+def errored(results: pd.DataFrame, metric: str) -> pd.Series:
+    """Boolean mask: rows whose ``error`` column names ``metric`` (the runner writes ``"metric: Type: message"``
+    entries joined by ``" | "``).
+
+    >>> errored(pd.DataFrame({"error": [None, "relevance: ValueError: x | hallucination: E: y"]}), "hallucination").tolist()
+    [False, True]
+    """
+    if "error" not in results.columns:
+        return pd.Series(False, index=results.index)
+    prefix = f"{metric}: "
+    return results["error"].map(lambda e: isinstance(e, str) and any(p.startswith(prefix) for p in e.split(" | ")))
+
+
+def _cell(col: pd.Series, kind: str, n_error: int) -> dict[str, Any]:
+    """One group x metric: counts, and the mean (scores), share of True (booleans) or label counts."""
+    import json
+
+    det = col.dropna()
+    row: dict[str, Any] = {"kind": kind, "n": len(col), "n_determined": len(det), "n_error": n_error,
+                           "n_undetermined": len(col) - len(det) - n_error,
+                           "mean": None, "count_true": None, "pct_true": None, "counts": None}
+    if kind == "label":  # labels have no mean: they are counted
+        row["counts"] = json.dumps({str(k): int(v) for k, v in det.value_counts().sort_index().items()}, sort_keys=True)
+    elif kind == "bool":
+        t = int(det.astype(bool).sum())
+        row.update({"mean": t / len(det) if len(det) else None, "count_true": t,
+                    "pct_true": 100 * t / len(det) if len(det) else None})
+    else:
+        row["mean"] = float(det.astype(float).mean()) if len(det) else None
+    return row
+
+
 def summary(results: pd.DataFrame, by: Sequence[str] | str | None = "system",
             metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """A tidy summary: one row per group x metric.
 
-    Columns: group keys, ``metric``, ``kind``, ``n`` (rows), ``n_determined``,
-    ``n_undetermined``, ``mean`` (scores; share of True for booleans),
+    Columns: group keys, ``metric``, ``kind``, ``n`` (rows), ``n_determined`` (rows with a value),
+    ``n_error`` (rows whose ``error`` column names the metric: it failed there),
+    ``n_undetermined`` (rows where it ran and had nothing to judge; ``n = n_determined + n_error +
+    n_undetermined``), ``mean`` (scores; share of True for booleans; None for labels),
     ``count_true`` and ``pct_true`` (booleans only), ``counts`` (labels: JSON of label -> count).
 
     Parameters
@@ -50,41 +84,25 @@ def summary(results: pd.DataFrame, by: Sequence[str] | str | None = "system",
     results : output of :func:`evalkit.evaluate`.
     by : column(s) to group by, e.g. ``"system"`` or ``["system", "question_type"]``;
          None for the whole dataset. Missing grouping columns are ignored.
+    metrics : metric names (default: every registered metric with a column in ``results``).
 
     Examples
     --------
-    >>> import evalkit
-    >>> res = evalkit.evaluate("data/sample_rag.jsonl", ["exact_match"], progress=False)  # doctest: +SKIP
-    >>> summary(res, by="system").columns.tolist()[:3]  # doctest: +SKIP
-    ['system', 'metric', 'kind']
+    >>> df = pd.DataFrame({"relevance": [0.5, None, None], "error": [None, "relevance: ValueError: x", None]})
+    >>> summary(df, by=None)[["metric", "n", "n_determined", "n_error", "n_undetermined", "mean"]].to_dict("records")
+    [{'metric': 'relevance', 'n': 3, 'n_determined': 1, 'n_error': 1, 'n_undetermined': 1, 'mean': 0.5}]
     """
     keys = [by] if isinstance(by, str) else list(by or [])
     keys = [k for k in keys if k in results.columns]
     metrics = list(metrics or scored_metrics(results))
+    errors = {m: errored(results, m) for m in metrics}
     groups = results.groupby(keys, dropna=False, sort=True) if keys else [((), results)]
     rows = []
     for key, g in groups:
         key = key if isinstance(key, tuple) else (key,)
         for m in metrics:
-            kind = REGISTRY[m].kind
-            col = g[m]
-            det = col.dropna()
-            row = dict(zip(keys, key))
-            row.update({"metric": m, "kind": kind, "n": len(col), "n_determined": len(det),
-                        "n_undetermined": len(col) - len(det)})
-            if kind == "label":
-                import json
-
-                counts = {str(k): int(v) for k, v in det.value_counts().sort_index().items()}
-                row.update({"mean": None, "count_true": None, "pct_true": None,
-                            "counts": json.dumps(counts, sort_keys=True)})
-            elif kind == "bool":
-                t = int(det.astype(bool).sum())
-                row.update({"mean": t / len(det) if len(det) else None, "count_true": t,
-                            "pct_true": 100 * t / len(det) if len(det) else None})
-            else:
-                row.update({"mean": float(det.astype(float).mean()) if len(det) else None,
-                            "count_true": None, "pct_true": None})
+            row = {**dict(zip(keys, key)), "metric": m}
+            row.update(_cell(g[m], REGISTRY[m].kind, int(errors[m].loc[g.index].sum())))
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -124,14 +142,29 @@ def evidence_table(results: pd.DataFrame, metric: str, *, rows=None, n: int | No
     return out
 
 
-def disagreements(results: pd.DataFrame, metric: str, label: str, threshold: float, direction: str = "higher"):
-    """Rows where the metric at ``threshold`` disagrees with a binary human label.
+def disagreements(results: pd.DataFrame, rule, label: str, threshold: float | None = None,
+                  direction: str = "higher"):
+    """Rows where a threshold rule disagrees with a binary human label.
 
-    Returns ``(false_positives, false_negatives)``: flagged by the metric but not by the label, and the reverse.
-    ``direction='higher'`` flags ``score >= threshold``.
+    ``rule`` is a :class:`evalkit.thresholds.Threshold` (e.g. one of the verdict's rules, so the rows
+    shown are the ones the verdict flags), or a metric name with ``threshold`` and ``direction``
+    (calibration's rule: ``direction='higher'`` flags ``score >= threshold``). Rows whose score or
+    label is missing are left out. Returns ``(false_positives, false_negatives)``: flagged by the rule
+    but not by the label, and the reverse.
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"s": [0.2, 0.5, 0.9], "y": [True, False, True]})
+    >>> fp, fn = disagreements(df, "s", "y", threshold=0.5)
+    >>> fp.index.tolist(), fn.index.tolist()
+    ([1], [0])
     """
-    d = results.dropna(subset=[metric, label])
-    s = d[metric].astype(float)
-    flagged = s >= threshold if direction == "higher" else s <= threshold
+    from .thresholds import Threshold
+
+    if not isinstance(rule, Threshold):
+        if threshold is None:
+            raise ValueError("disagreements: pass a Threshold, or a metric name with threshold=")
+        rule = Threshold.from_direction(rule, threshold, direction)
+    d = results.dropna(subset=[rule.metric, label])
+    flagged = pd.Series(rule.flags_array(d[rule.metric].astype(float).to_numpy()), index=d.index)
     truth = d[label].astype(bool)
     return d[flagged & ~truth], d[~flagged & truth]

@@ -26,9 +26,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 from sklearn.metrics import average_precision_score, cohen_kappa_score, roc_auc_score
 
 from .aggregate import json_ready
+from .thresholds import Threshold
 
 SMALL_N = 30
 SMALL_CLASS = 5
@@ -102,6 +104,62 @@ class CalibrationResult:
 # ---------------------------------------------------------------------------
 
 
+def _label_missing(v: Any) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+
+
+def _seen(values: Sequence[Any], k: int = 6) -> str:
+    uniq = sorted({repr(v) for v in values})
+    return ", ".join(uniq[:k]) + (f", ... ({len(uniq)} distinct)" if len(uniq) > k else "")
+
+
+def binary_labels(values: Sequence[Any], *, positive: Any = None, column: str = "label") -> list[bool | None]:
+    """Human labels as True/False (None where missing), refusing anything that is not binary.
+
+    Accepted: booleans, the numbers 0/1, the strings "true"/"false" (any case), or any two values
+    with ``positive`` naming the positive one (``positive="yes"``). Continuous values, three or more
+    classes, or a ``positive`` value no row has are refused with the column and the values seen.
+
+    Examples
+    --------
+    >>> binary_labels([True, False, None])
+    [True, False, None]
+    >>> binary_labels(["yes", "no", "Yes"], positive="yes")
+    [True, False, True]
+    >>> binary_labels([0.2, 0.9], column="human_score")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalkit.calibrate.CalibrationError: column 'human_score' is not a binary label: values seen 0.2, 0.9; ...
+    """
+    vals = [None if _label_missing(v) else (v.item() if hasattr(v, "item") else v) for v in values]
+    present = [v for v in vals if v is not None]
+    if positive is not None:
+        key = str(positive).strip().lower()
+        norm = [None if v is None else str(v).strip().lower() for v in vals]
+        classes = {v for v in norm if v is not None}
+        if len(classes) > 2:
+            raise CalibrationError(f"column {column!r} has {len(classes)} classes ({_seen(present)}); "
+                                   f"calibration needs two: map the others first")
+        if key not in classes and present:
+            raise CalibrationError(f"column {column!r}: no row has the positive value {positive!r} "
+                                   f"(values seen: {_seen(present)})")
+        return [None if v is None else v == key for v in norm]
+    out: list[bool | None] = []
+    for v in vals:
+        if v is None:
+            out.append(None)
+        elif isinstance(v, bool):
+            out.append(v)
+        elif isinstance(v, (int, float)) and v in (0, 1):
+            out.append(bool(v))
+        elif isinstance(v, str) and v.strip().lower() in ("true", "false"):
+            out.append(v.strip().lower() == "true")
+        else:
+            raise CalibrationError(f"column {column!r} is not a binary label: values seen {_seen(present)}; "
+                                   f"use booleans or 0/1, or name the positive value (--positive VALUE)")
+    return out
+
+
 def _prepare(scores: Sequence[float], labels: Sequence[Any], direction: str) -> tuple[np.ndarray, np.ndarray]:
     if direction not in ("higher", "lower"):
         raise CalibrationError(f"direction must be 'higher' or 'lower', got {direction!r}")
@@ -131,8 +189,11 @@ def _oriented(s: np.ndarray, direction: str) -> np.ndarray:
 
 
 def confusion_at(s: np.ndarray, y: np.ndarray, threshold: float, direction: str = "higher") -> dict[str, int]:
-    """TP/FP/TN/FN when predicting positive for ``score >= t`` (or ``<= t`` with direction 'lower')."""
-    pred = s >= threshold if direction == "higher" else s <= threshold
+    """TP/FP/TN/FN when predicting positive for ``score >= t`` (or ``<= t`` with direction 'lower').
+
+    The comparison is :class:`evalkit.thresholds.Threshold`'s, the one the verdict applies.
+    """
+    pred = Threshold.from_direction("score", threshold, direction).flags_array(s)
     tp = int(np.sum(pred & (y == 1)))
     fp = int(np.sum(pred & (y == 0)))
     return {"tp": tp, "fp": fp, "tn": int(np.sum(y == 0)) - fp, "fn": int(np.sum(y == 1)) - tp}
@@ -409,6 +470,90 @@ def calibrate(scores: Sequence[float], labels: Sequence[Any], *, direction: str 
         subgroups=tuple(subs))
 
 
+@dataclass(frozen=True)
+class TableCalibration:
+    """:func:`calibrate_frame`'s result: the calibration plus which rows it used and why others were not."""
+
+    score: str
+    label: str
+    result: CalibrationResult
+    n_used: int
+    n_excluded: int
+    excluded_reason: str
+    positive: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"score": self.score, "label": self.label, "positive": self.positive, "n_used": self.n_used, "excluded_undetermined":
+                self.n_excluded, "excluded_reason": self.excluded_reason, **self.result.to_dict()}
+
+    def summary_lines(self) -> list[str]:
+        """A short human summary: AUC, threshold, precision/recall at it, protocol, rows used/excluded."""
+        r, at = self.result, self.result.at_threshold
+        rule = Threshold.from_direction(self.score, r.threshold, r.direction)
+        lines = [f"{self.score} vs {self.label}: n={self.n_used} used ({r.n_pos} positive), "
+                 f"{self.n_excluded} excluded{f' ({self.excluded_reason})' if self.n_excluded else ''}",
+                 f"ROC AUC {r.roc_auc}   PR AUC {r.pr_auc}",
+                 f"threshold ({r.criterion}): flag {rule.operator} {r.threshold:.6g}, 95% bootstrap interval "
+                 f"[{_fmt(r.threshold_ci.low)}, {_fmt(r.threshold_ci.high)}]"]
+        if at is not None:
+            lines.append(f"at the threshold: precision {at.precision}, recall {at.recall}, F1 {at.f1}")
+        lines.append(f"protocol: {r.protocol}; reported on {r.reported_on}")
+        return lines
+
+
+def _fmt(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.3g}"
+
+
+def _numeric_scores(df: pd.DataFrame, score: str) -> pd.Series:
+    col = pd.to_numeric(df[score], errors="coerce")
+    bad = df[score].notna() & col.isna()
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise CalibrationError(f"column {score!r} must hold numbers; row {i + 1} has {df[score].iloc[i]!r}")
+    if col.notna().sum() == 0:
+        raise CalibrationError(f"column {score!r} has no values ({len(col)} rows, all missing): nothing to calibrate")
+    return col.astype(float)
+
+
+def _need_columns(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
+    for c in cols:
+        if c not in df.columns:
+            raise CalibrationError(f"no column {c!r} for {what} (columns: {', '.join(map(str, df.columns))})")
+
+
+def calibrate_frame(df: pd.DataFrame, score: str, label: str, *, positive: Any = None, direction: str = "higher",
+                    criterion: str = "youden", split: str | None = None, by: Sequence[str] = (),
+                    groups: str | None = None, n_resamples: int = 1000, seed: int = 0) -> TableCalibration:
+    """Calibrate a score column against a label column of any table (results file or a plain CSV).
+
+    Rows whose score or label is missing are excluded and counted. ``split`` is None (same rows,
+    stated as optimistic), ``'seeded'`` or the name of a column with calibration/test values; ``by``
+    names subgroup columns; ``groups`` a cluster column for the bootstrap (e.g. a document id).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"s": [0.1, 0.2, 0.35, 0.8, 0.9, 0.7, None], "y": ["no", "no", "no", "yes", "yes", "yes", "no"]})
+    >>> tc = calibrate_frame(df, "s", "y", positive="yes", n_resamples=50)
+    >>> tc.result.threshold, tc.n_used, tc.n_excluded
+    (0.7, 6, 1)
+    """
+    _need_columns(df, [score, label], "calibration")
+    _need_columns(df, list(by), "--by")
+    extra = [c for c in (groups, split) if c and c != "seeded"]
+    _need_columns(df, extra, "the split/group option")
+    s = _numeric_scores(df, score)
+    y = pd.Series(binary_labels(df[label].tolist(), positive=positive, column=label), index=df.index, dtype=object)
+    ok = s.notna() & y.notna()
+    reason = "score or label missing"
+    res = calibrate(s[ok].tolist(), [bool(v) for v in y[ok]], direction=direction, criterion=criterion,
+                    n_resamples=n_resamples, seed=seed,
+                    split=df.loc[ok, split].tolist() if split and split != "seeded" else split,
+                    groups=df.loc[ok, groups].tolist() if groups else None,
+                    subgroups={c: df.loc[ok, c].tolist() for c in by})
+    return TableCalibration(score, label, res, int(ok.sum()), int((~ok).sum()), reason, positive)
+
+
 # ---------------------------------------------------------------------------
 # Graded scores and agreement
 # ---------------------------------------------------------------------------
@@ -462,18 +607,29 @@ def krippendorff_alpha(ratings, level_of_measurement: str = "nominal") -> float:
 
 
 def profile_entry(result: CalibrationResult, metric: str, label: str) -> dict[str, Any]:
-    """One metric's entry in a threshold profile."""
-    return json_ready({"threshold": result.threshold, "direction": result.direction, "criterion": result.criterion,
-                   "label": label, "threshold_ci": [result.threshold_ci.low, result.threshold_ci.high],
-                   "roc_auc": asdict(result.roc_auc), "n": result.n, "n_pos": result.n_pos,
-                   "protocol": result.protocol, "reported_on": result.reported_on,
-                   "n_resamples": result.n_resamples, "seed": result.seed})
+    """One metric's entry in a threshold profile: the rule (exact value, flagged side, inclusive) and
+    the evidence it was chosen on. The value is written unrounded so that rows sitting exactly on
+    the threshold are flagged by the verdict as they were counted by calibration."""
+    rule = Threshold.from_direction(metric, result.threshold, result.direction)
+    at = result.at_threshold
+    evidence = json_ready({"criterion": result.criterion, "label": label,
+                           "threshold_ci": [result.threshold_ci.low, result.threshold_ci.high],
+                           "roc_auc": asdict(result.roc_auc), "n": result.n, "n_pos": result.n_pos,
+                           "confusion": {k: getattr(at, k).estimate for k in ("tp", "fp", "tn", "fn")} if at else None,
+                           "protocol": result.protocol, "reported_on": result.reported_on,
+                           "n_resamples": result.n_resamples, "seed": result.seed})
+    return {"threshold": float(rule.value), "flag": rule.flag, "inclusive": rule.inclusive,
+            "direction": result.direction, **evidence}
 
 
 def write_profile(path, entries: Mapping[str, dict[str, Any]], *, dataset_sha256: str | None,
-                  date: str | None = None) -> None:
+                  source: str | None = None, date: str | None = None) -> None:
     """Write a YAML threshold profile ``{metrics: {name: entry}}`` that the verdict and CLI consume
-    (``evalkit score --thresholds profile.yaml``; :func:`evalkit.verdict.thresholds_from_profile`)."""
+    (``evalkit verdict RESULTS --thresholds profile.yaml``; :func:`evalkit.verdict.thresholds_from_profile`).
+
+    ``calibrated_on`` names the table the thresholds were chosen on (``source``) and its SHA-256
+    (``dataset_sha256``: the hash of that file, a results table or a plain score/label table).
+    """
     import datetime
     from pathlib import Path
 
@@ -481,6 +637,7 @@ def write_profile(path, entries: Mapping[str, dict[str, Any]], *, dataset_sha256
 
     from ._version import __version__
 
-    doc = {"evalkit_profile": 1, "evalkit_version": __version__, "dataset_sha256": dataset_sha256,
+    doc = {"evalkit_profile": 2, "evalkit_version": __version__,
+           "calibrated_on": {"file": source, "sha256": dataset_sha256},
            "date": date or datetime.date.today().isoformat(), "metrics": dict(entries)}
     Path(path).write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")

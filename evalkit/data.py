@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 from pathlib import Path
 from typing import Any, Mapping
@@ -41,6 +42,7 @@ RAGAS_ALIASES = {
     "response": "answer",
     "reference": "ground_truth",
 }
+log = logging.getLogger("evalkit")
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 
 
@@ -133,7 +135,22 @@ def _as_text(v: Any, at: str, col: str) -> str | None:
         return None
     if isinstance(v, str):
         return v
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
+        # a JSON number (604) is the text "604"; pandas may have widened an int column to float
+        v = v.item() if hasattr(v, "item") else v
+        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
     raise DataError(f"{at}, column {col!r}: expected text, got {type(v).__name__} {v!r:.40}")
+
+
+def _warn_duplicates(out: pd.DataFrame, source: str, where: list[str]) -> None:
+    """Repeated ids are scored (every row is kept) but named: pairing in ``compare`` needs them unique."""
+    key = ["id", "system"] if "system" in out.columns else ["id"]
+    dup = out.duplicated(subset=key, keep=False)
+    if dup.any():
+        rows = [where[i] for i in np.flatnonzero(dup.to_numpy())]
+        shown = ", ".join(rows[:5]) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+        log.warning("%s: duplicate %s at %s: all rows are scored, but comparing systems pairs rows by a unique "
+                    "key (evalkit compare --pair-on)", source, "/".join(key), shown)
 
 
 def canonicalize(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None,
@@ -202,11 +219,7 @@ def canonicalize(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None,
     for col in df.columns:
         if col not in out.columns:
             out[col] = df[col].to_numpy()
-    key = ["id", "system"] if "system" in out.columns else ["id"]
-    dup = out.duplicated(subset=key, keep=False)
-    if dup.any():
-        rows = [where[i] for i in np.flatnonzero(dup.to_numpy())[:5]]
-        raise DataError(f"{source}: duplicate {'/'.join(key)} at {', '.join(rows)}: each (id, system) must be unique")
+    _warn_duplicates(out, source, where)
     order = [c for c in CANONICAL_COLUMNS if c in out.columns] + [c for c in out.columns if c not in CANONICAL_COLUMNS]
     return out[order]
 
@@ -242,16 +255,70 @@ def load(path: str | Path, *, columns: Mapping[str, str] | None = None, format: 
     path = Path(path)
     if not path.exists():
         raise DataError(f"{path}: no such file")
-    fmt = format or FORMATS.get(path.suffix.lower())
-    if fmt not in ("csv", "jsonl", "parquet"):
-        raise DataError(f"{path}: cannot tell the format from the extension {path.suffix!r}; "
-                        f"use one of {sorted(FORMATS)} or pass format=")
+    fmt = _format_of(path, format)
     text_sources = set(TEXT_COLUMNS) | {"id", "contexts"} | set(RAGAS_ALIASES) | set((columns or {}).values())
     raw, where = _read(path, fmt, text_sources)
     df = canonicalize(raw, columns=columns, source=str(path), where=where)
     df.attrs["source"] = str(path)
     df.attrs["sha256"] = dataset_sha256(path)
     return df
+
+
+def _format_of(path: Path, format: str | None) -> str:
+    fmt = format or FORMATS.get(path.suffix.lower())
+    if fmt not in ("csv", "jsonl", "parquet"):
+        raise DataError(f"{path}: cannot tell the format from the extension {path.suffix!r}; "
+                        f"use one of {sorted(FORMATS)} or pass format=")
+    return fmt
+
+
+def read_table(path: str | Path, *, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Read any table of scores and labels (results of ``evalkit score``, or a plain CSV with a score
+    and a label column) without requiring the answer columns that scoring needs.
+
+    ``columns`` renames ``{new_name: column_in_file}``. Errors name the file and line; the
+    file's SHA-256 is in ``df.attrs["sha256"]``.
+
+    >>> import pandas as pd, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "s.csv")
+    >>> pd.DataFrame({"score": [0.1, 0.9], "label": [0, 1]}).to_csv(p, index=False)
+    >>> read_table(p).columns.tolist()
+    ['score', 'label']
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: no such file")
+    fmt = _format_of(path, None)
+    if fmt == "parquet":
+        df = pd.read_parquet(path)
+    elif fmt == "csv":
+        df = pd.read_csv(path)
+    else:
+        df, _ = _read_jsonl(path)
+    for new, src in (columns or {}).items():
+        if src not in df.columns:
+            raise DataError(f"{path}: column mapping {new!r} <- {src!r}, but the file has no column {src!r} "
+                            f"(it has {list(df.columns)})")
+    df = df.rename(columns={src: new for new, src in (columns or {}).items()})
+    df.attrs["source"], df.attrs["sha256"] = str(path), dataset_sha256(path)
+    return df
+
+
+def parse_column_mapping(text: str | None) -> dict[str, str]:
+    """``"answer=model_output,contexts=docs"`` -> ``{"answer": "model_output", "contexts": "docs"}``.
+
+    >>> parse_column_mapping("answer=model_output, contexts=docs")
+    {'answer': 'model_output', 'contexts': 'docs'}
+    """
+    out: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        canon, sep, src = part.partition("=")
+        if not sep or not canon.strip() or not src.strip():
+            raise DataError(f"--columns: expected NAME=SOURCE pairs separated by commas, got {part.strip()!r}")
+        out[canon.strip()] = src.strip()
+    return out
 
 
 def save(df: pd.DataFrame, path: str | Path) -> Path:

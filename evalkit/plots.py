@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-PALETTE = {"PASS": "#4c9a2a", "WARN": "#e0a526", "FAIL": "#c0392b", "UNDETERMINED": "#8c8c8c"}
+PALETTE = {"PASS": "#4c9a2a", "WARN": "#e0a526", "FAIL": "#c0392b", "ABSTAIN": "#5b7db1", "UNDETERMINED": "#8c8c8c"}
 
 
 def _style() -> None:
@@ -72,6 +72,13 @@ def verdict_counts(results: pd.DataFrame, by: str = "system"):
     return fig
 
 
+def _rule(metric: str, threshold, direction: str = "higher"):
+    """A plotted threshold is the one rule type: a Threshold as given, or calibration's rule for a number."""
+    from .thresholds import Threshold
+
+    return threshold if isinstance(threshold, Threshold) else Threshold.from_direction(metric, threshold, direction)
+
+
 def score_distributions(results: pd.DataFrame, metric: str, label: str, threshold: float | None = None):
     """Histogram of a score split by a binary human label, with an optional threshold line."""
     _style()
@@ -81,15 +88,17 @@ def score_distributions(results: pd.DataFrame, metric: str, label: str, threshol
     fig, ax = plt.subplots(figsize=(6, 3.5))
     sns.histplot(data=d, x=metric, hue=label, bins=20, element="step", stat="count", common_norm=False, ax=ax)
     if threshold is not None:
-        ax.axvline(threshold, color="k", ls="--", lw=1)
-        ax.text(threshold, ax.get_ylim()[1] * 0.95, f" t={threshold:.3g}", va="top", fontsize="small")
+        rule = _rule(metric, threshold)
+        ax.axvline(rule.value, color="k", ls="--", lw=1)
+        ax.text(rule.value, ax.get_ylim()[1] * 0.95, f" flagged: {rule}", va="top", fontsize="small")
     ax.set_title(f"{metric} by {label}")
     fig.tight_layout()
     return fig
 
 
-def roc_pr(scores, labels, direction: str = "higher", threshold: float | None = None, title: str = ""):
-    """ROC and precision-recall curves side by side, with the chosen operating point."""
+def roc_pr(scores, labels, direction: str = "higher", threshold=None, title: str = ""):
+    """ROC and precision-recall curves side by side, with the operating point of ``threshold`` (a number,
+    read with calibration's rule, or a :class:`evalkit.thresholds.Threshold` such as a verdict rule)."""
     from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score, roc_curve
 
     _style()
@@ -106,13 +115,13 @@ def roc_pr(scores, labels, direction: str = "higher", threshold: float | None = 
     a2.axhline(y.mean(), color="grey", ls=":", lw=1)
     a2.set(xlabel="recall", ylabel="precision", title="Precision-recall", ylim=(0, 1.05))
     if threshold is not None:
-        t = threshold if direction == "higher" else -threshold
-        pred = s >= t
+        rule = _rule("score", threshold, direction)
+        pred = rule.flags_array(np.asarray(scores, dtype=float))
         tp, fp = np.sum(pred & (y == 1)), np.sum(pred & (y == 0))
         r, f = tp / max(y.sum(), 1), fp / max((1 - y).sum(), 1)
         p = tp / max(tp + fp, 1)
-        a1.plot(f, r, "o", color="k", label=f"t={threshold:.3g}")
-        a2.plot(r, p, "o", color="k", label=f"t={threshold:.3g}")
+        a1.plot(f, r, "o", color="k", label=f"{rule.operator} {rule.value:.3g}")
+        a2.plot(r, p, "o", color="k", label=f"{rule.operator} {rule.value:.3g}")
     a1.legend(loc="lower right")
     a2.legend(loc="lower left")
     if title:

@@ -17,14 +17,14 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from .config import EvalConfig
+from .config import PARAM_LEXICONS, EvalConfig
 from .data import DataError, canonicalize, load
 from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, Metric, Score, get_metric
-from .verdict import verdict
+from .metrics.base import BatchFn
+from .verdict import TRIAD, apply_verdicts
 
 log = logging.getLogger("evalkit")
 CHUNK = 256
-TRIAD = ("hallucination", "relevance", "completeness")
 
 
 @dataclass
@@ -37,6 +37,8 @@ class Resources:
     _judge: Any = None
     _encoder: Any = None
     _bert: Any = None
+    _judge_config: Any = None
+    _labelers: dict = field(default_factory=dict)
 
     @property
     def nlp(self):
@@ -63,18 +65,44 @@ class Resources:
         return self._encoder
 
     @property
-    def encoder_or_none(self):
-        from .encoders import available
-
-        return self.encoder if available() else None
-
-    @property
     def bert_scorer(self):
         if self._bert is None:
             from .encoders import get_bert_scorer
 
             self._bert = get_bert_scorer(self.config.bertscore_model, self.config.bertscore_layers)
         return self._bert
+
+    @property
+    def judge_config(self):
+        """The resolved judge settings, for the ragas adapter (whose LLM client is ragas' own)."""
+        if self._judge_config is None:
+            from .judge import JudgeConfig
+
+            self._judge_config = JudgeConfig.resolve(self.config.judge)
+        return self._judge_config
+
+    def labeler(self, provider: str):
+        """The summary-label provider ('offline' or 'judge'), created once per run."""
+        if provider not in self._labelers:
+            from .metrics.summary import _labeler
+
+            self._labelers[provider] = _labeler(provider, self.judge if provider == "judge" else None, self.nlp)
+        return self._labelers[provider]
+
+    def signatures(self) -> dict[str, str]:
+        """The signature of every resource this run created; nothing is loaded just to be signed."""
+        out = {}
+        for key, res in (("nlp", self._nlp), ("encoder", self._encoder), ("bertscore", self._bert),
+                         ("judge", self._judge)):
+            if res is not None:
+                out[key] = res.signature()
+        for provider, lab in sorted(self._labelers.items()):
+            out[f"labels_{provider}"] = lab.signature()
+        if self._judge_config is not None:  # only ragas' adapter asks for it: its client is ragas' own
+            from .judge.ragas_adapter import ragas_signature
+
+            out["ragas"] = ragas_signature(self._judge_config)
+        return out
 
 
 def judge_configured(config: EvalConfig) -> bool:
@@ -95,7 +123,8 @@ def resource_problem(metric: Metric, config: EvalConfig) -> str | None:
 
         if not ragas_available():
             return RAGAS_INSTALL
-    if "encoder" in metric.resources:
+    own = config.metric_params.get(metric.name, {})
+    if "encoder" in metric.resources or own.get("method") == "embedding" or own.get("align") == "embedding":
         from .encoders import INSTALL_HINT, available
 
         if not available():
@@ -105,17 +134,13 @@ def resource_problem(metric: Metric, config: EvalConfig) -> str | None:
 
 def _metric_params(metric: Metric, config: EvalConfig, rules: Any) -> dict[str, Any]:
     available: dict[str, Any] = dict(config.params_for(metric.name))
+    available.update({param: config.lexicon(key) for param, key in PARAM_LEXICONS.items()})
     available["spacy_model"] = config.spacy_model
-    available["hedges"] = config.lexicon("hedges")
-    available["phrases"] = config.lexicon("dont_know_phrases")
-    available["short_tokens"] = config.lexicon("dont_know_short_tokens")
-    available["short_chars"] = config.lexicon("short_answer_chars")
-    available["indicators"] = config.lexicon("citation_indicators")
     available["rules"] = rules
-    unknown = set(config.metric_params.get(metric.name, {})) - set(metric.params)
-    if unknown:
-        raise ValueError(f"config metric_params.{metric.name}: unknown parameter(s) {sorted(unknown)}; "
-                         f"{metric.name} accepts {list(metric.params)}")
+    if "method" in metric.params:  # a declared switch: resolved once per run, recorded in the signature
+        from .metrics.judged import resolve_method
+
+        available["method"] = resolve_method(available.get("method", "auto"))
     return {k: available[k] for k in metric.params if k in available}
 
 
@@ -142,37 +167,124 @@ def _check_score(metric: Metric, s: Any) -> Score:
     return s
 
 
+class MetricError(RuntimeError):
+    """A metric failed on one row and ``evaluate(on_error="raise")`` stopped there.
+
+    ``metric`` and ``row_id`` name the culprit; the original exception is ``__cause__`` (its type
+    is kept, e.g. a ``json.JSONDecodeError`` stays one).
+
+    Examples
+    --------
+    >>> try:
+    ...     try:
+    ...         int("x")
+    ...     except ValueError as e:
+    ...         raise MetricError("relevance", "q07", f"{type(e).__name__}: {e}") from e
+    ... except MetricError as err:
+    ...     print(err.metric, err.row_id, type(err.__cause__).__name__)
+    relevance q07 ValueError
+    """
+
+    def __init__(self, metric: str, row_id: str, message: str = ""):
+        self.metric, self.row_id, self.message = metric, row_id, message
+        super().__init__(f"metric {metric!r} failed on row id={row_id!r}" + (f": {message}" if message else ""))
+
+    def __reduce__(self):  # picklable across processes (papermill, multiprocessing)
+        return MetricError, (self.metric, self.row_id, self.message)
+
+
+def _rows(inputs: Mapping[str, Sequence[Any]]) -> int:
+    return len(next(iter(inputs.values()))) if inputs else 0
+
+
+def _take(inputs: Mapping[str, Sequence[Any]], idx: Sequence[int]) -> dict[str, list]:
+    return {k: [v[i] for i in idx] for k, v in inputs.items()}
+
+
+def _rowwise(metric: Metric) -> BatchFn:
+    """The batch function of a metric that declares none: its row function on every row."""
+    accepted = _fn_params(metric)
+
+    def batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any], resources: Any) -> list:
+        kw = {k: v for k, v in params.items() if k in accepted}
+        out: list[Score | Exception] = []
+        for i in range(_rows(inputs)):
+            try:
+                out.append(metric.fn(**{k: v[i] for k, v in inputs.items()}, **kw))
+            except Exception as e:  # recorded for this row by the runner
+                out.append(e)
+        return out
+
+    return batch
+
+
+def _whole_column(params: Mapping[str, Any]) -> bool:
+    """Does the metric compute a statistic over the whole column (so rows must not be scored apart)?"""
+    return params.get("idf_scope") == "dataset"
+
+
+def _call(batch: BatchFn, metric: Metric, part: dict[str, list], params: Mapping[str, Any],
+          resources: "Resources") -> list[Score | Exception] | Exception:
+    """One call of the batch function: one result (a Score, or an exception for that row) per row, or the
+    exception the call raised."""
+    k = _rows(part)
+    try:
+        res = list(batch(part, params, resources))
+    except Exception as e:  # the caller isolates the failing row(s)
+        return e
+    if len(res) != k:
+        return RuntimeError(f"{metric.name} batch returned {len(res)} results for {k} rows")
+    return res
+
+
+def _score_part(batch: BatchFn, metric: Metric, part: dict[str, list], params: Mapping[str, Any],
+                resources: "Resources", whole: bool) -> list[Score | Exception]:
+    """Score ``part`` with the batch function; when the call fails, find the failing rows by calling the
+    same function, with the same params and resources, on one-row slices.
+
+    A whole-column metric (``idf_scope: dataset``) is then re-run once on the rows that passed, so its
+    statistic still spans the data set (minus the failed rows) instead of silently becoming per-row.
+    """
+    res = _call(batch, metric, part, params, resources)
+    k = _rows(part)
+    if not isinstance(res, Exception):
+        return res
+    if k <= 1:
+        return [res] * k
+    single = [_score_part(batch, metric, _take(part, [i]), params, resources, False)[0] for i in range(k)]
+    if not whole:
+        return single
+    ok = [i for i, r in enumerate(single) if not isinstance(r, Exception)]
+    if len(ok) == k:  # it fails only as a whole: every row says why
+        return [res] * k
+    out: list[Score | Exception] = list(single)
+    if ok:
+        rerun = _call(batch, metric, _take(part, ok), params, resources)
+        for j, i in enumerate(ok):
+            out[i] = rerun if isinstance(rerun, Exception) else rerun[j]
+    return out
+
+
 def _run_metric(metric: Metric, inputs: dict[str, list], params: dict[str, Any], resources: Resources,
                 ids: Sequence[str], on_error: str, bar) -> tuple[list[Score | None], list[str | None]]:
+    """Every row of one metric through its batch function (one execution path; see :func:`_score_part`)."""
     n = len(ids)
-    fn_params = {k: v for k, v in params.items() if k in _fn_params(metric)}
+    batch = metric.batch or _rowwise(metric)
+    whole = _whole_column(params)
+    chunk = max(n, 1) if whole else CHUNK
     scores: list[Score | None] = [None] * n
     errors: list[str | None] = [None] * n
-    # relevance with dataset-wide IDF must see the whole column at once
-    chunk = n if params.get("idf_scope") == "dataset" else CHUNK
-    for start in range(0, n, max(chunk, 1)):
+    for start in range(0, n, chunk):
         stop = min(start + chunk, n)
-        part = {k: v[start:stop] for k, v in inputs.items()}
-        res = None
-        if metric.batch is not None:
+        part = _take(inputs, range(start, stop))
+        for i, r in enumerate(_score_part(batch, metric, part, params, resources, whole), start=start):
             try:
-                res = metric.batch(part, params, resources)
-                if len(res) != stop - start:
-                    raise RuntimeError(f"{metric.name} batch returned {len(res)} results for {stop - start} rows")
-            except Exception:  # the batch as a whole failed: isolate the failing row(s) with the row function
-                res = None
-        for i in range(start, stop):
-            try:
-                if res is None:
-                    s = metric.fn(**{k: v[i - start] for k, v in part.items()}, **fn_params)
-                else:
-                    s = res[i - start]
-                    if isinstance(s, Exception):  # the batch isolated this row's failure itself
-                        raise s
-                scores[i] = _check_score(metric, s)
+                if isinstance(r, Exception):
+                    raise r
+                scores[i] = _check_score(metric, r)
             except Exception as e:  # recorded per row, never silently NaN
                 if on_error == "raise":
-                    raise type(e)(f"metric {metric.name!r} failed on row id={ids[i]!r}: {e}") from e
+                    raise MetricError(metric.name, ids[i], f"{type(e).__name__}: {e}") from e
                 errors[i] = f"{metric.name}: {type(e).__name__}: {e}"
         if bar is not None:
             bar.update(stop - start)
@@ -259,7 +371,17 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     Returns
     -------
     DataFrame: the input rows (same order, none dropped) plus score, ``*_details``,
-    verdict and ``error`` columns. ``df.attrs["evalkit"]`` holds the metric list and config.
+    verdict and ``error`` columns. ``df.attrs["evalkit"]`` holds the metric list, the config,
+    ``signature`` (a dict of everything that produced the numbers: versions, data and config hashes,
+    the signature of every resource loaded, resolved method switches) and ``signature_string``
+    (the same on one line, to publish beside the numbers).
+
+    Raises
+    ------
+    ConfigError
+        A configuration value is invalid (before anything is scored).
+    MetricError
+        With ``on_error='raise'``: the first row a metric failed on; the original exception is its cause.
 
     Examples
     --------
@@ -268,6 +390,8 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     >>> out = evaluate(df, ["relevance", "completeness"], progress=False)
     >>> round(float(out.loc[0, "completeness"]), 2)
     1.0
+    >>> out.attrs["evalkit"]["signature"]["metrics"], out.attrs["evalkit"]["signature_string"][:7]
+    (['relevance', 'completeness'], 'evalkit')
     """
     if on_error not in ("record", "raise"):
         raise ValueError("on_error must be 'record' or 'raise'")
@@ -275,6 +399,8 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
         config = EvalConfig.from_yaml(config)
     elif config is None or isinstance(config, Mapping):
         config = EvalConfig.from_dict(config)
+    else:  # built in code or by dataclasses.replace: from_dict's checks have not run
+        config.validate()
     attrs = {}
     if isinstance(data, (str, Path)):
         df = load(data)
@@ -290,6 +416,20 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
 
         rules = load_rules(config.fact_checks)
     resources = Resources(config)
+    out, all_errors, methods = _score_all(chosen, df, config, rules, resources, on_error, progress)
+    names = [m.name for m in chosen]
+    if all(t in names for t in TRIAD):  # the verdict is a step after scoring (evalkit verdict re-applies it)
+        out, notes = apply_verdicts(out, config.thresholds, lexicons=config.lexicons)
+        for note in notes:
+            log.warning("%s", note)
+    out["error"] = pd.Series([" | ".join(e) if e else None for e in all_errors], dtype=object)
+    out.attrs["evalkit"] = _run_meta(df, names, config, resources, methods)
+    return out
+
+
+def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules: Any, resources: Resources,
+               on_error: str, progress: bool | None) -> tuple[pd.DataFrame, list[list[str]], dict[str, str]]:
+    """Run every chosen metric in order: the scored frame, each row's errors, the resolved method switches."""
     ids = df["id"].tolist()
     n = len(df)
     if progress is None:
@@ -300,6 +440,7 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
 
         bar = tqdm(total=n * len(chosen), desc="evalkit", unit="score")
     all_errors: list[list[str]] = [[] for _ in range(n)]
+    methods: dict[str, str] = {}
     out = df.copy()
     try:
         for m in chosen:
@@ -310,6 +451,8 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
                       for c in m.needs}
             inputs.update({c: df[c].tolist() for c in m.optional if c in df.columns})
             params = _metric_params(m, config, rules)
+            if "method" in params:
+                methods[m.name] = params["method"]
             scores, errors = _run_metric(m, inputs, params, resources, ids, on_error, bar)
             out[m.name] = _column(m, [s.value if s is not None else None for s in scores])
             out[f"{m.name}_details"] = pd.Series([_to_json(s.details) if s is not None else None for s in scores],
@@ -323,13 +466,14 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     finally:
         if bar is not None:
             bar.close()
-    names = [m.name for m in chosen]
-    if all(t in names for t in TRIAD):
-        vs = [verdict(_val(h), _val(r), _val(c), config.thresholds)
-              for h, r, c in zip(out["hallucination"], out["relevance"], out["completeness"])]
-        out["verdict"] = pd.Series([v for v, _ in vs], dtype=object)
-        out["verdict_rule"] = pd.Series([r for _, r in vs], dtype=object)
-    out["error"] = pd.Series([" | ".join(e) if e else None for e in all_errors], dtype=object)
+    return out, all_errors, methods
+
+
+def _run_meta(df: pd.DataFrame, names: list[str], config: EvalConfig, resources: Resources,
+              methods: dict[str, str]) -> dict[str, Any]:
+    """``attrs["evalkit"]``: metrics, config, judge usage, and the signature of what produced the numbers."""
+    from .signature import build_signature, rows_sha256, sig_string
+
     meta: dict[str, Any] = {"metrics": names, "config": config.as_dict()}
     if resources._judge is not None:
         from .judge import prompts_sha256
@@ -337,13 +481,13 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
         j = resources._judge
         meta["judge"] = {"signature": j.signature(), "usage": j.usage(), "prompts": dict(sorted(j.prompts_used.items())),
                          "prompts_sha256": prompts_sha256(sorted(j.prompts_used)) if j.prompts_used else None}
-    out.attrs["evalkit"] = meta
-    return out
+    sig = build_signature(config, df.attrs.get("sha256"), names, judge=meta.get("judge"),
+                          resources=resources.signatures(), methods=methods, rows_sha256=rows_sha256(df))
+    meta["signature"] = sig
+    meta["signature_string"] = sig_string(sig)
+    return meta
 
 
 def _missing(v: Any) -> bool:
     return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 
-
-def _val(v: Any) -> float | None:
-    return None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else float(v)

@@ -1,17 +1,23 @@
-"""PASS / WARN / FAIL verdict from the triad, with the rule that fired.
+"""PASS / WARN / FAIL / ABSTAIN verdict from the triad, with the rule that fired; a step after scoring.
 
 Rules, in order (first match wins):
 
+0. ABSTAIN if the answer declines to answer ("I don't know; the documents do not say.")
+   (:func:`evalkit.text.declines_to_answer`): an abstention is neither a pass nor a hallucination,
+   and summaries count it apart.
 1. FAIL  if hallucination > ``hallucination_fail`` (default 0.5)
-2. FAIL  if relevance < ``relevance_fail`` (default 0.1)
-3. WARN  if completeness < ``completeness_warn`` (default 0.6)
-4. PASS  otherwise.
+2. FAIL  for any other metric a calibrated profile names (e.g. ``grounding >= 0.42``)
+3. FAIL  if relevance < ``relevance_fail`` (default 0.1)
+4. WARN  if completeness < ``completeness_warn`` (default 0.6)
+5. PASS  otherwise.
 
-A rule whose input is missing (None/NaN: the metric was undetermined or failed on
-the row) is never compared with its threshold: the verdict is UNDETERMINED and
-the rule column names the missing input. The seed names 0.6 as hallucination's
-FAIL threshold in its metric section but uses 0.5 in its verdict logic; evalkit
-defaults to 0.5 (set ``thresholds.hallucination_fail: 0.6`` to follow the other).
+Each rule is one :class:`evalkit.thresholds.Threshold`, the same type calibration uses, so a
+profile written by ``evalkit calibrate`` flags exactly the rows calibration counted as positive
+(``>=`` on the flagged side, rows on the threshold included). A rule whose input is missing
+(the metric was undetermined or failed on the row) is never compared with its threshold: the
+verdict is UNDETERMINED and the rule column names the missing input. The seed names 0.6 as
+hallucination's FAIL threshold in its metric section but uses 0.5 in its verdict logic; evalkit
+defaults to 0.5 (``thresholds.hallucination_fail: 0.6`` follows the other).
 
 Examples
 --------
@@ -21,60 +27,161 @@ Examples
 ('WARN', 'completeness 0.500 < 0.6')
 >>> verdict(None, 0.5, 0.9)
 ('UNDETERMINED', 'hallucination missing')
+>>> verdict(0.0, 0.0, 0.0, abstained=True)
+('ABSTAIN', 'the answer declines to answer')
 """
 from __future__ import annotations
 
+import logging
 import math
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
-import yaml
+import pandas as pd
 
-from .config import Thresholds
+from .config import Thresholds, read_yaml_mapping
+from .thresholds import Threshold, ThresholdError
 
-VERDICTS = ("PASS", "WARN", "FAIL", "UNDETERMINED")
+VERDICTS = ("PASS", "WARN", "FAIL", "ABSTAIN", "UNDETERMINED")
+TRIAD = ("hallucination", "relevance", "completeness")
+log = logging.getLogger("evalkit")
+
+
+class ProfileError(ValueError):
+    """A threshold profile cannot be applied (unreadable, a metric without a direction, bad entry)."""
+
+
+def default_rules(t: Thresholds | None = None) -> tuple[Threshold, ...]:
+    """The seed's verdict rules as thresholds (strict comparisons, as the seed writes them)."""
+    t = t or Thresholds()
+    return (Threshold("hallucination", t.hallucination_fail, "above", False, "FAIL"),
+            Threshold("relevance", t.relevance_fail, "below", False, "FAIL"),
+            Threshold("completeness", t.completeness_warn, "below", False, "WARN"))
+
+
+def rules_for(t: Thresholds | None = None) -> tuple[Threshold, ...]:
+    """The ordered rules the verdict applies: defaults, replaced or extended by the profile's rules.
+
+    A profile rule for a triad metric replaces that default (its outcome kept); a rule for any other
+    metric is a FAIL rule checked right after hallucination.
+    """
+    t = t or Thresholds()
+    by_metric = {r.metric: r for r in t.profile}
+    base = []
+    for r in default_rules(t):
+        p = by_metric.get(r.metric)
+        base.append(Threshold(r.metric, p.value, p.flag, p.inclusive, r.outcome) if p else r)
+    extra = [r for r in t.profile if r.metric not in TRIAD]
+    return (base[0], *extra, *base[1:])
 
 
 def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v)) or str(v) == "<NA>"
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
 
-def verdict(hallucination: float | None, relevance: float | None, completeness: float | None,
-            thresholds: Thresholds | None = None) -> tuple[str, str]:
-    """Hierarchical verdict for one row: ``(verdict, rule that fired)``."""
-    t = thresholds or Thresholds()
-    if _missing(hallucination):
-        return "UNDETERMINED", "hallucination missing"
-    if hallucination > t.hallucination_fail:
-        return "FAIL", f"hallucination {hallucination:.3f} > {t.hallucination_fail:g}"
-    if _missing(relevance):
-        return "UNDETERMINED", "relevance missing"
-    if relevance < t.relevance_fail:
-        return "FAIL", f"relevance {relevance:.3f} < {t.relevance_fail:g}"
-    if _missing(completeness):
-        return "UNDETERMINED", "completeness missing"
-    if completeness < t.completeness_warn:
-        return "WARN", f"completeness {completeness:.3f} < {t.completeness_warn:g}"
+def verdict_for(values: Mapping[str, float | None], rules: Sequence[Threshold], *,
+                abstained: bool = False) -> tuple[str, str]:
+    """One row's ``(verdict, rule that fired)`` from its metric values and ordered rules."""
+    if abstained:
+        return "ABSTAIN", "the answer declines to answer"
+    for rule in rules:
+        v = values.get(rule.metric)
+        if _missing(v):
+            return "UNDETERMINED", f"{rule.metric} missing"
+        if rule.flags(float(v)):
+            return rule.outcome, rule.describe(float(v))
     return "PASS", "all checks passed"
 
 
-_PROFILE_KEYS = {"hallucination": "hallucination_fail", "relevance": "relevance_fail",
-                 "completeness": "completeness_warn"}
+def verdict(hallucination: float | None, relevance: float | None, completeness: float | None,
+            thresholds: Thresholds | None = None, *, abstained: bool = False) -> tuple[str, str]:
+    """Hierarchical verdict for one row from the triad: ``(verdict, rule that fired)``."""
+    values = {"hallucination": hallucination, "relevance": relevance, "completeness": completeness}
+    return verdict_for(values, rules_for(thresholds), abstained=abstained)
 
 
-def thresholds_from_profile(profile: Mapping[str, Any] | str, base: Thresholds | None = None) -> Thresholds:
+def _abstentions(results: pd.DataFrame, lexicons: Mapping[str, Any] | None) -> list[bool]:
+    from .text import declines_to_answer
+
+    if "answer" not in results.columns:
+        return [False] * len(results)
+    kw = {k: (lexicons or {}).get(src) for k, src in (("phrases", "dont_know_phrases"),
+                                                     ("short_tokens", "dont_know_short_tokens"),
+                                                     ("short_chars", "short_answer_chars"))}
+    kw = {k: v for k, v in kw.items() if v is not None}
+    return [bool(declines_to_answer(a, **kw)[0]) if isinstance(a, str) else False for a in results["answer"]]
+
+
+def apply_verdicts(results: pd.DataFrame, thresholds: Thresholds | None = None, *,
+                   lexicons: Mapping[str, Any] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """Add ``verdict`` and ``verdict_rule`` columns to scored results; returns ``(results, notes)``.
+
+    The triad (hallucination, relevance, completeness) must be present; a profile rule on a metric
+    the results lack is not applied and a note says so. Scores are read as they are stored, so the
+    verdict can be re-applied to saved results without re-scoring (``evalkit verdict``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"hallucination": [0.5, 0.6], "relevance": [0.9, 0.9], "completeness": [1.0, 1.0]})
+    >>> apply_verdicts(df)[0]["verdict"].tolist()
+    ['PASS', 'FAIL']
+    """
+    missing = [m for m in TRIAD if m not in results.columns]
+    if missing:
+        raise ProfileError(f"the verdict needs the columns {', '.join(missing)}: score them first "
+                           f"(evalkit score --metrics {','.join(TRIAD)})")
+    notes = []
+    rules = []
+    for r in rules_for(thresholds):
+        if r.metric in results.columns:
+            rules.append(r)
+        else:
+            notes.append(f"the profile names {r.metric!r}, which these results do not have; its rule "
+                         f"({r}) was not applied")
+    cols = {r.metric: results[r.metric].tolist() for r in rules}
+    abst = _abstentions(results, lexicons)
+    out = [verdict_for({m: v[i] for m, v in cols.items()}, rules, abstained=abst[i]) for i in range(len(results))]
+    results = results.copy()
+    results["verdict"] = pd.Series([v for v, _ in out], dtype=object, index=results.index)
+    results["verdict_rule"] = pd.Series([r for _, r in out], dtype=object, index=results.index)
+    return results, notes
+
+
+def read_profile(profile: Mapping[str, Any] | str | Path) -> dict[str, Any]:
+    """A profile as a dict (from a dict or a YAML path), with a clear error when unreadable."""
+    if isinstance(profile, Mapping):
+        return dict(profile)
+    path = Path(profile)
+    doc = read_yaml_mapping(path, ProfileError, "threshold profile")
+    if not isinstance(doc.get("metrics"), dict):
+        raise ProfileError(f"{path}: a threshold profile has a 'metrics' mapping (as written by evalkit calibrate)")
+    return doc
+
+
+def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: Thresholds | None = None) -> Thresholds:
     """Apply a calibrated threshold profile (dict or YAML path) on top of ``base``.
 
-    A profile has ``metrics: {metric_name: {threshold: x, direction: ...}, ...}`` (as written
-    by :func:`evalkit.calibrate.write_profile`); metrics that drive the verdict
-    (hallucination, relevance, completeness) replace the corresponding threshold.
+    A profile has ``metrics: {metric_name: {threshold, flag, inclusive, ...}}`` (as written by
+    :func:`evalkit.calibrate.write_profile`; older entries with ``direction`` are read too). Any
+    registered metric with a direction may be named; the verdict applies its rule.
     """
-    if isinstance(profile, str) or hasattr(profile, "read_text"):
-        from pathlib import Path
+    from .metrics import REGISTRY
 
-        profile = yaml.safe_load(Path(profile).read_text(encoding="utf-8"))
+    doc = read_profile(profile)
     base = base or Thresholds()
+    rules = []
+    for metric, entry in doc["metrics"].items():
+        if metric not in REGISTRY or REGISTRY[metric].direction not in ("higher", "lower"):
+            raise ProfileError(f"profile names {metric!r}, which is not a registered metric with a direction "
+                               f"(a threshold needs a score that is better one way)")
+        try:
+            rules.append(Threshold.from_dict(metric, entry))
+        except (ThresholdError, TypeError) as e:
+            raise ProfileError(f"profile entry {metric!r}: {e}") from None
     values = base.as_dict()
-    for metric, entry in (profile.get("metrics") or {}).items():
-        if metric in _PROFILE_KEYS:
-            values[_PROFILE_KEYS[metric]] = float(entry["threshold"])
-    return Thresholds(**values)
+    keys = {"hallucination": "hallucination_fail", "relevance": "relevance_fail", "completeness": "completeness_warn"}
+    for r in rules:
+        if r.metric in keys:
+            values[keys[r.metric]] = float(r.value)
+    return Thresholds(**values, profile=tuple(rules))

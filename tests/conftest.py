@@ -11,6 +11,11 @@ SAMPLE = ROOT / "data" / "sample_rag.jsonl"
 BENCH = ROOT.parent / "shared" / "bench"
 
 
+def pytest_configure(config):
+    # deselected by default through pyproject's addopts (-m "not slow"); run them with: pytest -m slow
+    config.addinivalue_line("markers", "slow: minutes of work (e.g. retraining the grounding model); pytest -m slow")
+
+
 @pytest.fixture(scope="session")
 def sample_path() -> Path:
     return SAMPLE
@@ -27,7 +32,11 @@ def sample_df():
 def sample_results(sample_df):
     import evalkit
 
-    return evalkit.evaluate(sample_df, config=ROOT / "experiments" / "default.config.yaml", progress=False)
+    import dataclasses
+
+    cfg = evalkit.EvalConfig.from_yaml(ROOT / "experiments" / "default.config.yaml")
+    cfg = dataclasses.replace(cfg, fact_checks=str(ROOT / "data" / "fact_checks.yaml"))  # the sample's own rules
+    return evalkit.evaluate(sample_df, config=cfg, progress=False)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 from evalkit.calibrate import (CalibrationError, calibrate, cohen_kappa, krippendorff_alpha, pr_auc,
                                profile_entry, rank_correlation, roc_auc, select_threshold, write_profile)
-from evalkit.config import Thresholds
 from evalkit.verdict import thresholds_from_profile, verdict
 
 # scores 10..1 with one negative at 6: precision/recall at each threshold are known by hand
@@ -125,11 +124,12 @@ def test_profile_round_trips_into_verdict(tmp_path):
     write_profile(p, {"hallucination": profile_entry(r, "hallucination", "hallucinated")}, dataset_sha256="ab" * 32,
                   date="2026-01-01")
     t = thresholds_from_profile(str(p))
-    assert t == Thresholds(hallucination_fail=0.6)
-    assert verdict(0.65, 0.9, 0.9, t)[0] == "FAIL" and verdict(0.55, 0.9, 0.9, t)[0] == "PASS"
+    assert t.hallucination_fail == 0.6 and [str(r) for r in t.profile] == ["hallucination >= 0.6"]
+    assert verdict(0.6, 0.9, 0.9, t)[0] == "FAIL" and verdict(0.55, 0.9, 0.9, t)[0] == "PASS"
     import yaml
 
     doc = yaml.safe_load(p.read_text())
-    for key in ("evalkit_version", "dataset_sha256", "date"):
-        assert key in doc
-    assert {"threshold", "direction", "criterion", "threshold_ci", "roc_auc"} <= set(doc["metrics"]["hallucination"])
+    assert doc["calibrated_on"] == {"file": None, "sha256": "ab" * 32} and doc["date"] == "2026-01-01"
+    entry = doc["metrics"]["hallucination"]
+    assert {"threshold", "flag", "inclusive", "direction", "criterion", "threshold_ci", "roc_auc"} <= set(entry)
+    assert (entry["flag"], entry["inclusive"]) == ("above", True)

@@ -1,6 +1,7 @@
 import json
 
 import pandas as pd
+import pytest
 
 from evalkit.cli import main
 
@@ -51,22 +52,68 @@ def test_config_unknown_key(tmp_path, sample_path, capsys):
 
 def test_calibrate_cli_writes_profile_used_by_score(tmp_path, sample_path, capsys):
     res = tmp_path / "res.parquet"
-    assert main(["score", str(sample_path), "-o", str(res), "-q"]) == 0
-    prof = tmp_path / "profile.yaml"
+    assert main(["score", str(sample_path), "-o", str(res), "-q", "--metrics", "relevance,completeness,hallucination"]) == 0
+    prof, js = tmp_path / "profile.yaml", tmp_path / "cal.json"
     capsys.readouterr()
     assert main(["calibrate", str(res), "--score", "hallucination", "--label", "hallucinated", "--criterion", "f1",
-                 "--resamples", "100", "--by", "question_type", "-o", str(prof)]) == 0
-    out = json.loads(capsys.readouterr().out)
+                 "--resamples", "100", "--by", "question_type", "-o", str(prof), "--json", str(js)]) == 0
+    printed = capsys.readouterr().out
+    out = json.loads(js.read_text())
+    assert printed.startswith(f"hallucination vs hallucinated: n={out['n_used']} used")
+    assert "protocol: threshold chosen and reported on the same rows (optimistic)" in printed
     assert out["criterion"] == "f1" and 0.5 < out["roc_auc"]["estimate"] <= 1 and out["subgroups"]
     out2 = tmp_path / "res2.parquet"
-    assert main(["score", str(sample_path), "-o", str(out2), "-q", "--thresholds", str(prof)]) == 0
+    assert main(["score", str(sample_path), "-o", str(out2), "-q", "--thresholds", str(prof),
+                 "--metrics", "relevance,completeness,hallucination"]) == 0
     assert "th:c0.6,h" + f"{out['threshold']:g}" in capsys.readouterr().out
+    # the profile's rule counts exactly the rows calibration counted as flagged (same rows, same rule)
+    v = pd.read_parquet(out2)
+    flagged = v["verdict"].eq("FAIL") & v["verdict_rule"].str.startswith("hallucination")
+    at = out["at_threshold"]
+    assert int(flagged.sum()) == at["tp"]["estimate"] + at["fp"]["estimate"]
+    assert int((flagged & v["hallucinated"]).sum()) == at["tp"]["estimate"]
 
 
-def test_calibrate_cli_bad_column(tmp_path, sample_path, capsys):
-    res = tmp_path / "res.parquet"
-    main(["score", str(sample_path), "-o", str(res), "-q", "--metrics", "relevance"])
-    assert main(["calibrate", str(res), "--score", "nope", "--label", "hallucinated"]) == 2
+def _table(tmp_path, name, **cols):
+    p = tmp_path / name
+    pd.DataFrame(cols).to_csv(p, index=False)
+    return str(p)
+
+
+def test_calibrate_any_table_with_positive_value(tmp_path, capsys):
+    # a table with only a score and a label; by hand: "yes" rows score 0.7..0.9, "no" rows 0.1..0.35 -> AUC 1,
+    # youden threshold 0.7 (the lowest positive), precision 1, recall 1
+    t = _table(tmp_path, "t.csv", s=[0.1, 0.2, 0.35, 0.8, 0.9, 0.7, None], judged=["no", "no", "no", "yes", "YES", "yes", "no"])
+    assert main(["calibrate", t, "--score", "s", "--label", "judged", "--positive", "yes", "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "n=6 used (3 positive), 1 excluded (score or label missing)" in out
+    assert "ROC AUC 1.000" in out and "flag >= 0.7," in out and "precision 1.000" in out
+
+
+def test_calibrate_refuses_what_is_not_a_binary_label(tmp_path, capsys):
+    cont = _table(tmp_path, "c.csv", s=[0.1, 0.5, 0.9], y=[0.2, 0.7, 0.95])
+    assert main(["calibrate", cont, "--score", "s", "--label", "y"]) == 2
+    assert "column 'y' is not a binary label: values seen 0.2, 0.7, 0.95" in capsys.readouterr().err
+    three = _table(tmp_path, "3.csv", s=[0.1, 0.5, 0.9], y=["a", "b", "c"])
+    assert main(["calibrate", three, "--score", "s", "--label", "y", "--positive", "a"]) == 2
+    assert "column 'y' has 3 classes ('a', 'b', 'c')" in capsys.readouterr().err
+    yn = _table(tmp_path, "yn.csv", s=[0.1, 0.5, 0.9], y=["yes", "no", "yes"])
+    assert main(["calibrate", yn, "--score", "s", "--label", "y"]) == 2  # strings need --positive
+    assert "use booleans or 0/1, or name the positive value (--positive VALUE)" in capsys.readouterr().err
+
+
+def test_calibrate_one_line_errors(tmp_path, capsys):
+    nan = _table(tmp_path, "n.csv", s=[None, None, None], y=[0, 1, 0])
+    assert main(["calibrate", nan, "--score", "s", "--label", "y"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "column 's' has no values (3 rows, all missing)" in err
+    one = _table(tmp_path, "o.csv", s=[0.1, 0.2, 0.3], y=[1, 1, 1])
+    assert main(["calibrate", one, "--score", "s", "--label", "y"]) == 2
+    assert "single class" in capsys.readouterr().err
+    ok = _table(tmp_path, "k.csv", s=[0.1, 0.2, 0.8, 0.9], y=[0, 0, 1, 1])
+    assert main(["calibrate", ok, "--score", "s", "--label", "y", "--by", "question_type"]) == 2
+    assert "no column 'question_type' for --by" in capsys.readouterr().err
+    assert main(["calibrate", ok, "--score", "nope", "--label", "y"]) == 2
     assert "no column 'nope'" in capsys.readouterr().err
 
 
@@ -76,7 +123,49 @@ def test_compare_cli(tmp_path, sample_path, capsys):
     capsys.readouterr()
     assert main(["compare", str(res), "--a", "rag-a", "--b", "rag-b", "--binary", "correct", "--resamples", "100",
                  "-o", str(tmp_path / "cmp.csv")]) == 0
-    assert "hallucination" in capsys.readouterr().out and (tmp_path / "cmp.csv").exists()
+    out = capsys.readouterr().out
+    assert out.startswith("rag-b minus rag-a, paired on 'id'") and "p_holm" in out
+    t = pd.read_csv(tmp_path / "cmp.csv").set_index("metric")
+    assert t.loc["hallucination", "n_pairs"] == 42 and not t.loc["hallucination", "small"]
+
+
+def test_compare_pairs_on_question_text_without_ids(tmp_path, capsys):
+    # two systems, three questions, no id column: paired by the question text
+    q = ["Q1?", "Q2?", "Q3?"]
+    t = _table(tmp_path, "t.csv", question=q + q, system=["a"] * 3 + ["b"] * 3, score=[0.2, 0.4, 0.6, 0.5, 0.7, 0.9])
+    out = tmp_path / "o.csv"
+    assert main(["compare", t, "--a", "a", "--b", "b", "--metrics", "score", "--resamples", "100", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    row = pd.read_csv(out).iloc[0]
+    assert row["n_pairs"] == 3 and row["diff"] == pytest.approx(0.3) and bool(row["small"])
+    assert "paired on 'question'" in printed and "fewer than 10 pairs" in printed
+    # asked to pair on a column that pairs nothing: an error that says how rows are paired
+    t2 = _table(tmp_path, "t2.csv", id=["x1", "x2", "x3", "y1", "y2", "y3"], system=["a"] * 3 + ["b"] * 3,
+                score=[0.2, 0.4, 0.6, 0.5, 0.7, 0.9])
+    assert main(["compare", t2, "--a", "a", "--b", "b", "--metrics", "score"]) == 2
+    assert "no pairs: rows are paired by 'id'" in capsys.readouterr().err
+
+
+def test_compare_latex_and_markdown(tmp_path, capsys):
+    q = [f"Q{i}?" for i in range(12)]
+    t = _table(tmp_path, "t.csv", question=q + q, system=["a"] * 12 + ["b"] * 12, score=list(range(12)) + list(range(1, 13)))
+    assert main(["compare", t, "--a", "a", "--b", "b", "--metrics", "score", "--format", "latex", "--resamples", "50"]) == 0
+    assert "\\begin{tabular}" in capsys.readouterr().out
+    assert main(["compare", t, "--a", "a", "--b", "b", "--metrics", "score", "--format", "markdown", "--resamples", "50"]) == 0
+    assert "| metric" in capsys.readouterr().out
+
+
+def test_every_subcommand_has_help_with_examples_and_defaults():
+    from evalkit.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "cmd")
+    for name, p in sub.choices.items():
+        text = p.format_help()
+        assert "examples:\n  evalkit " + name in text, name
+        for action in p._actions:
+            assert action.help, f"{name} {action.dest} has no help"
+    assert "(default: 1000)" in sub.choices["calibrate"].format_help()
 
 
 def test_score_with_judge_from_environment(tmp_path, sample_path, capsys, monkeypatch, judge_server):

@@ -41,3 +41,30 @@ def test_compare_by_question_type(sample_results):
 def test_compare_errors(sample_results):
     with pytest.raises(ValueError, match="system 'nope' not in the data"):
         compare_systems(sample_results, ["hallucination"], "rag-a", "nope")
+
+
+def test_holm_by_hand():
+    from evalkit.compare import holm
+
+    # m = 3: sorted p 0.01, 0.02, 0.04 -> 0.03, max(0.03, 0.04) = 0.04, max(0.04, 0.04) = 0.04
+    assert holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])  # capped at 1
+    assert holm([None, 0.2]) == [None, pytest.approx(0.2)]
+
+
+def test_small_groups_are_flagged_not_findings(sample_results):
+    t = compare_systems(sample_results, ["hallucination"], "rag-a", "rag-b", by="question_type", n_resamples=100,
+                        min_pairs=11)
+    counts = sample_results[sample_results["system"] == "rag-a"]["question_type"].value_counts()
+    for _, row in t.iterrows():
+        assert row["n_pairs"] == counts[row["question_type"]]
+        assert row["small"] == (counts[row["question_type"]] < 11)
+        assert ("not findings" in row["note"]) == row["small"]
+
+
+def test_pairing_needs_unique_keys_and_says_so():
+    import pandas as pd
+
+    df = pd.DataFrame({"id": ["q1", "q1", "q1"], "system": ["a", "a", "b"], "s": [0.1, 0.2, 0.3]})
+    with pytest.raises(ValueError, match=r"system 'a' has 1 repeated id value\(s\), e.g. 'q1'"):
+        compare_systems(df, ["s"], "a", "b")

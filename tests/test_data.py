@@ -99,9 +99,21 @@ def test_jsonl_line_not_an_object(tmp_path):
         load(p)
 
 
-def test_non_string_answer_names_row_and_column(tmp_path):
-    p = _write_jsonl(tmp_path / "bad.jsonl", [{"question": "Q", "answer": "A"}, {"question": "Q", "answer": 42}])
-    with pytest.raises(DataError, match=r"line 2, column 'answer': expected text, got int 42"):
+def test_numeric_answer_and_ground_truth_read_as_text(tmp_path):
+    p = _write_jsonl(tmp_path / "n.jsonl", [{"question": "Q", "answer": "A", "ground_truth": 604},
+                                            {"question": "Q", "answer": 42, "ground_truth": 6.5},
+                                            {"question": "Q", "answer": None, "ground_truth": None}])
+    df = load(p)
+    assert df["answer"].tolist() == ["A", "42", None]
+    assert df["ground_truth"].tolist() == ["604", "6.5", None]  # the int column widened to float reads back "604"
+
+
+def test_non_text_answer_names_row_and_column(tmp_path):
+    p = _write_jsonl(tmp_path / "bad.jsonl", [{"question": "Q", "answer": "A"}, {"question": "Q", "answer": [1, 2]}])
+    with pytest.raises(DataError, match=r"line 2, column 'answer': expected text, got list"):
+        load(p)
+    p = _write_jsonl(tmp_path / "bad2.jsonl", [{"question": "Q", "answer": True}])
+    with pytest.raises(DataError, match=r"line 1, column 'answer': expected text, got bool True"):
         load(p)
 
 
@@ -111,11 +123,33 @@ def test_non_string_context_item(tmp_path):
         load(p)
 
 
-def test_csv_row_numbers_in_errors(tmp_path):
-    p = tmp_path / "bad.csv"
-    pd.DataFrame({"id": ["x", "x"], "question": ["q", "q"], "answer": ["a", "b"]}).to_csv(p, index=False)
-    with pytest.raises(DataError, match=r"duplicate id at row 1 \(line 2\), row 2 \(line 3\)"):
-        load(p)
+def test_duplicate_ids_are_kept_with_a_warning_naming_the_lines(tmp_path, caplog):
+    p = tmp_path / "dup.csv"
+    pd.DataFrame({"id": ["x", "x", "y"], "question": ["q", "q", "r"], "answer": ["a", "b", "c"]}).to_csv(p, index=False)
+    with caplog.at_level("WARNING", logger="evalkit"):
+        df = load(p)
+    assert df["answer"].tolist() == ["a", "b", "c"]  # no row dropped
+    assert "duplicate id at row 1 (line 2), row 2 (line 3)" in caplog.text and "row 3" not in caplog.text
+
+
+def test_read_table_needs_no_answer_columns(tmp_path):
+    from evalkit.data import read_table
+
+    p = tmp_path / "s.csv"
+    p.write_text("s,y\n0.5,yes\n0.1,no\n", encoding="utf-8")
+    df = read_table(p, columns={"score": "s"})
+    assert df.columns.tolist() == ["score", "y"] and df["score"].tolist() == [0.5, 0.1]
+    with pytest.raises(DataError, match=r"no column 'nope'"):
+        read_table(p, columns={"label": "nope"})
+
+
+def test_parse_column_mapping():
+    from evalkit.data import parse_column_mapping
+
+    assert parse_column_mapping("answer=model_output,contexts=docs") == {"answer": "model_output", "contexts": "docs"}
+    assert parse_column_mapping(None) == {}
+    with pytest.raises(DataError, match="expected NAME=SOURCE"):
+        parse_column_mapping("answer")
 
 
 def test_csv_keeps_text_verbatim(tmp_path):

@@ -39,34 +39,71 @@ def test_no_metric_logic_in_notebooks(path):
         assert banned not in src, f"{path.name} contains {banned!r}: metric logic belongs in evalkit/"
 
 
-@pytest.fixture(scope="session")
-def scored_results(tmp_path_factory, sample_results):
-    p = tmp_path_factory.mktemp("nb") / "results.parquet"
-    r = sample_results.copy()
+def _report_dir(base: Path, results, experiment: Path) -> Path:
+    """A report folder as `evalkit report` leaves it, built from already-scored results."""
+    from evalkit.analysis import analyze
+    from evalkit.experiment import load_experiment
+
+    r = results.copy()
     r.attrs.clear()
-    r.to_parquet(p)
-    return p
+    r.to_parquet(base / "results.parquet")
+    numbers = analyze(r, load_experiment(experiment))
+    (base / "metrics.json").write_text(json.dumps(numbers))
+    (base / "signature.json").write_text(json.dumps({"signature": "evalkit:test|seed:0"}))
+    (base / "figures").mkdir()
+    return base
+
+
+@pytest.fixture(scope="session")
+def report_dirs(tmp_path_factory, sample_results):
+    import evalkit
+
+    default = _report_dir(tmp_path_factory.mktemp("default"), sample_results, ROOT / "experiments" / "default.yaml")
+    summ = evalkit.evaluate(evalkit.load(ROOT / "data" / "sample_summaries.jsonl"), ["twin_lock", "judge_lock"],
+                            progress=False)
+    summaries = _report_dir(tmp_path_factory.mktemp("summaries"), summ, ROOT / "experiments" / "summaries.yaml")
+    return {"default": default, "summaries": summaries}
+
+
+def _text(nb) -> str:
+    out = []
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            out.append(o.get("text", "") if o.get("output_type") == "stream" else
+                       "".join(o.get("data", {}).get("text/plain", "")) + "".join(o.get("data", {}).get("text/markdown", "")))
+    return "\n".join(out)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_executes_with_papermill(path, scored_results, tmp_path):
+def test_notebook_executes_with_papermill(path, report_dirs, tmp_path):
     import papermill as pm
 
+    which = "summaries" if path.stem.startswith("09") else "default"
+    exp = ROOT / "experiments" / f"{which}.yaml"
     out = tmp_path / path.name
-    pm.execute_notebook(str(path), str(out), kernel_name="python3", progress_bar=False, cwd=str(ROOT),
-                        parameters={"results_path": str(scored_results), "output_dir": str(tmp_path),
-                                    "n_resamples": 50, "seed": 1})
+    pm.execute_notebook(str(path), str(out), kernel_name="python3", progress_bar=False, cwd=str(tmp_path),
+                        parameters={"experiment_path": str(exp), "report_dir": str(report_dirs[which]),
+                                    "n_resamples": 50})
     nb = nbformat.read(out, as_version=4)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
-    assert any(c.get("outputs") for c in nb.cells if c.cell_type == "code")
+    text = _text(nb)
+    numbers = json.loads((report_dirs[which] / "metrics.json").read_text())
+    if path.stem in ("06_calibration", "08_report"):  # the calibration it prints is metrics.json's
+        assert numbers["calibration"]["summary"][2] in text and "Skipped" not in text.split("Sections not shown")[0]
+    if path.stem in ("07_compare_systems", "08_report"):
+        assert f"{numbers['comparison']['system_b']}" in text and "paired on" in text
+    if path.stem == "00_quickstart":
+        assert "84 rows, 2 system(s), 42 ids; rows with errors: 0" in text and "PASS example" in text
 
 
 def test_notebook_scores_data_when_opened_alone(tmp_path):
-    """Without results_path the notebook scores the data itself (as in Jupyter)."""
+    """Without report_dir the notebook scores its experiment's data itself (as in Jupyter)."""
     import papermill as pm
 
-    out = tmp_path / "00.ipynb"
-    pm.execute_notebook(str(ROOT / "notebooks" / "00_quickstart.ipynb"), str(out), kernel_name="python3",
-                        progress_bar=False, cwd=str(ROOT / "notebooks"), parameters={"output_dir": str(tmp_path)})
-    assert (tmp_path / "figures" / "00_verdicts.png").exists()
+    out = tmp_path / "09.ipynb"
+    pm.execute_notebook(str(ROOT / "notebooks" / "09_summary_scorers.ipynb"), str(out), kernel_name="python3",
+                        progress_bar=False, cwd=str(ROOT / "notebooks"))
+    nb = nbformat.read(out, as_version=4)
+    assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert (ROOT / "reports" / "interactive" / "summaries" / "figures" / "09_twin_lock_heatmap.png").exists()

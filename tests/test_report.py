@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from evalkit.report import ReportError, load_experiment, run_report
+from evalkit.experiment import ExperimentError, load_experiment
+from evalkit.report import ReportError, run_report
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = {"n_resamples": 50}
@@ -15,9 +16,6 @@ QUICK = {"n_resamples": 50}
 
 @pytest.fixture(scope="module")
 def two_reports(tmp_path_factory):
-    import os
-
-    os.chdir(ROOT)
     base = tmp_path_factory.mktemp("reports")
     figs = tmp_path_factory.mktemp("figures")
     exp = ROOT / "experiments" / "default.yaml"
@@ -46,9 +44,40 @@ def test_report_folder_contents(two_reports):
 def test_metrics_json_content(two_reports):
     a, _, _ = two_reports
     m = json.loads((a / "metrics.json").read_text())
-    assert m["rows"] == 84 and m["errors"] == 0
-    assert {"overall", "by_system", "verdicts", "calibration", "comparison"} <= set(m)
+    assert m["rows"] == 84 and m["errors"] == 0 and m["systems"] == ["rag-a", "rag-b"]
+    assert {"overall", "by_system", "verdicts", "calibration", "comparison", "sections"} <= set(m)
     assert 0.5 < m["calibration"]["roc_auc"]["estimate"] <= 1
+    assert m["sections"]["judge"]["applies"] is False and "configure a judge" in m["sections"]["judge"]["note"]
+    assert m["fact_checks"]["unmatched"] == [] and m["fact_checks"]["rules"] > 0
+    cmp = m["comparison"]
+    assert (cmp["system_a"], cmp["system_b"], cmp["pair_on"]) == ("rag-a", "rag-b", "id")
+    assert {r["metric"] for r in cmp["table"]} >= {"hallucination", "correct"}
+
+
+def test_html_numbers_are_the_metrics_json_numbers(two_reports):
+    a, _, _ = two_reports
+    m = json.loads((a / "metrics.json").read_text())
+    html = (a / "report.html").read_text()
+    cal = m["calibration"]
+    for line in cal["summary"]:  # the calibration lines printed by the same computation
+        assert line.split(":")[0] in html
+    assert cal["protocol"] in html and "System comparison" in html and "rag-b</strong> minus <strong>rag-a" in html
+
+
+def test_honest_protocol_reaches_the_page(tmp_path):
+    exp = yaml.safe_load((ROOT / "experiments" / "default.yaml").read_text())
+    exp.update({"name": "honest", "data": str(ROOT / "data" / "sample_rag.jsonl"),
+                "scoring": str(ROOT / "experiments" / "default.config.yaml"), "fact_checks": None,
+                "metrics": ["relevance", "completeness", "hallucination"]})
+    exp["calibration"]["split"] = "seeded"
+    p = tmp_path / "honest.yaml"
+    p.write_text(yaml.safe_dump(exp))
+    html_path = run_report(p, out_root=tmp_path / "r", notebooks=["08_report"], overrides=QUICK, log=lambda m: None)
+    m = json.loads((html_path.parent / "metrics.json").read_text())
+    assert m["calibration"]["protocol"].startswith("seeded split (seed 0")
+    html = html_path.read_text()
+    assert m["calibration"]["protocol"] in html and "reported on 42 held-out rows" in html
+    assert "same rows (optimistic)" not in html
 
 
 def test_same_experiment_twice_is_identical(two_reports):
@@ -65,21 +94,16 @@ def test_html_escapes_answers(two_reports):
     assert "<script>alert(" not in html
 
 
-def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
+def test_failing_notebook_names_notebook_and_cell(tmp_path):
+    """Your own notebook (a path in the experiment) runs like a shipped one; its failure names notebook and cell."""
     import nbformat
 
-    monkeypatch.chdir(ROOT)
     nb = nbformat.read(ROOT / "notebooks" / "00_quickstart.ipynb", as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell("raise ValueError('deliberate failure')"))
-    nbdir = tmp_path / "notebooks"
-    nbdir.mkdir()
-    nbformat.write(nb, nbdir / "99_broken.ipynb")
-    import evalkit.report as rep
-
-    monkeypatch.setattr(rep, "NOTEBOOK_DIR", nbdir)
+    nbformat.write(nb, tmp_path / "99_broken.ipynb")
     exp = tmp_path / "broken.yaml"
-    exp.write_text(yaml.safe_dump({"name": "broken", "data": "data/sample_rag.jsonl", "notebooks": ["99_broken"],
-                                   "metrics": ["relevance"]}))
+    exp.write_text(yaml.safe_dump({"name": "broken", "data": str(ROOT / "data" / "sample_rag.jsonl"),
+                                   "notebooks": ["99_broken.ipynb"], "metrics": ["relevance"]}))
     with pytest.raises(ReportError, match=r"notebook 99_broken.ipynb failed at cell .*ValueError: deliberate failure"):
         run_report(exp, out_root=tmp_path / "r", figures_root=tmp_path / "f", log=lambda m: None)
     assert (tmp_path / "r" / "broken" / "notebooks" / "99_broken.ipynb").exists()  # partial output kept
@@ -89,11 +113,48 @@ def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
 def test_experiment_validation(tmp_path):
     p = tmp_path / "e.yaml"
     p.write_text("name: x\ndata: d.jsonl\nmetricz: []\n")
-    with pytest.raises(ReportError, match=r"unknown key\(s\) \['metricz'\]"):
+    with pytest.raises(ExperimentError, match=r"unknown key\(s\) \['metricz'\]"):
         load_experiment(p)
     p.write_text("data: d.jsonl\n")
-    with pytest.raises(ReportError, match="missing required key 'name'"):
+    with pytest.raises(ExperimentError, match="missing required key 'name'"):
         load_experiment(p)
     p.write_text("name: x\ndata: d.jsonl\nnotebooks: [42_nope]\n")
-    with pytest.raises(ReportError, match="notebook '42_nope' not found"):
+    with pytest.raises(ExperimentError, match="notebook '42_nope' not found"):
         load_experiment(p)
+    p.write_text("name: x\ndata: d.jsonl\ncalibration: {labl: y}\n")
+    with pytest.raises(ExperimentError, match=r"calibration has unknown key\(s\) \['labl'\]"):
+        load_experiment(p)
+    p.write_text("name: x\ndata: d.jsonl\nscoring: nope.yaml\n")
+    with pytest.raises(ExperimentError, match="scoring: no such file"):
+        load_experiment(p)
+
+
+def test_experiment_paths_are_relative_to_the_file(tmp_path):
+    (tmp_path / "sub").mkdir()
+    p = tmp_path / "sub" / "e.yaml"
+    p.write_text("name: x\ndata: ../d.jsonl\nfact_checks: rules.yaml\nthresholds: /abs/p.yaml\n")
+    exp = load_experiment(p)
+    assert exp.data == str(tmp_path / "d.jsonl") and exp.fact_checks == str(tmp_path / "sub" / "rules.yaml")
+    assert exp.thresholds == "/abs/p.yaml"
+
+
+def test_fact_check_rules_that_match_no_row_are_reported(tmp_path):
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(yaml.safe_dump({"rules": [
+        {"name": "premium", "applies_to": {"ids": ["q14"]}, "numbers": ["$604"]},
+        {"name": "ghost", "applies_to": {"ids": ["zz99"]}, "numbers": ["1"]}]}))
+    exp = tmp_path / "e.yaml"
+    exp.write_text(yaml.safe_dump({"name": "fc", "data": str(ROOT / "data" / "sample_rag.jsonl"),
+                                   "fact_checks": "rules.yaml", "metrics": ["fact_checks"]}))
+    logs = []
+    html_path = run_report(exp, out_root=tmp_path / "r", notebooks=["08_report"], overrides=QUICK, log=logs.append)
+    m = json.loads((html_path.parent / "metrics.json").read_text())
+    assert m["fact_checks"]["unmatched"] == ["ghost"]
+    assert any("1 of 2 rules" in line and "ghost" in line for line in logs)
+    res = pd.read_parquet(html_path.parent / "results.parquet")
+    assert res["fact_checks"].notna().sum() == int((res["id"] == "q14").sum())  # only q14's rows are checked
+
+
+def test_the_example_scoring_config_holds_no_dataset_rules():
+    cfg = yaml.safe_load((ROOT / "experiments" / "default.config.yaml").read_text())
+    assert "fact_checks" not in cfg

@@ -1,8 +1,9 @@
+import pandas as pd
 import pytest
 import yaml
 
 from evalkit.config import Thresholds
-from evalkit.verdict import thresholds_from_profile, verdict
+from evalkit.verdict import ProfileError, apply_verdicts, rules_for, thresholds_from_profile, verdict
 
 
 @pytest.mark.parametrize("h,r,c,expected", [
@@ -31,9 +32,98 @@ def test_seed_threshold_variant():
     assert verdict(0.55, 0.9, 0.9, Thresholds(hallucination_fail=0.6))[0] == "PASS"
 
 
-def test_profile_round_trips_into_thresholds(tmp_path):
+def test_profile_direction_is_respected(tmp_path):
+    # calibrated against "hallucinated" with direction lower: a LOW relevance points at a hallucination,
+    # so the rule flags relevance <= 0.33 (inclusive, as calibration counted it)
     p = tmp_path / "profile.yaml"
-    p.write_text(yaml.safe_dump({"metrics": {"hallucination": {"threshold": 0.33, "direction": "lower"}}}))
+    p.write_text(yaml.safe_dump({"metrics": {"relevance": {"threshold": 0.33, "direction": "lower"}}}))
     t = thresholds_from_profile(str(p))
-    assert t == Thresholds(hallucination_fail=0.33)
-    assert verdict(0.4, 0.9, 0.9, t)[0] == "FAIL" and verdict(0.3, 0.9, 0.9, t)[0] == "PASS"
+    assert t.relevance_fail == 0.33 and t.hallucination_fail == 0.5
+    assert verdict(0.0, 0.33, 0.9, t) == ("FAIL", "relevance 0.330 <= 0.33")
+    assert verdict(0.0, 0.34, 0.9, t) == ("PASS", "all checks passed")
+
+
+def test_default_rules_are_the_seeds_strict_ones():
+    assert [str(r) for r in rules_for()] == ["hallucination > 0.5", "relevance < 0.1", "completeness < 0.6"]
+
+
+def test_abstention_is_its_own_outcome():
+    assert verdict(1.0, 0.0, 0.0, abstained=True) == ("ABSTAIN", "the answer declines to answer")
+    df = pd.DataFrame({"answer": ["I don't know; the documents do not mention a speed limit.",
+                                  "The discount is not available in Territory 118; the premium is $604."],
+                       "hallucination": [0.0, 0.0], "relevance": [0.5, 0.5], "completeness": [1.0, 1.0]})
+    assert apply_verdicts(df)[0]["verdict"].tolist() == ["ABSTAIN", "PASS"]
+
+
+def test_profile_for_any_metric_with_a_direction(tmp_path):
+    p = tmp_path / "profile.yaml"
+    p.write_text(yaml.safe_dump({"metrics": {"grounding": {"threshold": 0.4, "flag": "above", "inclusive": True}}}))
+    t = thresholds_from_profile(p)
+    assert [str(r) for r in rules_for(t)] == ["hallucination > 0.5", "grounding >= 0.4", "relevance < 0.1",
+                                              "completeness < 0.6"]
+    df = pd.DataFrame({"hallucination": [0.0, 0.0, 0.0], "grounding": [0.39, 0.4, None], "relevance": [0.9] * 3,
+                       "completeness": [1.0] * 3})
+    out, notes = apply_verdicts(df, t)
+    assert out["verdict"].tolist() == ["PASS", "FAIL", "UNDETERMINED"] and notes == []
+    assert out["verdict_rule"].tolist() == ["all checks passed", "grounding 0.400 >= 0.4", "grounding missing"]
+    # the same profile on results without a grounding column: said, not silently dropped
+    out, notes = apply_verdicts(df.drop(columns=["grounding"]), t)
+    assert out["verdict"].tolist() == ["PASS"] * 3 and "names 'grounding'" in notes[0]
+
+
+def test_profile_errors_name_the_problem(tmp_path):
+    p = tmp_path / "profile.yaml"
+    p.write_text(yaml.safe_dump({"metrics": {"answer_class": {"threshold": 0.4}}}))
+    with pytest.raises(ProfileError, match="'answer_class', which is not a registered metric with a direction"):
+        thresholds_from_profile(p)
+    p.write_text(yaml.safe_dump({"metrics": {"grounding": {"threshold": "high"}}}))
+    with pytest.raises(ProfileError, match="profile entry 'grounding'.*finite number"):
+        thresholds_from_profile(p)
+    with pytest.raises(ProfileError, match="no such threshold profile"):
+        thresholds_from_profile(tmp_path / "nope.yaml")
+    with pytest.raises(ProfileError, match="the verdict needs the columns completeness"):
+        apply_verdicts(pd.DataFrame({"hallucination": [0.1], "relevance": [0.5]}))
+
+
+# Scores on and around the threshold, labels chosen so that youden picks 0.5 (by hand: at 0.5 TPR 5/5 and
+# FPR 1/5, J = 0.8; at 0.8 J = 0.4; at 0.3 J = 0.6). Four rows sit exactly on it.
+EDGE_S = [0.0, 0.1, 0.2, 0.3, 0.5, 0.5, 0.5, 0.5, 0.8, 0.9]
+EDGE_Y = [False, False, False, False, True, True, True, False, True, True]
+
+
+def test_profile_reproduces_calibrations_confusion_matrix_on_the_threshold(tmp_path):
+    from evalkit.calibrate import calibrate_frame, profile_entry, write_profile
+    from evalkit.cli import main
+
+    df = pd.DataFrame({"id": [f"r{i}" for i in range(10)], "answer": ["An answer."] * 10, "hallucination": EDGE_S,
+                       "relevance": [0.9] * 10, "completeness": [1.0] * 10, "hallucinated": EDGE_Y})
+    tc = calibrate_frame(df, "hallucination", "hallucinated", n_resamples=50)
+    assert tc.result.threshold == 0.5
+    at = {k: getattr(tc.result.at_threshold, k).estimate for k in ("tp", "fp", "tn", "fn")}
+    assert at == {"tp": 5, "fp": 1, "tn": 4, "fn": 0}  # every row at 0.5 counted as flagged
+    prof = tmp_path / "profile.yaml"
+    write_profile(prof, {"hallucination": profile_entry(tc.result, "hallucination", "hallucinated")},
+                  dataset_sha256=None)
+    res = tmp_path / "results.parquet"
+    df.to_parquet(res)
+    assert main(["verdict", str(res), "--thresholds", str(prof), "-o", str(tmp_path / "v.parquet")]) == 0
+    v = pd.read_parquet(tmp_path / "v.parquet")
+    failed, truth = v["verdict"].eq("FAIL"), v["hallucinated"]
+    assert {"tp": int((failed & truth).sum()), "fp": int((failed & ~truth).sum()),
+            "tn": int((~failed & ~truth).sum()), "fn": int((~failed & truth).sum())} == at
+    assert v.loc[4, "verdict_rule"] == "hallucination 0.500 >= 0.5"
+    # without the profile the seed's strict rule leaves all four rows at 0.5 passing
+    assert apply_verdicts(df)[0]["verdict"].eq("FAIL").sum() == 2
+
+
+def test_unrounded_threshold_round_trips(tmp_path):
+    from evalkit.calibrate import calibrate, profile_entry, write_profile
+
+    s = [1 / 3, 1 / 3, 0.1, 0.9, 0.05, 0.2]
+    y = [True, True, False, True, False, False]
+    r = calibrate(s, y, criterion="youden", n_resamples=20)
+    assert r.threshold == 1 / 3
+    p = tmp_path / "p.yaml"
+    write_profile(p, {"hallucination": profile_entry(r, "hallucination", "h")}, dataset_sha256=None)
+    rule = thresholds_from_profile(p).profile[0]
+    assert rule.value == 1 / 3 and rule.flags(1 / 3)

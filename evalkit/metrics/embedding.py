@@ -9,12 +9,20 @@ from .base import Score
 
 
 def compute_semantic_similarity(a_vec: np.ndarray, b_vec: np.ndarray) -> float:
-    """``round(max(0, cos) * 100, 2)`` for L2-normalised vectors."""
-    return round(max(0.0, float(a_vec @ b_vec)) * 100.0, 2)
+    """``min(max(0, cos), 1) * 100`` for L2-normalised vectors (unrounded: rounding is for display).
+
+    The upper clip only absorbs float32 error: a vector with itself can give a cosine of 1 + 1e-7.
+
+    >>> compute_semantic_similarity(np.array([0.6, 0.8]), np.array([1.0, 0.0]))
+    60.0
+    >>> compute_semantic_similarity(np.array([1.0, 0.0]), np.array([-1.0, 0.0]))
+    0.0
+    """
+    return min(max(0.0, float(a_vec @ b_vec)), 1.0) * 100.0
 
 
 def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder=None) -> Score:
-    """Cosine of answer and ground-truth sentence embeddings x 100, clipped at 0, rounded to 2 decimals.
+    """Cosine of answer and ground-truth sentence embeddings x 100, clipped at 0.
 
     Empty policy: 0 when the answer or the ground truth is empty or None.
     """
@@ -49,6 +57,11 @@ def semantic_similarity_batch(inputs: Mapping[str, Sequence[Any]], params: Mappi
     return _pairwise_batch(inputs, pairs)
 
 
+def _f1_x100(f: float) -> float:
+    # bert-score computes in float32: identical texts can give F1 = 1 + 1e-7, which is 100 here
+    return min(float(f), 1.0) * 100.0
+
+
 def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None) -> Score:
     """BERTScore F1 x 100 of the answer against the ground truth (``bert-score`` package; the model is
     configurable, by default the packaged MiniLM, layer 6, no baseline rescaling).
@@ -61,10 +74,10 @@ def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None) 
         from ..encoders import get_bert_scorer
 
         scorer = get_bert_scorer()
-    return Score(round(float(scorer.f1([answer], [ground_truth])[0]) * 100.0, 4), {})
+    return Score(_f1_x100(scorer.f1([answer], [ground_truth])[0]), {})
 
 
 def bert_score_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                      resources: Any = None) -> list[Score]:
     sc = resources.bert_scorer
-    return _pairwise_batch(inputs, lambda a, g: [round(float(f) * 100.0, 4) for f in sc.f1(a, g)])
+    return _pairwise_batch(inputs, lambda a, g: [_f1_x100(f) for f in sc.f1(a, g)])

@@ -71,6 +71,17 @@ class FactRules:
     def for_question(self, qid: str | None, qtype: str | None) -> list[Rule]:
         return [r for r in self.rules if r.applies(qid, qtype)]
 
+    def unmatched(self, ids: Sequence[str | None], question_types: Sequence[str | None] | None = None) -> list[str]:
+        """Names of the rules that apply to no row (a rule written for another dataset, or a typo in an id).
+
+        >>> rules = parse_rules({"rules": [{"name": "r1", "applies_to": {"ids": ["q1"]}, "numbers": ["5"]},
+        ...                                {"name": "r2", "applies_to": {"ids": ["q9"]}, "numbers": ["5"]}]})
+        >>> rules.unmatched(["q1", "q2"])
+        ['r2']
+        """
+        qtypes = list(question_types) if question_types is not None else [None] * len(ids)
+        return [r.name for r in self.rules if not any(r.applies(i, q) for i, q in zip(ids, qtypes))]
+
 
 def _strs(v: Any, where: str, key: str) -> tuple[str, ...]:
     if not isinstance(v, list) or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):

@@ -26,8 +26,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..text import content_words, date_supported, extract_dates, extract_numbers, sentences, word_tokens
-from .anchors import ContextIndex, default_hedges, extract_claims, hallucination_from_parsed
+from ..text import (content_words, date_supported, declines_to_answer, extract_dates, extract_numbers,
+                    normalize_entity, sentences, word_tokens)
+from .anchors import (ABSTENTION_REASON, ContextIndex, decline_params, default_hedges, extract_claims,
+                      hallucination_from_parsed)
 from .base import Score
 
 NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "n't", "without", "cannot"})
@@ -117,10 +119,12 @@ def sentence_features(sent, ev: Evidence, hedges, vec: np.ndarray | None = None)
     ctx_nums = {n.key for n in ev.index.numbers}
     dates = extract_dates(sent.text)
     ctx_dates = [d.key for d in ev.index.dates]
-    ents = [e for e in sent.ents if e.label_ in ENTITY_LABELS]
-    ents_missing = [e.text for e in ents if e.text.lower() not in ev.lower]
-    propn_missing = sorted({t.text for t in sent if t.pos_ == "PROPN" and t.text.lower() not in ev.words
-                            and t.text.lower() not in ev.lower})
+    # one name matcher (ContextIndex.find_entity): "Norwick Pumps'" is "Norwick Pumps"; a span with under two
+    # letters or digits is no name (the "h." that spaCy tags PROPN in "km/h.")
+    ents = [e for e in sent.ents if e.label_ in ENTITY_LABELS and normalize_entity(e.text)]
+    ents_missing = [e.text for e in ents if ev.index.find_entity(e.text) is None]
+    propn_missing = sorted({t.text for t in sent if t.pos_ == "PROPN" and normalize_entity(t.text)
+                            and ev.index.find_entity(t.text) is None})
     ev_words = word_tokens(evidence)
     neg_flip = int((_neg(toks) % 2) != (_neg(ev_words) % 2))
     hedge_words = hedges.auxiliaries | hedges.adverbs | hedges.verbs
@@ -153,7 +157,8 @@ def answer_features(answer: str, answer_doc, ev: Evidence, hedges=None, encoder=
     per = [sentence_features(s, ev, hedges, v) for s, v in zip(sents, vecs)]
     a_tok = word_tokens(answer)
     c_tok = len(word_tokens(ev.text))
-    seed = hallucination_from_parsed(answer, answer_doc, ev.index, hedges=hedges)
+    # the seed score is a feature of the answer's anchors, also for an answer that declines
+    seed = hallucination_from_parsed(answer, answer_doc, ev.index, hedges=hedges, abstention=False)
     sup = [p["support"] for p in per] or [1.0]
     f = {
         "log_answer_tokens": math.log1p(len(a_tok)), "log_context_tokens": math.log1p(c_tok),
@@ -262,11 +267,17 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     evs = {t: Evidence.build(t, d, encoder) for t, d in zip(distinct, nlp.parse_contexts(distinct))}
     model = load_model()
     hedges = default_hedges()
+    decline = decline_params(params)
     out: list[Score] = []
     rows = []
     for a, d, j in zip(answers, docs, joined):
         if not a.strip():
             out.append(Score(None, {"reason": "empty answer"}))
+            continue
+        declines, matched = declines_to_answer(a, **decline)
+        if declines:  # checked before the contexts: an abstention is grounded whatever they hold
+            out.append(Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": matched,
+                                   "model": model["name"], "align": align}))
             continue
         if not j:
             out.append(Score(None, {"reason": "no contexts to ground the answer in"}))
@@ -277,13 +288,15 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     if rows:
         p = predict_proba([f for _, f, _ in rows], model)
         for (i, f, per), prob in zip(rows, p):
-            out[i] = Score(float(prob), {"probability": round(float(prob), 6), "sentences": per,
-                                         "fired": fired(f, per), "features": {k: round(v, 6) for k, v in f.items()},
+            out[i] = Score(float(prob), {"abstention": False, "probability": float(prob), "sentences": per,
+                                         "fired": fired(f, per), "features": dict(f),
                                          "model": model["name"], "align": align})
     return out
 
 
-def grounding_score(answer: str | None, contexts: Sequence[str] | None, *, align: str = "lexical") -> Score:
+def grounding_score(answer: str | None, contexts: Sequence[str] | None, *, align: str = "lexical",
+                    phrases: Sequence[str] | None = None, short_tokens: Sequence[str] | None = None,
+                    short_chars: int | None = None) -> Score:
     """Calibrated probability (0..1, lower is better) that the answer is not grounded in the contexts.
 
     ``align="embedding"`` (``embed`` extra) picks each sentence's evidence by sentence-embedding cosine
@@ -292,7 +305,12 @@ def grounding_score(answer: str | None, contexts: Sequence[str] | None, *, align
     Details: every answer sentence with its best evidence sentence, support, and the mismatch features
     that fired; the full feature vector; the model's name.
 
-    Empty policy: undetermined for an empty answer or when there are no contexts.
+    Abstention policy: an answer that declines to answer (:func:`evalkit.text.declines_to_answer`;
+    ``phrases``, ``short_tokens``, ``short_chars`` as there) makes no claim, so nothing in it can be
+    ungrounded: 0.0 with ``details["abstention"] = True``, also without contexts; the model is not run.
+    Every other scored answer has ``details["abstention"] = False``.
+
+    Empty policy: undetermined for an empty answer or (unless it abstains) when there are no contexts.
 
     Examples
     --------
@@ -300,5 +318,10 @@ def grounding_score(answer: str | None, contexts: Sequence[str] | None, *, align
     ...                     ["The base premium for Territory 118 is $604 per year."])
     >>> s.value > 0.5, s.details["sentences"][0]["numbers_missing_context"]
     (True, 1)
+    >>> s = grounding_score("I don't know; the documents do not mention a speed limit.", [])
+    >>> s.value, s.details["abstention"]
+    (0.0, True)
     """
-    return grounding_batch({"answer": [answer], "contexts": [list(contexts or [])]}, {"align": align})[0]
+    return grounding_batch({"answer": [answer], "contexts": [list(contexts or [])]},
+                           {"align": align, "phrases": phrases, "short_tokens": short_tokens,
+                            "short_chars": short_chars})[0]

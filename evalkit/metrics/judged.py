@@ -195,27 +195,62 @@ def context_recall(question: str | None, contexts: Sequence[str] | None, ground_
     return Score(compute_context_recall(att), {"classifications": cls, "attributed": sum(att), "total": len(att)})
 
 
-def answer_relevance(question: str | None, answer: str | None, *, judge=None, encoder=None, n_questions: int = 3) -> Score:
+RELEVANCE_METHODS = ("auto", "embedding", "rubric")
+
+
+def resolve_method(method: str = "auto") -> str:
+    """The ``answer_relevance`` formula a run uses: 'embedding' or 'rubric'.
+
+    ``auto`` means 'embedding' when the embed extra is installed, else 'rubric'. The runner resolves it
+    once per run and records the result in the details and the run signature, so installing a package
+    never changes the formula unnoticed.
+
+    >>> resolve_method("rubric")
+    'rubric'
+    >>> resolve_method("auto") in ("embedding", "rubric")
+    True
+    """
+    if method not in RELEVANCE_METHODS:
+        raise ValueError(f"answer_relevance: method must be one of {list(RELEVANCE_METHODS)}, got {method!r}")
+    if method != "auto":
+        return method
+    from ..encoders import available
+
+    return "embedding" if available() else "rubric"
+
+
+def answer_relevance(question: str | None, answer: str | None, *, judge=None, encoder=None, n_questions: int = 3,
+                     method: str = "auto") -> Score:
     """How well the answer addresses the question, 0..100.
 
-    With an encoder (``embed`` extra): the judge writes ``n_questions`` questions the answer would
+    ``method="embedding"`` (``embed`` extra): the judge writes ``n_questions`` questions the answer would
     answer; the score is their mean cosine similarity with the real question x 100, clipped at 0,
-    and 0 when the judge calls the answer noncommittal. Without one (the documented fallback): the
-    judge's direct 0..1 rubric score x 100. ``details["method"]`` says which.
+    and 0 when the judge calls the answer noncommittal. ``method="rubric"``: the judge's direct 0..1
+    rubric score x 100. ``method="auto"`` (row calls only; the runner resolves it once per run with
+    :func:`resolve_method`): 'embedding' when an ``encoder`` is given, else 'rubric'.
+    ``details["method"]`` says which formula produced the value.
 
     Empty policy: 0 for an empty answer.
     """
     _need(judge)
+    if method not in RELEVANCE_METHODS:
+        raise ValueError(f"answer_relevance: method must be one of {list(RELEVANCE_METHODS)}, got {method!r}")
+    if method == "auto":
+        method = "embedding" if encoder is not None else "rubric"
     if not (answer or "").strip():
-        return Score(0.0, {"reason": "empty answer"})
+        return Score(0.0, {"method": method, "reason": "empty answer"})
     P = load_prompts()
-    if encoder is None:
+    if method == "rubric":
         d = judge.complete(P["answer_relevance_rubric"], {"question": question or "", "answer": answer},
                            metric="answer_relevance").data
         s = float(d["score"])
         if not 0 <= s <= 1:
             raise JudgeError(f"judge rubric score {s} outside 0..1")
         return Score(100.0 * s, {"method": "rubric", "reason": d.get("reason", "")})
+    if encoder is None:
+        from ..encoders import get_encoder
+
+        encoder = get_encoder()
     d = judge.complete(P["answer_questions"], {"answer": answer, "n": n_questions}, metric="answer_relevance").data
     qs = [q for q in d["questions"] if isinstance(q, str) and q.strip()][:n_questions]
     nc = _binary(d["noncommittal"], "noncommittal")
@@ -223,7 +258,7 @@ def answer_relevance(question: str | None, answer: str | None, *, judge=None, en
         raise JudgeError("judge generated no questions")
     vecs = encoder.encode([question or ""] + qs)
     return Score(compute_answer_relevance(vecs[0], vecs[1:], nc),
-                 {"method": "generated-questions", "questions": qs, "noncommittal": nc,
+                 {"method": "embedding", "questions": qs, "noncommittal": nc,
                   "cosines": [round(float(x), 6) for x in vecs[1:] @ vecs[0]]})
 
 
@@ -306,8 +341,9 @@ def threaded(fn: Callable[..., Score], uses_encoder: bool = False):
         if judge is None:
             raise JudgeNotConfigured(NOT_CONFIGURED)
         kw = {"judge": judge, **params}
-        if uses_encoder:
-            kw["encoder"] = getattr(resources, "encoder_or_none", None)
+        if uses_encoder:  # the method switch decides, never whether a package happens to be installed
+            kw["method"] = resolve_method(kw.get("method", "auto"))
+            kw["encoder"] = getattr(resources, "encoder", None) if kw["method"] == "embedding" else None
         n = len(next(iter(inputs.values())))
 
         def one(i: int) -> Score | Exception:

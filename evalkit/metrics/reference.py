@@ -6,9 +6,10 @@ so "$604" matches "604" and "604.00", and "-0.133%" never matches "0.133%".
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..text import contains_phrase, extract_numbers, normalize_ws, phrase_pattern, stop_words, word_tokens
+from ..text import (contains_phrase, declines_to_answer, extract_numbers, normalize_ws, phrase_pattern,
+                    stop_words, word_tokens)
 from .base import Score
 
 _NO_GT = "no ground truth"
@@ -57,16 +58,23 @@ def expected_keywords(ground_truth: str | None, *, stop_list: str = "sklearn") -
             phrases.append(phrase)
         spans.append((m.start(), m.end()))
     inside = lambda s, e: any(s < b and a < e for a, b in spans)  # noqa: E731
-    numbers = []
-    for n in extract_numbers(text, words=False):
-        if not inside(n.start, n.end) and n.text not in numbers:
-            numbers.append(n.text)
+    numbers = list(_expected_numbers(text, spans))
     words_out = []
     for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*", text):
         w = m.group(0).lower()
         if len(w) >= 4 and w not in sw and not inside(m.start(), m.end()) and w not in words_out:
             words_out.append(w)
     return {"phrases": phrases, "numbers": numbers, "words": words_out}
+
+
+def _expected_numbers(text: str, spans: list[tuple[int, int]]) -> dict[str, Any]:
+    """The expected answer's numbers outside phrases, as ``{text as written: comparison key}``. The key is
+    read in context: the lower end of "5-10%" is 5 percent, which its text "5" alone would not say."""
+    out: dict[str, Any] = {}
+    for n in extract_numbers(text, words=False):
+        if not any(n.start < b and a < n.end for a, b in spans):
+            out.setdefault(n.text, n.key)
+    return out
 
 
 def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list: str = "sklearn") -> Score:
@@ -92,7 +100,10 @@ def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list:
     a_nums = {n.key for n in extract_numbers(answer)}
     a_tokens = set(word_tokens(answer))
     matched = [p for p in kw["phrases"] if contains_phrase(norm, p)]
-    matched += [n for n in kw["numbers"] if extract_numbers(n)[0].key in a_nums]
+    keys = {}
+    for n in extract_numbers(ground_truth, words=False):
+        keys.setdefault(n.text, n.key)
+    matched += [n for n in kw["numbers"] if keys[n] in a_nums]
     matched += [w for w in kw["words"] if w in a_tokens]
     missing = [k for k in expected if k not in matched]
     return Score(len(matched) / len(expected), {"matched": matched, "missing": missing, "total": len(expected)})
@@ -169,26 +180,29 @@ def source_citation(answer: str | None, *, indicators: Sequence[str] | None = No
 
 def dont_know(answer: str | None, *, phrases: Sequence[str] | None = None,
               short_tokens: Sequence[str] | None = None, short_chars: int | None = None) -> Score:
-    """True when the answer declines to answer.
+    """True when the answer declines to answer, by :func:`evalkit.text.declines_to_answer`.
 
-    Fires on an uncertainty phrase ("i don't know", "not sure", "no information", ...;
-    whole words, case-insensitive, curly apostrophes folded) or on a very short
-    non-answer (fewer than 10 characters containing "unknown", "n/a", "none" or
-    "null"). Lists are configurable (``lexicons.dont_know_phrases``).
+    An uncertainty phrase ("i don't know", "not sure", "no information", ...) counts as whole words in a
+    clause that declines, and only when no other clause makes a substantive claim: "I don't know; the
+    documents do not mention a speed limit." declines, "The discount is not available in Territory 118;
+    the premium is $604." answers. A very short answer (under ``short_chars`` characters) also declines
+    with a short token as a whole word ("None.", "N/A"; not "Annulled." or "Unknowns"). Lists are
+    configurable (``lexicons.dont_know_phrases``, ``dont_know_short_tokens``, ``short_answer_chars``).
 
     Empty policy: an empty or None answer is a non-answer: True.
 
+    Examples
+    --------
     >>> dont_know("Sorry, I don’t know.").value, dont_know("N/A").value, dont_know("The rate is 5%.").value
     (True, True, False)
+    >>> dont_know("I don't know, but the premium is $604.").details["reason"]
+    'an uncertainty phrase occurs, but the answer also makes a substantive claim'
     """
     if not answer or not answer.strip():
         return Score(True, {"reason": "empty answer", "matched": []})
-    phrases = tuple(phrases or _lexicon("dont_know_phrases"))
-    short_tokens = tuple(short_tokens or _lexicon("dont_know_short_tokens"))
-    short_chars = short_chars if short_chars is not None else _lexicon("short_answer_chars")
-    text = normalize_ws(answer.replace("’", "'"))
-    matched = [p for p in phrases if phrase_pattern(p).search(text)]
-    stripped = answer.strip()
-    if len(stripped) < short_chars:
-        matched += [t for t in short_tokens if t in stripped.lower()]
-    return Score(bool(matched), {"matched": matched})
+    declines, matched = declines_to_answer(answer, phrases=phrases, short_tokens=short_tokens,
+                                           short_chars=short_chars)
+    details: dict = {"matched": matched}
+    if matched and not declines:
+        details["reason"] = "an uncertainty phrase occurs, but the answer also makes a substantive claim"
+    return Score(declines, details)

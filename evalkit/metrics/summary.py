@@ -490,8 +490,11 @@ def _lock_batch(variant: str):
     def batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
               resources: Any = None) -> list:
         provider = (params or {}).get("provider", "offline")
-        labeler = _labeler(provider, getattr(resources, "judge", None) if provider == "judge" else None,
-                           getattr(resources, "nlp", None))
+        if hasattr(resources, "labeler"):  # the runner's: created once per run, signed in the run signature
+            labeler = resources.labeler(provider)
+        else:
+            labeler = _labeler(provider, getattr(resources, "judge", None) if provider == "judge" else None,
+                               getattr(resources, "nlp", None))
         out = []
         for a, c in zip(inputs["answer"], inputs["contexts"]):
             try:

@@ -1,10 +1,19 @@
 """ragas' own metrics (ragas 0.4.3, the `ragas` extra) through the adapter, pointed at the loopback server."""
+import asyncio
+import json
+
+import nbformat
 import pandas as pd
 import pytest
 
 import evalkit
+from evalkit.judge.ragas_adapter import run_sync
+
+from ..conftest import ROOT
 
 pytest.importorskip("ragas")
+
+RAGAS = ["ragas_faithfulness", "ragas_context_precision", "ragas_context_recall"]
 
 
 @pytest.fixture(scope="module")
@@ -12,8 +21,7 @@ def ragas_results(judge_server, sample_df):
     cfg = {"judge": {"base_url": judge_server.url, "model": "scripted", "cache_path": None}}
     df = sample_df.head(10).copy()
     df.loc[9, "answer"] = ""  # ragas refuses an empty response: a recorded row error, not a silent NaN
-    return evalkit.evaluate(df, ["ragas_faithfulness", "ragas_context_precision", "ragas_context_recall",
-                                 "faithfulness", "context_recall"], cfg, progress=False)
+    return evalkit.evaluate(df, RAGAS + ["faithfulness", "context_recall"], cfg, progress=False)
 
 
 def test_ragas_numbers_agree_with_evalkit_on_the_same_labels(ragas_results):
@@ -29,3 +37,88 @@ def test_ragas_row_error_is_recorded(ragas_results):
     last = ragas_results.iloc[9]
     assert pd.isna(last["ragas_faithfulness"]) and "ragas_faithfulness: ValueError" in last["error"]
     assert ragas_results.iloc[:9]["error"].isna().all()
+
+
+def test_ragas_client_is_in_the_signature(ragas_results):
+    from importlib.metadata import version
+
+    sig = ragas_results.attrs["evalkit"]["signature"]
+    assert sig["resources"]["ragas"] == f"ragas-{version('ragas')}:openai-chat:scripted@t0"
+
+
+def test_run_sync_inside_and_outside_a_running_loop():
+    async def answer():
+        await asyncio.sleep(0)
+        return 42
+
+    async def from_a_coroutine():  # what a notebook cell is: code under a running loop
+        return run_sync(answer)
+
+    assert run_sync(answer) == 42
+    assert asyncio.run(from_a_coroutine()) == 42
+
+
+def test_evaluate_under_a_running_event_loop_scores_ragas(judge_server, ragas_results, sample_df):
+    """Jupyter and papermill run cells under an event loop: ragas' asyncio code must still run (it
+    used to raise there, and every row then reported JudgeNotConfigured)."""
+    cfg = {"judge": {"base_url": judge_server.url, "model": "scripted", "cache_path": None}}
+
+    async def in_a_loop():
+        return evalkit.evaluate(sample_df.head(9), RAGAS, cfg, progress=False)
+
+    out = asyncio.run(in_a_loop())
+    assert out["error"].isna().all(), out["error"].dropna().tolist()
+    for m in RAGAS:  # the same numbers as outside a loop
+        assert out[m].astype(float).tolist() == ragas_results[m].iloc[:9].astype(float).tolist()
+
+
+def _displayed_table(nb, marker: str) -> list[list[str]]:
+    """The rows (header first; index cell included) of the DataFrame's HTML that a cell containing ``marker``
+    displayed (its text/plain form wraps wide tables)."""
+    from html.parser import HTMLParser
+
+    cell = next(c for c in nb.cells if c.cell_type == "code" and marker in c.source)
+    html = next(o["data"]["text/html"] for o in cell.outputs if "data" in o and "text/html" in o["data"])
+
+    class Rows(HTMLParser):
+        rows: list[list[str]] = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("td", "th"):
+                self.rows[-1].append("")
+
+        def handle_data(self, data):
+            if self.rows and self.rows[-1]:
+                self.rows[-1][-1] += data.strip()
+
+    parser = Rows()
+    parser.rows = []
+    parser.feed(html)
+    return parser.rows
+
+
+def test_notebook_05_shows_ragas_numbers_under_papermill(judge_server, tmp_path):
+    """Notebook 05 through papermill with a configured judge: the ragas table holds numbers, equal to
+    evalkit's faithfulness / context recall on the same scripted labels (it used to be all <NA>)."""
+    import papermill as pm
+
+    data = tmp_path / "rows.jsonl"  # 24 rows, both systems and both labels: enough for every cell
+    data.write_text("".join((ROOT / "data" / "sample_rag.jsonl").read_text().splitlines(keepends=True)[:24]))
+    exp = tmp_path / "rows.yaml"
+    exp.write_text("name: rows\ndata: rows.jsonl\nmetrics: [relevance, completeness, hallucination]\n")
+    out = tmp_path / "05.ipynb"
+    pm.execute_notebook(str(ROOT / "notebooks" / "05_judged_metrics.ipynb"), str(out), kernel_name="python3",
+                        progress_bar=False, cwd=str(ROOT),
+                        parameters={"experiment_path": str(exp), "n_resamples": 20,
+                                    "judge": {"base_url": judge_server.url, "model": "scripted",
+                                              "cache_path": None}})
+    header, *rows = _displayed_table(nbformat.read(out, as_version=4), "ragas_faithfulness")
+    assert header == ["", "id", "system", "ragas_faithfulness", "faithfulness", "ragas_context_recall", "context_recall"]
+    assert len(rows) == 12
+    for _index, _id, _system, rf, f, rr, r in rows:
+        # the HTML shows 6 decimals: x100 of a 0..1 value is exact to 1e-4
+        assert float(rf) * 100 == pytest.approx(float(f), abs=1e-4), (rf, f)
+        assert float(rr) * 100 == pytest.approx(float(r), abs=1e-4), (rr, r)
+    assert json.dumps(nbformat.read(out, as_version=4).dict()).count("JudgeNotConfigured") == 0

@@ -1,7 +1,8 @@
 import pytest
 
-from evalkit.metrics.anchors import (ContextIndex, extract_anchors, extract_claims, hallucination,
+from evalkit.metrics.anchors import (ABSTENTION_REASON, ContextIndex, extract_anchors, extract_claims, hallucination,
                                      hallucination_batch, ngram_overlap)
+from evalkit.text import declines_to_answer
 
 
 def anchors(score):
@@ -132,3 +133,52 @@ def extract_numbers_key(text):
 def test_sample_hallucinated_rows_score_higher(sample_results):
     h = sample_results.groupby("hallucinated")["hallucination"].mean()
     assert h[True] > h[False] + 0.3
+
+
+def test_invented_range_ends_are_unsupported():
+    # issue 13: with the upper ends unread this scored 0.0. Anchors: 2020 (date, supported), 2025 (date,
+    # unsupported), 5% (supported: "5-10%" is 5% to 10%), 40% (unsupported) -> 2 of 4 unsupported.
+    s = hallucination("The program ran 2020-2025 and cut costs 5-40%.",
+                      ["The program ran 2020-2021 and cut costs 5-10%."])
+    assert s.details["total"] == 4 and s.details["unsupported"] == ["2025", "40%"]
+    assert s.value == 0.5
+
+
+def test_units_and_identifiers_are_not_scaled():
+    assert hallucination("The mast is 5m tall.", ["The mast is 5 m tall."]).details["unsupported"] == []
+    assert hallucination("The mast is 5m tall.", ["The mast is 6 m tall."]).details["unsupported"] == ["5m"]
+
+
+def test_abstention_scores_zero_and_says_so():
+    # issue 13: a correct abstention scored 1.0 (no contexts to support its anchors)
+    answer = "I don't know; the documents do not mention a speed limit."
+    for contexts in (["Trucks pay a toll of $40 on the A9."], [], None):
+        s = hallucination(answer, contexts)
+        assert s.value == 0.0 and s.details["abstention"] is True
+        assert s.details["reason"] == ABSTENTION_REASON == ("the answer declines to answer; an abstention makes no "
+                                                            "claim to check")
+        assert s.details["matched"] == ["i don't know"] and s.details["total"] == 0
+
+
+def test_an_answer_with_a_phrase_and_a_claim_is_checked():
+    s = hallucination("The discount is not available in Territory 118; the premium is $640.",
+                      ["The base premium for Territory 118 is $604."])
+    assert s.details["abstention"] is False and "$640" in s.details["unsupported"]
+
+
+def test_abstention_flag_follows_declines_to_answer():
+    ctx = ["The base premium for Territory 118 is $604 per year."]
+    for a in ("Not sure.", "None.", "Annulled.", "The premium is $604.", "I don't know, but it is $700."):
+        assert hallucination(a, ctx).details["abstention"] is declines_to_answer(a)[0], a
+
+
+def test_abstention_lists_are_parameters():
+    s = hallucination("No comment.", ["The premium is $604."], phrases=["no comment"])
+    assert s.details["abstention"] is True
+    assert hallucination("I don't know.", [], phrases=["no comment"]).details["abstention"] is False
+
+
+def test_context_index_finds_names_like_grounding():
+    idx = ContextIndex("Norwick Pumps' plant in Ely opened in 2019.")
+    assert "Norwick Pumps'" in idx.find_entity("Norwick Pumps")
+    assert idx.find_entity("Norwick Pumps’") is not None and idx.find_entity("Ely Pumps") is None

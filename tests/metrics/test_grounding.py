@@ -2,12 +2,11 @@
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from evalkit.metrics.anchors import default_hedges
 from evalkit.metrics.grounding import (FEATURES, GROUPS, Evidence, answer_features, grounding_score, load_model,
-                                       predict_proba, rarity, raw_score)
+                                       predict_proba, rarity)
 
 from ..conftest import BENCH, ROOT
 
@@ -41,6 +40,31 @@ def test_numbers_and_dates(nlp):
 def test_new_entities_and_proper_nouns(nlp):
     f, per = feats(nlp, "Paul Brandt became chief executive of Aster Dynamics.")
     assert "Paul Brandt" in per[0]["entities_missing"] and f["propn_missing_context"] >= 2
+
+
+def test_possessive_names_match_the_context(nlp):
+    # issue 13: "entities not in the context: Norwick Pumps'" although the context names Norwick Pumps
+    ctx = "Norwick Pumps runs a plant in Ely. Its speed limit is 50 kilometres per hour."
+    f, per = feats(nlp, "Norwick Pumps' plant is in Ely.", ctx)
+    assert per[0]["entities"] == 2 and per[0]["entities_missing"] == [] and f["entities_missing_context"] == 0  # + Ely
+    f, per = feats(nlp, "Paul Brandt's plant is in Ely.", ctx)  # a possessive does not hide a new name
+    assert per[0]["entities_missing"] == ["Paul Brandt's"] and per[0]["propn_missing"] == ["Brandt", "Paul"]
+
+
+def test_unit_letters_are_not_proper_nouns(nlp):
+    # issue 13: spaCy tags the "h." of "km/h." PROPN, and it counted as a proper noun missing from the context
+    f, per = feats(nlp, "Trucks are limited to 80 km/h.", "The limit for trucks is 80 kilometres per hour.")
+    assert per[0]["propn_missing"] == [] and f["propn_missing_context"] == 0
+
+
+def test_abstention_is_grounded():
+    # issue 13: the abstention below scored 0.31 through the model
+    for ctx in ([CTX], []):
+        s = grounding_score("I don't know; the documents do not mention a speed limit.", ctx)
+        assert s.value == 0.0 and s.details["abstention"] is True and s.details["matched"] == ["i don't know"]
+        assert s.details["reason"] == "the answer declines to answer; an abstention makes no claim to check"
+    assert grounding_score("The premium is $640.", [CTX]).details["abstention"] is False
+    assert grounding_score("No comment.", [CTX], phrases=["no comment"]).details["abstention"] is True
 
 
 def test_negation_and_modality_flips(nlp):
@@ -80,12 +104,29 @@ def test_model_file_metadata():
     assert m["seed"] == 0 and m["calibration"]["a"] > 0 and len(m["trees"]) == m["params"]["max_iter"]
 
 
-def test_probability_is_calibrated_logodds():
-    m = load_model()
-    x = {k: 0.0 for k in FEATURES}
-    p = predict_proba([x], m)[0]
-    z = raw_score(np.zeros((1, len(FEATURES))), m)[0]
-    assert p == pytest.approx(1 / (1 + np.exp(-(m["calibration"]["a"] * z + m["calibration"]["b"]))))
+def _leaf_value(tree, x):
+    """One tree of the shipped JSON walked node by node (left when x[feature] <= threshold)."""
+    i = 0
+    while not tree["leaf"][i]:
+        i = tree["left"][i] if x[tree["feature"][i]] <= tree["threshold"][i] else tree["right"][i]
+    return tree["value"][i]
+
+
+def test_probability_is_platt_scaled_sum_of_the_shipped_trees(nlp):
+    """predict_proba against the model file read and walked here, without evalkit's vectorised raw_score:
+    p = 1 / (1 + exp(-(a z + b))) with z = baseline + the leaf value of every tree."""
+    import json
+    import math
+
+    model = json.loads((ROOT / "evalkit" / "resources" / "grounding_model.json").read_text())
+    hallucinated, _ = feats(nlp, "The premium is $640 and Paul Brandt approved it in 2019.")
+    for f in ({k: 0.0 for k in FEATURES}, feats(nlp, "The base premium for Territory 118 is $604 per year.")[0],
+              hallucinated):
+        x = [f[k] for k in model["features"]]
+        z = model["baseline"] + sum(_leaf_value(t, x) for t in model["trees"])
+        expected = 1 / (1 + math.exp(-(model["calibration"]["a"] * z + model["calibration"]["b"])))
+        assert predict_proba([f])[0] == pytest.approx(expected, rel=1e-12)
+    assert predict_proba([hallucinated])[0] > 0.5  # the walk reached different leaves, not one constant
 
 
 def test_metric_output_and_empty_policy():
@@ -96,17 +137,27 @@ def test_metric_output_and_empty_policy():
     assert grounding_score("", [CTX]).value is None and grounding_score("x", []).value is None
 
 
-def test_beats_seed_on_the_sample(sample_results):
+def test_on_the_sample_beside_the_seed_and_the_trivial_baselines(sample_results):
+    """On the 84-row sample (19 positives) grounding must beat both trivial baselines; against the seed score
+    the sample is too small to separate them, so the test only pins that grounding is not worse by more than
+    the gap one row makes (1 / (19 * 65) of AUC per swapped pair; 0.03 is about 37 pairs)."""
+    import evalkit
     from sklearn.metrics import roc_auc_score
 
+    base = evalkit.evaluate(sample_results[["id", "system", "question", "contexts", "answer"]],
+                            ["answer_length", "novel_token_rate"], progress=False)
     y = sample_results["hallucinated"].astype(bool)
-    assert roc_auc_score(y, sample_results["grounding"].astype(float)) > 0.8
+    auc = {m: roc_auc_score(y, sample_results[m].astype(float)) for m in ("grounding", "hallucination")}
+    auc.update({m: roc_auc_score(y, base[m].astype(float)) for m in ("answer_length", "novel_token_rate")})
+    assert auc["grounding"] > max(auc["answer_length"], auc["novel_token_rate"]) + 0.1
+    assert auc["grounding"] > auc["hallucination"] - 0.03
 
 
+@pytest.mark.slow  # minutes of training: outside the default run (pytest -m slow), never under a time limit
 @pytest.mark.skipif(not BENCH.exists(), reason="../shared/bench not present")
 def test_training_script_reproduces_the_shipped_model():
     r = subprocess.run([sys.executable, "train_grounding.py", "--check", "--resamples", "1000"], cwd=ROOT / "benchmarks",
-                       capture_output=True, text=True, timeout=900)
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "reproduced byte for byte: True" in r.stdout
 

@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -19,8 +20,6 @@ def test_pure_formulas():
     assert compute_context_recall([1, 0]) == 50.0 and compute_context_recall([]) == 100.0
     assert compute_factual_accuracy({"correctness": 10, "completeness": 10, "consistency": 10}) == (100.0, "A")
     assert [grade(x) for x in (80, 79.9, 60, 40, 20, 19.9)] == ["A", "B", "B", "C", "D", "E"]
-    import numpy as np
-
     q = np.array([1.0, 0.0])
     assert compute_answer_relevance(q, np.array([[1.0, 0.0], [0.0, 1.0]]), 0) == 50.0
     assert compute_answer_relevance(q, np.array([[1.0, 0.0]]), 1) == 0.0
@@ -36,7 +35,8 @@ def test_pure_formulas():
 def test_ragas_score_renormalises(comps, expected):
     assert compute_ragas_score(comps) == (pytest.approx(expected) if expected is not None else None)
     s = ragas_score(**comps)
-    assert (s.value is None) == (expected is None)
+    assert s.value == (pytest.approx(expected) if expected is not None else None)
+    assert s.details["used"] == sorted(k for k, v in comps.items() if v is not None and v == v)
 
 
 def test_faithfulness_with_scripted_judge(scripted_judge):
@@ -60,15 +60,32 @@ def test_context_precision_and_recall(scripted_judge):
     assert context_recall("Q", [], "x y z.", judge=scripted_judge).value == 0.0
 
 
-def test_answer_relevance_both_methods(scripted_judge, encoder):
+def test_answer_relevance_methods(scripted_judge, encoder):
     q = "What is the base premium for Territory 118?"
     a = "The base premium for Territory 118 is $604 per year."
-    emb = answer_relevance(q, a, judge=scripted_judge, encoder=encoder)
-    assert emb.details["method"] == "generated-questions" and len(emb.details["questions"]) == 3
-    assert emb.value == pytest.approx(max(0.0, sum(emb.details["cosines"]) / 3 * 100), abs=1e-3)
-    rub = answer_relevance(q, a, judge=scripted_judge)
-    assert rub.details["method"] == "rubric" and 0 <= rub.value <= 100
-    assert answer_relevance(q, "I don't know.", judge=scripted_judge, encoder=encoder).value == 0.0  # noncommittal
+    emb = answer_relevance(q, a, judge=scripted_judge, encoder=encoder, method="embedding")
+    assert emb.details["method"] == "embedding" and len(emb.details["questions"]) == 3
+    vecs = encoder.encode([q] + emb.details["questions"])
+    assert emb.value == pytest.approx(100 * float(np.mean(vecs[1:] @ vecs[0])), rel=1e-6)  # all cosines > 0 here
+    # the scripted rubric: shared content words / the question's {base, premium, territory, 118}
+    assert answer_relevance(q, a, judge=scripted_judge, method="rubric").value == 100.0
+    rub = answer_relevance(q, "The premium is $604.", judge=scripted_judge, encoder=encoder, method="rubric")
+    assert rub.value == 25.0 and rub.details["method"] == "rubric"  # an encoder does not switch the formula
+    assert answer_relevance(q, "I don't know.", judge=scripted_judge, encoder=encoder, method="embedding").value == 0.0
+    with pytest.raises(ValueError, match=r"method must be one of \['auto', 'embedding', 'rubric'\]"):
+        answer_relevance(q, a, judge=scripted_judge, method="cosine")
+
+
+def test_answer_relevance_auto_is_resolved_once_per_run(judge_server, sample_df):
+    """Without a declared method the run resolves 'auto' once; with the embed extra here it is the
+    embedding formula, and every row and the signature say so."""
+    from evalkit.metrics.judged import resolve_method
+
+    cfg = {"judge": {"base_url": judge_server.url, "model": "scripted", "cache_path": None}}
+    out = evalkit.evaluate(sample_df.head(3), ["answer_relevance"], cfg, progress=False)
+    assert resolve_method("auto") == "embedding"
+    assert [json.loads(d)["method"] for d in out["answer_relevance_details"]] == ["embedding"] * 3
+    assert out.attrs["evalkit"]["signature"]["methods"] == {"answer_relevance": "embedding"}
 
 
 def test_factual_accuracy_and_answer_class(scripted_judge):
@@ -102,12 +119,17 @@ def test_judge_garbage_becomes_error_row(judge_server, tmp_path):
 def test_ragas_score_runs_its_components(judge_server, sample_df):
     cfg = {"judge": {"base_url": judge_server.url, "model": "scripted", "cache_path": None}}
     out = evalkit.evaluate(sample_df.head(4), ["ragas_score"], cfg, progress=False)
-    for c in ("faithfulness", "context_precision", "context_recall", "answer_relevance", "ragas_score"):
-        assert c in out.columns
-    row = out.iloc[0]
-    expected = compute_ragas_score({c: row[c] for c in ("faithfulness", "context_precision", "context_recall",
-                                                         "answer_relevance")})
-    assert row["ragas_score"] == pytest.approx(expected)
+    parts = out[["faithfulness", "context_precision", "context_recall", "answer_relevance"]].astype(float)
+    assert parts.notna().all().all()
+    # the documented weights, written out: 0.3 F + 0.2 CP + 0.2 CR + 0.3 AR (they sum to 1)
+    by_hand = (0.3 * parts["faithfulness"] + 0.2 * parts["context_precision"] + 0.2 * parts["context_recall"]
+               + 0.3 * parts["answer_relevance"])
+    assert out["ragas_score"].astype(float).tolist() == pytest.approx(by_hand.tolist(), rel=1e-12)
+    weights = {"faithfulness": 2, "context_precision": 0, "context_recall": 0, "answer_relevance": 2}
+    equal = evalkit.evaluate(sample_df.head(4), ["ragas_score"], {**cfg, "metric_params": {"ragas_score": {
+        "weights": weights}}}, progress=False)
+    assert equal["ragas_score"].astype(float).tolist() == pytest.approx(
+        ((parts["faithfulness"] + parts["answer_relevance"]) / 2).tolist(), rel=1e-12)  # weights renormalised
 
 
 def test_answer_class_counts_per_system(judge_server, sample_df):
@@ -116,3 +138,15 @@ def test_answer_class_counts_per_system(judge_server, sample_df):
     s = evalkit.summary(out, by="system", metrics=["answer_class"]).set_index("system")
     counts = json.loads(s.loc["rag-b", "counts"])
     assert sum(counts.values()) == 42 and counts["DON'T KNOW"] >= 3 and counts["CORRECT"] < counts.get("WRONG", 0) + 20
+
+
+def test_declared_embedding_method_without_the_extra_is_skipped_not_switched(judge_server, sample_df, monkeypatch,
+                                                                            caplog):
+    import evalkit.encoders
+
+    monkeypatch.setattr(evalkit.encoders, "available", lambda: False)
+    cfg = {"judge": {"base_url": judge_server.url, "model": "scripted", "cache_path": None},
+           "metric_params": {"answer_relevance": {"method": "embedding"}}}
+    out = evalkit.evaluate(sample_df.head(2), ["answer_relevance", "faithfulness"], cfg, progress=False)
+    assert "answer_relevance" not in out.columns and "faithfulness" in out.columns
+    assert "skipped answer_relevance: install the embed extra" in caplog.text

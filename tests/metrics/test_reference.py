@@ -74,14 +74,50 @@ def test_source_citation_whole_words(text, found):
 @pytest.mark.parametrize("text,expected", [
     ("I don't know.", True), ("I don’t know", True), ("I do not know the answer", True), ("Not sure.", True),
     ("The value is unknown.", True), ("There is no information about that.", True), ("N/A", True), ("none", True),
-    ("null", True), ("", True), (None, True), ("The premium is $604.", False),
+    ("null", True), ("", True), (None, True), ("   ", True), ("The premium is $604.", False),
     ("None of the rules apply to wood stoves, so the standard rate of $604 holds.", False),
     ("I know the answer: 42.", False),
+    ("I don't know; the documents do not mention a speed limit.", True),
+    # issue 13: substrings of short answers and phrases inside real answers fired
+    ("Annulled.", False), ("Nonexempt", False), ("Unknowns", False),
+    ("The discount is not available in Territory 118; the premium is $604.", False),
 ])
 def test_dont_know(text, expected):
     assert dont_know(text).value is expected
 
 
+def test_dont_know_explains_a_phrase_that_does_not_decline():
+    s = dont_know("I don't know, but the premium is $604.")
+    assert s.value is False and s.details["matched"] == ["i don't know"]
+    assert s.details["reason"] == "an uncertainty phrase occurs, but the answer also makes a substantive claim"
+    assert dont_know("").details == {"reason": "empty answer", "matched": []}
+
+
+def test_dont_know_agrees_with_declines_to_answer():
+    from evalkit.text import declines_to_answer
+
+    for a in ("Sorry, I don't know.", "Unknowns", "None.", "The premium is unknown; it was $604 last year."):
+        assert (dont_know(a).value, dont_know(a).details["matched"]) == declines_to_answer(a)
+
+
 def test_dont_know_phrases_configurable():
     assert dont_know("No comment.", phrases=["no comment"]).value is True
     assert dont_know("I don't know.", phrases=["no comment"]).value is False
+    assert dont_know("Nope.", short_tokens=["nope"]).value is True
+    # "it is fine" is a claim, so the answer answers
+    assert dont_know("Nope, it is fine.", short_tokens=["nope"], short_chars=100).value is False
+
+
+def test_number_match_reads_both_ends_of_a_range():
+    # issue 13: "5-10" lost its upper end, so this was 0.5
+    assert number_match("Between 5-10 years.", "5 to 10 years").value == 1.0
+    assert number_match("5 m", "5m").value == 1.0  # was 0.0: "5m" read as 5,000,000
+
+
+def test_keyword_coverage_reads_range_ends_in_context():
+    # an answer identical to its reference covers every keyword; the lower end of "5-10%" is 5 percent
+    s = keyword_coverage("Costs fell 5-10% in 2020-2021.", "Costs fell 5-10% in 2020-2021.")
+    assert s.value == 1.0 and s.details["missing"] == []
+    # by hand: keywords 5, 10%, 2020, 2021, costs, fell -> the answer has 5%, 2020, costs, fell = 4 of 6
+    s = keyword_coverage("Costs fell 5% in 2020.", "Costs fell 5-10% in 2020-2021.")
+    assert s.value == 4 / 6 and sorted(s.details["missing"]) == ["10%", "2021"]

@@ -2,6 +2,11 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -33,67 +38,48 @@
 # excellent (8, 10]; a score exactly on an edge takes the lower band.
 
 # %% tags=["parameters"]
-data_path = "data/sample_rag.jsonl"  # relative to the project root
-results_path = ""  # results.parquet of a report; empty means score data_path here
-config_path = "experiments/default.config.yaml"
-output_dir = "reports/interactive"
-figures_dir = ""  # empty means output_dir/figures
-seed = 0
-signature = ""
-experiment = "interactive"
-calibration_score = "hallucination"
-calibration_label = "hallucinated"
-calibration_direction = "higher"
-criterion = "youden"
-n_resamples = 1000
-systems = []
-thresholds = {}
-judge = {}
-metrics = []
-summaries_path = "data/sample_summaries.jsonl"
+experiment_path = "experiments/summaries.yaml"  # opened alone: the experiment to score (relative to the project root)
+report_dir = ""  # inside a report: the report folder (results, numbers, figures)
+judge = {}  # judge settings for judge-backed labels; empty: EVALKIT_JUDGE_*, else a scripted demo server
+
+# %%
+import evalkit
+from IPython.display import display
+
+run = evalkit.notebook.notebook_run(experiment_path, report_dir)
+res = run.results
 
 # %%
 import json
 import pandas as pd
-import evalkit
 from evalkit import plots
-from evalkit.report import notebook_run
 
-run = notebook_run(summaries_path, "", "", output_dir, figures_dir, ["twin_lock", "judge_lock"])
-res = run.results
 order = ["coverage", "alignment", "hallucination", "relevance", "bias_toxicity"]
-table = res[["id", "system"] + [f"twin_lock_{k}_score" for k in order] + ["twin_lock", "judge_lock"]]
+variants = [v for v in ("twin_lock", "judge_lock") if run.has(v)]
+keys = [c for c in ("id", "system") if run.has(c)]
+table = res[keys + [f"{v}_{k}_score" for v in variants[:1] for k in order] + variants]
 table
 
 # %%
-fig = plots.summary_heatmap(res, "twin_lock")
-run.show(fig, "09_twin_lock_heatmap")
-
-# %%
-fig = plots.summary_heatmap(res, "judge_lock")
-run.show(fig, "09_judge_lock_heatmap")
+for v in variants:
+    run.show(plots.summary_heatmap(res, v), f"09_{v}_heatmap")
 
 # %% [markdown]
-# ## Evidence for one flawed summary (Twin-Lock)
+# ## Evidence for the lowest-scoring summary
 # Every metric object has a fixed schema: score, band, the caps that bound, and its evidence.
 
 # %%
-row = res[(res["id"] == "s01") & (res["system"] == "flawed")].iloc[0]
-print(row["answer"])
-d = json.loads(row["twin_lock_details"])
-print("provider:", d["provider"]["note"])
+v = variants[0]
+row = res.loc[res[v].astype(float).idxmin()] if res[v].notna().any() else res.iloc[0]
+print(f"{v} {row[v]} for id {row['id']}:", row["answer"])
+d = json.loads(row[f"{v}_details"])
+print("provider:", d.get("provider", {}).get("note", ""))
 display(pd.DataFrame([{"metric": k, "score": d[k].get("score"), "band": d[k].get("band"),
                        "caps": "; ".join(d[k].get("caps", [])), "error": d[k].get("error", "")} for k in order]))
-display(pd.DataFrame(d["hallucination"]["claims"])[["text", "label", "unsupported_anchors"]])
-display(pd.DataFrame(d["coverage"]["key_points"])[["text", "status", "recall"]])
-
-# %% [markdown]
-# ## Judge-Lock's QAG evidence for the same summary
-
-# %%
-j = json.loads(row["judge_lock_details"])
-display(pd.DataFrame(j["coverage"].get("qag", []))[["fact", "score", "span"]] if "qag" in j["coverage"] else j["coverage"])
-print({k: j[k].get("score", j[k].get("error")) for k in order})
+if "claims" in d["hallucination"]:
+    display(pd.DataFrame(d["hallucination"]["claims"]))
+if "key_points" in d["coverage"]:
+    display(pd.DataFrame(d["coverage"]["key_points"]))
 
 # %% [markdown]
 # ## Rounding and band edges
@@ -113,19 +99,22 @@ pd.DataFrame([{"raw": x, "rounded": round_half_up(x), "band": band(round_half_up
 # %%
 from evalkit.judge.loopback import judge_or_scripted
 
-judge_cfg, server = judge_or_scripted(judge)
-judged = evalkit.evaluate(res[["id", "system", "question", "contexts", "answer"]], ["judge_lock"],
-                          {"judge": judge_cfg, "metric_params": {"judge_lock": {"provider": "judge"}}}, progress=False)
-if server is not None:
-    server.stop()
-judged[["id", "system", "judge_lock"] + [f"judge_lock_{k}_score" for k in order]]
+if not report_dir:  # inside a report every score comes from the report's scoring pass
+    judge_cfg, server = judge_or_scripted(judge)
+    judged = evalkit.evaluate(res[["id", "system", "question", "contexts", "answer"]], ["judge_lock"],
+                              {"judge": judge_cfg, "metric_params": {"judge_lock": {"provider": "judge"}}},
+                              progress=False)
+    if server is not None:
+        server.stop()
+    display(judged[["id", "system", "judge_lock"] + [f"judge_lock_{k}_score" for k in order]])
 
 # %% [markdown]
 # ## Where the offline labels fail
-# Article s06: the flawed summary is seven words long and misses most key points, yet Twin-Lock rates its
-# hallucination and bias perfect (it claims almost nothing), while the faithful summary's paraphrases
-# ("rotten beams" for "rot in six beams") lower its word-support labels. Judge-Lock cannot form six
-# questions from seven words and reports that instead of a score. Coverage is the metric that catches it.
+# A very short summary claims almost nothing, so its hallucination and bias scores are perfect while it
+# misses most key points: coverage is the metric that catches it. The summaries with the lowest coverage,
+# beside their overall score:
 
 # %%
-res[res["id"] == "s06"][["system", "answer", "twin_lock", "twin_lock_coverage_score", "judge_lock", "error"]]
+cov = f"{v}_coverage_score"
+low = res.assign(words=res["answer"].fillna("").str.split().str.len(), **{cov: pd.to_numeric(res[cov], errors="coerce")})
+display(low.nsmallest(3, cov)[keys + ["words", v, cov, f"{v}_hallucination_score", "error"]])

@@ -2,6 +2,11 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -29,43 +34,36 @@
 # below then demonstrate the machinery (HTTP, cache, JSON validation, arithmetic), not judge quality.**
 
 # %% tags=["parameters"]
-data_path = "data/sample_rag.jsonl"  # relative to the project root
-results_path = ""  # results.parquet of a report; empty means score data_path here
-config_path = "experiments/default.config.yaml"
-output_dir = "reports/interactive"
-figures_dir = ""  # empty means output_dir/figures
-seed = 0
-signature = ""
-experiment = "interactive"
-calibration_score = "hallucination"
-calibration_label = "hallucinated"
-calibration_direction = "higher"
-criterion = "youden"
+experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
+report_dir = ""  # inside a report: the report folder (results, numbers, figures)
 n_resamples = 1000
-systems = []
-thresholds = {}
-judge = {}
-metrics = []
+judge = {}  # judge settings; empty: EVALKIT_JUDGE_* variables, else a scripted demo server
 
 # %%
 import evalkit
-from evalkit.report import notebook_run
+from IPython.display import display
 
-run = notebook_run(data_path, results_path, config_path, output_dir, figures_dir, metrics)
+run = evalkit.notebook.notebook_run(experiment_path, report_dir)
 res = run.results
 
 # %%
 import pandas as pd
 from evalkit.judge.loopback import judge_or_scripted
 
-judge_cfg, server = judge_or_scripted(judge)
-if server is not None:
-    print("No judge configured: using the scripted loopback server at", server.url, "(heuristic labels, not an LLM)")
-judged = evalkit.evaluate(res, ["ragas_score", "factual_accuracy", "answer_class", "semantic_similarity",
-                                "bert_score_f1"], {"judge": judge_cfg}, progress=False)
-meta = judged.attrs["evalkit"]["judge"]
-print("judge:", meta["signature"], "| prompts sha256:", meta["prompts_sha256"][:12])
-pd.DataFrame(meta["usage"]).T
+JUDGED = ["ragas_score", "factual_accuracy", "answer_class", "semantic_similarity", "bert_score_f1"]
+server = None
+judge_cfg = dict(judge)
+if all(run.has(m) for m in ("faithfulness", "factual_accuracy")):
+    judged = res  # scored in the report's single pass
+    print("judged metrics from the scored results")
+else:
+    judge_cfg, server = judge_or_scripted(judge)
+    if server is not None:
+        print("No judge configured: using the scripted loopback server at", server.url, "(heuristic labels, not an LLM)")
+    judged = evalkit.evaluate(res, JUDGED, {"judge": judge_cfg}, progress=False)
+    meta = judged.attrs["evalkit"]["judge"]
+    print("judge:", meta["signature"], "| prompts sha256:", meta["prompts_sha256"][:12])
+    display(pd.DataFrame(meta["usage"]).T)
 
 # %% [markdown]
 # ## Evidence: a faithfulness example, claim by claim
@@ -83,19 +81,24 @@ pd.DataFrame(json.loads(row["faithfulness_details"])["claims"])
 # %%
 cols = ["faithfulness", "context_precision", "context_recall", "answer_relevance", "ragas_score",
         "factual_accuracy", "semantic_similarity", "bert_score_f1"]
-judged.groupby("system")[cols].mean().round(1)
+cols = [c for c in cols if c in judged.columns]
+judged.groupby("system")[cols].mean().round(1) if run.has("system") else judged[cols].mean().round(1)
 
 # %%
-summ = evalkit.summary(judged, by="system", metrics=["answer_class"])
-summ[["system", "counts"]]
+by = "system" if run.has("system") else None
+if "answer_class" in judged.columns:
+    summ = evalkit.summary(judged, by=by, metrics=["answer_class"])
+    display(summ[[c for c in ("system", "counts") if c in summ.columns]])
 
 # %%
-pd.crosstab(judged["system"], judged["factual_accuracy_grade"])
+if "factual_accuracy_grade" in judged.columns:
+    display(pd.crosstab(judged["system"] if by else pd.Series("all", index=judged.index),
+                        judged["factual_accuracy_grade"]))
 
 # %%
 from evalkit import plots
 
-long = evalkit.summary(judged, by="system", metrics=cols)
+long = evalkit.summary(judged, by=by, metrics=cols)
 long["mean"] = long["mean"] / 100
 fig = plots.metric_means(long, cols)
 fig.axes[0].set_ylabel("mean / 100")
@@ -103,22 +106,25 @@ run.show(fig, "05_judged_means")
 
 # %% [markdown]
 # ## Against the human labels
-# Faithfulness should be low where humans marked a hallucination; semantic similarity and BERTScore
-# should be high where humans marked the answer correct.
-
-# %%
-fig = plots.score_distributions(judged, "faithfulness", "hallucinated")
-run.show(fig, "05_faithfulness_by_label")
+# Faithfulness should be low where people marked a hallucination; semantic similarity and BERTScore
+# should be high where people marked the answer correct.
 
 # %%
 from evalkit.calibrate import roc_auc
 
+labels = {name: run.label(name, why=f"checking judged metrics against people needs a {name!r} label")
+          for name in ("hallucinated", "correct")}
+if labels["hallucinated"] is not None:
+    run.show(plots.score_distributions(judged.assign(hallucinated=labels["hallucinated"]), "faithfulness",
+                                       "hallucinated"), "05_faithfulness_by_label")
 for metric, label, direction in (("faithfulness", "hallucinated", "lower"), ("semantic_similarity", "correct", "higher"),
                                  ("bert_score_f1", "correct", "higher"), ("factual_accuracy", "correct", "higher")):
-    ok = judged[metric].notna()
-    print(f"{metric:>20} vs {label:<12} ROC AUC", roc_auc(judged.loc[ok, metric].astype(float),
-                                                           judged.loc[ok, label].astype(bool), direction,
-                                                           n_resamples=n_resamples, seed=seed))
+    y = labels[label]
+    if y is None or metric not in judged.columns:
+        continue
+    ok = judged[metric].notna() & y.notna()
+    print(f"{metric:>20} vs {label:<12} ROC AUC", roc_auc(judged.loc[ok, metric].astype(float), y[ok].astype(bool),
+                                                           direction, n_resamples=n_resamples, seed=run.config.seed))
 
 # %% [markdown]
 # ## Where they fail
@@ -126,8 +132,10 @@ for metric, label, direction in (("faithfulness", "hallucinated", "lower"), ("se
 # keeps a high similarity. The wrong answers that look most similar to the reference:
 
 # %%
-wrong = judged[~judged["correct"].astype(bool)].nlargest(5, "semantic_similarity")
-wrong[["id", "system", "answer", "ground_truth", "semantic_similarity", "bert_score_f1"]]
+if labels["correct"] is not None and "semantic_similarity" in judged.columns:
+    wrong = judged[(~labels["correct"]).fillna(False)].nlargest(5, "semantic_similarity")
+    display(wrong[[c for c in ("id", "system", "answer", "ground_truth", "semantic_similarity", "bert_score_f1")
+                   if c in wrong.columns]])
 
 # %% [markdown]
 # ## ragas' own numbers (the `ragas` extra), on the same endpoint
@@ -135,10 +143,15 @@ wrong[["id", "system", "answer", "ground_truth", "semantic_similarity", "bert_sc
 # %%
 from evalkit.judge.ragas_adapter import available
 
-if available():
+show = ["id", "system", "ragas_faithfulness", "faithfulness", "ragas_context_recall", "context_recall"]
+if run.has("ragas_faithfulness"):
+    display(judged[[c for c in show if c in judged.columns]])
+elif server is None and not judge_cfg:
+    print("ragas' metrics were not scored in this run: add ragas_faithfulness to the experiment's metrics")
+elif available():
     rg = evalkit.evaluate(res.head(12), ["ragas_faithfulness", "ragas_context_recall", "faithfulness",
                                          "context_recall"], {"judge": judge_cfg}, progress=False)
-    display(rg[["id", "system", "ragas_faithfulness", "faithfulness", "ragas_context_recall", "context_recall"]])
+    display(rg[[c for c in show if c in rg.columns]])
 else:
     print("ragas is not installed: pip install 'evalkit[ragas]'")
 

@@ -2,6 +2,11 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -24,29 +29,15 @@
 # n-grams found in the context. The verdict FAILs above 0.5.
 
 # %% tags=["parameters"]
-data_path = "data/sample_rag.jsonl"  # relative to the project root
-results_path = ""  # results.parquet of a report; empty means score data_path here
-config_path = "experiments/default.config.yaml"
-output_dir = "reports/interactive"
-figures_dir = ""  # empty means output_dir/figures
-seed = 0
-signature = ""
-experiment = "interactive"
-calibration_score = "hallucination"
-calibration_label = "hallucinated"
-calibration_direction = "higher"
-criterion = "youden"
+experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
+report_dir = ""  # inside a report: the report folder (results, numbers, figures)
 n_resamples = 1000
-systems = []
-thresholds = {}
-judge = {}
-metrics = []
 
 # %%
 import evalkit
-from evalkit.report import notebook_run
+from IPython.display import display
 
-run = notebook_run(data_path, results_path, config_path, output_dir, figures_dir, metrics)
+run = evalkit.notebook.notebook_run(experiment_path, report_dir)
 res = run.results
 
 # %% [markdown]
@@ -63,37 +54,43 @@ print(f"S_hall = {s.value:.3f}  (S_claims {s.details['s_claims']:.3f}, overlap {
 pd.DataFrame(s.details["anchors"])
 
 # %% [markdown]
-# ## On the sample
+# ## On this data
 
 # %%
 from evalkit.aggregate import evidence_table
+from evalkit.verdict import rules_for
 
+rule = {r.metric: r for r in rules_for(run.config.thresholds)}["hallucination"]
+print("verdict rule:", rule.outcome, "if", rule)
 evidence_table(res, "hallucination", n=10)
 
 # %%
 from evalkit import plots
 
-fig = plots.score_distributions(res, "hallucination", "hallucinated", threshold=run.config.thresholds.hallucination_fail)
-run.show(fig, "03_hallucination_by_label")
-
-# %%
-fig = plots.roc_pr(res["hallucination"].astype(float), res["hallucinated"].astype(bool), "higher",
-                   threshold=run.config.thresholds.hallucination_fail, title="hallucination vs human label (sample)")
-run.show(fig, "03_hallucination_roc_pr")
+y = run.label("hallucinated", why="checking the score against people needs a human 'hallucinated' label")
+if y is not None:
+    lab = res.assign(hallucinated=y)
+    run.show(plots.score_distributions(lab, "hallucination", "hallucinated", threshold=rule),
+             "03_hallucination_by_label")
+    ok = lab["hallucinated"].notna() & lab["hallucination"].notna()
+    run.show(plots.roc_pr(lab.loc[ok, "hallucination"].astype(float), lab.loc[ok, "hallucinated"].astype(bool),
+                          "higher", threshold=rule, title="hallucination vs human label"),
+             "03_hallucination_roc_pr")
 
 # %% [markdown]
 # ## Where it fails
-# False positives: answers the humans judged faithful that the metric flags (typically a paraphrase
-# whose claim words do not sit near each other in the context). False negatives: hallucinations it
-# misses (typically a wrong entity or relation with no number or date to check).
+# False positives: answers people judged faithful that the rule flags (typically a paraphrase whose
+# claim words do not sit near each other in the context). False negatives: hallucinations it misses
+# (typically a wrong entity or relation with no number or date to check).
 
 # %%
 from evalkit.aggregate import disagreements
 
-fp, fn = disagreements(res, "hallucination", "hallucinated", run.config.thresholds.hallucination_fail)
-print(f"false positives: {len(fp)}, false negatives: {len(fn)}")
-display(evidence_table(res, "hallucination", rows=fp.index[:5]))
-display(evidence_table(res, "hallucination", rows=fn.index[:8]))
+if y is not None:
+    fp, fn = disagreements(lab, rule, "hallucinated")
+    print(f"rule {rule}: false positives {len(fp)}, false negatives {len(fn)}")
+    display(evidence_table(lab, "hallucination", rows=fp.index[:5]))
+    display(evidence_table(lab, "hallucination", rows=fn.index[:8]))
 
 # %% [markdown]
 # ## Beside it: the learned grounding detector (`grounding`)
@@ -117,12 +114,12 @@ s.details["fired"]
 # %%
 from evalkit.calibrate import roc_auc
 
-y = res["hallucinated"].astype(bool)
-pd.DataFrame([{"metric": m, "ROC AUC vs hallucinated (95% CI)": str(roc_auc(res[m].astype(float), y, n_resamples=n_resamples,
-                                                                           seed=seed))}
-              for m in ("hallucination", "grounding")])
-
-# %%
-fig = plots.roc_pr(res["grounding"].astype(float), y, "higher", threshold=0.5,
-                   title="grounding (learned detector) vs human label (sample)")
-run.show(fig, "03_grounding_roc_pr")
+if y is not None:
+    scored = [m for m in ("hallucination", "grounding") if m in lab.columns]
+    rows = []
+    for m in scored:
+        ok = lab[m].notna() & lab["hallucinated"].notna()
+        rows.append({"metric": m, "ROC AUC vs hallucinated (95% CI)": str(
+            roc_auc(lab.loc[ok, m].astype(float), lab.loc[ok, "hallucinated"].astype(bool), n_resamples=n_resamples,
+                    seed=run.config.seed))})
+    display(pd.DataFrame(rows))

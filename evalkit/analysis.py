@@ -1,0 +1,184 @@
+"""Scoring and statistics for an experiment, shared by ``evalkit report``, the CLI and the notebooks.
+
+:func:`plan_sections` decides, from the scored data and the experiment, which report sections apply
+and, for each one that does not, the one-line note that says what to add. :func:`analyze`
+computes every number the report shows (``metrics.json``) under the protocol the experiment asks
+for; the report page and the notebooks read those numbers instead of recomputing them.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from evalkit.experiment import Experiment
+>>> res = pd.DataFrame({"id": ["a", "b"], "relevance": [0.2, 0.8], "error": [None, None]})
+>>> plan = plan_sections(res, Experiment(name="x", data="d.csv"))
+>>> plan["comparison"].applies, plan["comparison"].note
+(False, "no 'system' column: add one naming which system gave each answer to compare systems")
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping
+
+import pandas as pd
+
+from .aggregate import json_ready, scored_metrics, summary
+from .calibrate import CalibrationError, binary_labels, calibrate_frame
+from .compare import CompareError, compare_systems, default_pair_on
+from .experiment import Experiment
+from .metrics import REGISTRY
+
+JUDGED_FAMILIES = ("judged", "ragas")
+SUMMARY_METRICS = ("twin_lock", "judge_lock")
+# which notebook needs which section; a notebook whose section does not apply is skipped with its note
+NOTEBOOK_SECTIONS = {"01_relevance": "relevance", "02_completeness": "completeness",
+                     "03_hallucination": "hallucination", "04_reference_metrics": "reference",
+                     "05_judged_metrics": "judge", "06_calibration": "calibration",
+                     "07_compare_systems": "comparison", "09_summary_scorers": "summaries"}
+
+
+@dataclass(frozen=True)
+class Section:
+    """One report section: does it apply to this data, and if not, what would make it apply."""
+
+    name: str
+    applies: bool
+    note: str = ""
+
+
+def _systems(results: pd.DataFrame) -> list[str]:
+    return sorted(results["system"].dropna().unique().tolist()) if "system" in results.columns else []
+
+
+def _metric_section(results: pd.DataFrame, metric: str, hint: str) -> Section:
+    if metric in results.columns:
+        return Section(metric, True)
+    return Section(metric, False, f"{metric} was not scored: {hint}")
+
+
+def _calibration_section(results: pd.DataFrame, cal: Mapping[str, Any]) -> Section:
+    if not cal.get("label"):
+        return Section("calibration", False, "not requested: add `calibration: {score: hallucination, label: "
+                                             "YOUR_LABEL}` to the experiment, with a binary human label column")
+    label, score = cal["label"], cal.get("score", "hallucination")
+    if label not in results.columns:
+        return Section("calibration", False, f"the data has no label column {label!r}: add a binary human label "
+                                             f"(True/False or 0/1) and name it in calibration.label")
+    if score not in results.columns:
+        return Section("calibration", False, f"the score {score!r} was not scored: add it to metrics, or choose "
+                                             f"another calibration.score")
+    try:
+        y = {v for v in binary_labels(results[label].tolist(), positive=cal.get("positive"), column=label) if v is not None}
+    except CalibrationError as e:
+        return Section("calibration", False, str(e))
+    if len(y) < 2:
+        return Section("calibration", False, f"the label {label!r} has a single class: calibration needs both")
+    return Section("calibration", True)
+
+
+def _comparison_section(results: pd.DataFrame, cmp: Mapping[str, Any]) -> Section:
+    systems = _systems(results)
+    if "system" not in results.columns:
+        return Section("comparison", False, "no 'system' column: add one naming which system gave each answer "
+                                            "to compare systems")
+    if len(systems) < 2:
+        return Section("comparison", False, f"one system only ({', '.join(systems) or 'none'}): add a second "
+                                            f"system's answers to the same questions to compare")
+    missing = [s for s in cmp.get("systems") or [] if s not in systems]
+    if missing:
+        return Section("comparison", False, f"compare.systems names {missing}, not in the data (systems: {systems})")
+    return Section("comparison", True)
+
+
+def plan_sections(results: pd.DataFrame, exp: Experiment) -> dict[str, Section]:
+    """Which report sections apply to these results, with a note for each one that does not."""
+    judged = [m for m in scored_metrics(results) if REGISTRY[m].family in JUDGED_FAMILIES]
+    secs = [
+        Section("by_system", "system" in results.columns,
+                "" if "system" in results.columns else "no 'system' column: scores are shown for the whole dataset"),
+        Section("question_type", "question_type" in results.columns,
+                "" if "question_type" in results.columns else "no 'question_type' column: add one to see scores "
+                                                              "by kind of question"),
+        _metric_section(results, "relevance", "the data needs 'question' and 'answer'"),
+        _metric_section(results, "completeness", "the data needs 'question' and 'answer'"),
+        _metric_section(results, "hallucination", "the data needs a 'contexts' column (retrieved passages)"),
+        Section("verdicts", "verdict" in results.columns,
+                "" if "verdict" in results.columns else "no verdict: it needs relevance, completeness and "
+                                                        "hallucination (a 'contexts' column)"),
+        Section("reference", "keyword_coverage" in results.columns,
+                "" if "keyword_coverage" in results.columns else "no reference answers: add a 'ground_truth' "
+                                                                 "column for the reference-based metrics"),
+        Section("judge", bool(judged), "" if judged else "no judged metrics: configure a judge (a `judge:` section "
+                                                         "with base_url and model, or EVALKIT_JUDGE_BASE_URL and "
+                                                         "EVALKIT_JUDGE_MODEL) and add judged metrics"),
+        Section("summaries", any(m in results.columns for m in SUMMARY_METRICS),
+                "" if any(m in results.columns for m in SUMMARY_METRICS) else
+                "no summary scorers: for summaries of articles, add twin_lock or judge_lock to metrics"),
+        _calibration_section(results, exp.calibration),
+        _comparison_section(results, exp.compare),
+    ]
+    return {s.name: s for s in secs}
+
+
+def compare_pair(results: pd.DataFrame, cmp: Mapping[str, Any]) -> tuple[str, str]:
+    """The two systems the report compares: ``compare.systems`` or the first two in sorted order."""
+    systems = list(cmp.get("systems") or _systems(results))
+    return systems[0], systems[1]
+
+
+def calibration_numbers(results: pd.DataFrame, cal: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
+    """The calibration section: :func:`evalkit.calibrate.calibrate_frame` under the experiment's protocol."""
+    tc = calibrate_frame(results, cal.get("score", "hallucination"), cal["label"], positive=cal.get("positive"),
+                         direction=cal.get("direction", "higher"), criterion=cal.get("criterion", "youden"),
+                         split=cal.get("split"), by=[c for c in cal.get("by") or [] if c in results.columns],
+                         groups=cal.get("groups"), n_resamples=int(cal.get("n_resamples", 1000)), seed=seed)
+    return {**tc.to_dict(), "summary": tc.summary_lines()}
+
+
+def comparison_numbers(results: pd.DataFrame, cmp: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
+    """The comparison section: paired differences of every scored metric (and by ``cmp['by']``)."""
+    a, b = compare_pair(results, cmp)
+    # a metric with no determined value (e.g. fact checks without rules) has nothing to compare
+    metrics = [m for m in scored_metrics(results) if REGISTRY[m].kind in ("score", "bool") and results[m].notna().any()]
+    binary = [c for c in cmp.get("binary") or [] if c in results.columns]
+    pair_on = cmp.get("pair_on") or default_pair_on(results)
+    kw = dict(n_resamples=int(cmp.get("n_resamples", 2000)), seed=seed, binary=binary, pair_on=pair_on,
+              min_pairs=int(cmp.get("min_pairs", 10)))
+    out = {"system_a": a, "system_b": b, "pair_on": pair_on, "systems": _systems(results),
+           "table": compare_systems(results, metrics, a, b, **kw).to_dict(orient="records")}
+    by = cmp.get("by")
+    if by and by in results.columns:
+        out["by"] = by
+        out["by_table"] = compare_systems(results, metrics, a, b, by=by, **kw).to_dict(orient="records")
+    return out
+
+
+def _verdict_counts(results: pd.DataFrame) -> dict[str, int]:
+    keys = ["system", "verdict"] if "system" in results.columns else ["verdict"]
+    vc = results.groupby(keys, dropna=False).size()
+    return {" / ".join(map(str, k)) if isinstance(k, tuple) else str(k): int(v) for k, v in vc.items()}
+
+
+def analyze(results: pd.DataFrame, exp: Experiment, plan: Mapping[str, Section] | None = None) -> dict[str, Any]:
+    """Every number of a report (``metrics.json``): deterministic for the same inputs and seed.
+
+    A section that does not apply holds no numbers; ``sections`` says why. A statistic that cannot be
+    computed on this data (e.g. a criterion no threshold reaches) is recorded as that section's
+    ``error`` instead of failing the report.
+    """
+    plan = plan or plan_sections(results, exp)
+    out: dict[str, Any] = {"experiment": exp.name, "rows": int(len(results)), "systems": _systems(results),
+                           "errors": int(results["error"].notna().sum()) if "error" in results.columns else 0,
+                           "sections": {k: asdict(v) for k, v in plan.items()}}
+    out["overall"] = summary(results, by=None).drop(columns=["kind"]).to_dict(orient="records")
+    if plan["by_system"].applies:
+        out["by_system"] = summary(results, by="system").drop(columns=["kind"]).to_dict(orient="records")
+    if plan["verdicts"].applies:
+        out["verdicts"] = _verdict_counts(results)
+    for name, fn, sec in (("calibration", calibration_numbers, exp.calibration),
+                          ("comparison", comparison_numbers, exp.compare)):
+        if plan[name].applies:
+            try:
+                out[name] = fn(results, sec, exp.seed)
+            except (CalibrationError, CompareError) as e:
+                out[name] = {"error": str(e)}
+    return json_ready(out)

@@ -1,0 +1,253 @@
+"""Experiment files: the schema, validated when loaded, with paths relative to the file.
+
+An experiment is a YAML file::
+
+    name: my-study                   # names the report folder: reports/my-study/
+    data: my_answers.csv             # relative to THIS file (or absolute)
+    columns: {answer: model_output}  # canonical -> source column mapping
+    scoring: scoring.yaml            # EvalConfig YAML (relative to this file) or an inline mapping
+    fact_checks: my_rules.yaml       # per-question checks for this dataset (optional)
+    metrics: null                    # registry names; null = the defaults whose inputs exist
+    thresholds: profile.yaml         # a calibrated threshold profile for the verdict (optional)
+    judge: null                      # LLM judge settings (optional)
+    calibration: {score: hallucination, label: hallucinated, positive: null, direction: higher,
+                  criterion: youden, split: seeded, by: [question_type], n_resamples: 1000}
+    compare: {systems: [a, b], binary: [correct], pair_on: id, by: question_type, min_pairs: 10}
+    seed: 0
+    notebooks: [00_quickstart, ..., mine.ipynb]  # shipped names or your own notebooks; default: all shipped
+
+Sections whose data is absent are skipped by the report with a note; they are never errors.
+``evalkit init DATA`` writes a starter file for a dataset.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "e.yaml").write_text("name: x\\ndata: answers.csv\\n")
+>>> exp = load_experiment(d / "e.yaml")
+>>> exp.data == str(d / "answers.csv")
+True
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .config import ConfigError, EvalConfig, read_yaml_mapping
+
+NOTEBOOK_DIR = Path(__file__).resolve().parent / "notebooks"
+DEFAULT_NOTEBOOKS = ("00_quickstart", "01_relevance", "02_completeness", "03_hallucination",
+                     "04_reference_metrics", "05_judged_metrics", "06_calibration", "07_compare_systems",
+                     "09_summary_scorers", "08_report")
+REPORT_NOTEBOOK = "08_report"
+CALIBRATION_KEYS = {"score", "label", "positive", "direction", "criterion", "split", "by", "groups", "n_resamples"}
+COMPARE_KEYS = {"systems", "binary", "pair_on", "by", "min_pairs", "n_resamples"}
+
+
+class ExperimentError(ValueError):
+    """An experiment file is invalid; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment file; every path in it is already resolved against the file's folder."""
+
+    name: str
+    data: str
+    columns: Mapping[str, str] = field(default_factory=dict)
+    scoring: EvalConfig = field(default_factory=EvalConfig)
+    scoring_source: str | None = None
+    fact_checks: str | None = None
+    metrics: tuple[str, ...] | None = None
+    thresholds: str | None = None
+    judge: Mapping[str, Any] | None = None
+    calibration: Mapping[str, Any] = field(default_factory=dict)
+    compare: Mapping[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    notebooks: tuple[str, ...] = DEFAULT_NOTEBOOKS
+    description: str = ""
+    source: str = ""
+
+    def config(self) -> EvalConfig:
+        """The scoring config with the experiment's seed, fact checks, judge and threshold profile applied."""
+        cfg = dataclasses.replace(self.scoring, seed=self.seed)
+        if self.fact_checks:
+            cfg = dataclasses.replace(cfg, fact_checks=self.fact_checks)
+        if self.judge:
+            cfg = dataclasses.replace(cfg, judge={**cfg.judge, **self.judge})
+        if self.thresholds:
+            from .verdict import thresholds_from_profile
+
+            cfg = dataclasses.replace(cfg, thresholds=thresholds_from_profile(self.thresholds, cfg.thresholds))
+        return cfg
+
+
+_KEYS = {f.name for f in dataclasses.fields(Experiment)} - {"source", "scoring_source"}
+
+
+def _resolve(base: Path, value: Any) -> str | None:
+    """A path written in the experiment file, relative to the file's folder (absolute paths kept)."""
+    if value in (None, ""):
+        return None
+    p = Path(str(value)).expanduser()
+    return str(p if p.is_absolute() else (base / p).resolve())
+
+
+def _check_section(path: Path, raw: Mapping[str, Any], key: str, known: set[str]) -> dict[str, Any]:
+    sec = raw.get(key) or {}
+    if not isinstance(sec, dict):
+        raise ExperimentError(f"{path}: {key} must be a mapping, got {type(sec).__name__}")
+    bad = sorted(set(sec) - known)
+    if bad:
+        raise ExperimentError(f"{path}: {key} has unknown key(s) {bad}; known: {sorted(known)}")
+    return dict(sec)
+
+
+def _check_top(path: Path, raw: Mapping[str, Any]) -> None:
+    unknown = sorted(set(raw) - _KEYS)
+    if unknown:
+        raise ExperimentError(f"{path}: unknown key(s) {unknown}; known: {sorted(_KEYS)}")
+    for key in ("name", "data"):
+        if not raw.get(key):
+            raise ExperimentError(f"{path}: missing required key {key!r}")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", str(raw["name"])):
+        raise ExperimentError(f"{path}: name {raw['name']!r} must be letters, digits, '.', '_' or '-' "
+                              f"(it names a folder)")
+
+
+def _scoring(path: Path, raw: Mapping[str, Any]) -> tuple[EvalConfig, str | None]:
+    scoring = raw.get("scoring")
+    try:
+        if isinstance(scoring, str):
+            src = _resolve(path.parent, scoring)
+            if not Path(src).exists():
+                raise ExperimentError(f"{path}: scoring: no such file {src}")
+            return EvalConfig.from_yaml(src), src
+        return EvalConfig.from_dict(scoring, source=f"{path}: scoring"), None
+    except ConfigError as e:
+        raise ExperimentError(str(e)) from None
+
+
+def _notebooks(path: Path, raw: Mapping[str, Any]) -> tuple[str, ...]:
+    """Shipped notebook names (``06_calibration``) or your own notebooks as paths ending in ``.ipynb``
+    (relative to the experiment file); each is checked to exist."""
+    out = []
+    for nb in raw.get("notebooks") or DEFAULT_NOTEBOOKS:
+        nb = str(nb)
+        if nb.endswith(".ipynb"):
+            own = _resolve(path.parent, nb)
+            if not Path(own).exists():
+                raise ExperimentError(f"{path}: notebook {nb!r} not found (looked at {own})")
+            out.append(own)
+        elif (NOTEBOOK_DIR / f"{nb}.ipynb").exists():
+            out.append(nb)
+        else:
+            known = sorted(p.stem for p in NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+            raise ExperimentError(f"{path}: notebook {nb!r} not found (shipped notebooks: {known}; "
+                                  f"your own: a path ending in .ipynb)")
+    return tuple(out)
+
+
+def notebook_source(nb: str) -> Path:
+    """Where a notebook entry of an experiment lives: a shipped name, or a path to your own."""
+    return Path(nb) if nb.endswith(".ipynb") else NOTEBOOK_DIR / f"{nb}.ipynb"
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment YAML; paths inside it resolve against the file's folder."""
+    path = Path(path).resolve()
+    raw = read_yaml_mapping(path, ExperimentError, "experiment file")
+    _check_top(path, raw)
+    cfg, scoring_source = _scoring(path, raw)
+    metrics = raw.get("metrics")
+    if metrics is not None and (not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics)):
+        raise ExperimentError(f"{path}: metrics must be a list of metric names or null")
+    return Experiment(
+        name=str(raw["name"]), data=_resolve(path.parent, raw["data"]), columns=dict(raw.get("columns") or {}),
+        scoring=cfg, scoring_source=scoring_source, fact_checks=_resolve(path.parent, raw.get("fact_checks")),
+        metrics=tuple(metrics) if metrics else None, thresholds=_resolve(path.parent, raw.get("thresholds")),
+        judge=raw.get("judge"), calibration=_check_section(path, raw, "calibration", CALIBRATION_KEYS),
+        compare=_check_section(path, raw, "compare", COMPARE_KEYS), seed=int(raw.get("seed", 0)),
+        notebooks=_notebooks(path, raw), description=str(raw.get("description") or ""), source=str(path))
+
+
+def _binary_label_columns(df) -> list[str]:
+    """Columns that look like binary human labels (bool, 0/1, or true/false strings), canonical ones excluded."""
+    from .calibrate import CalibrationError, binary_labels
+    from .data import CANONICAL_COLUMNS
+
+    out = []
+    for c in df.columns:
+        if c in CANONICAL_COLUMNS:
+            continue
+        try:
+            classes = {v for v in binary_labels(df[c].tolist(), column=str(c)) if v is not None}
+        except (CalibrationError, TypeError):
+            continue
+        if len(classes) == 2:
+            out.append(str(c))
+    return out
+
+
+def _calibration_lines(labels: list[str], has_contexts: bool) -> list[str]:
+    if not labels:
+        return ["# calibration: no binary label column (True/False or 0/1) in the data; add one, e.g. `hallucinated`,",
+                "#   then: calibration: {score: hallucination, label: hallucinated, split: seeded}"]
+    label = next((c for c in labels if "halluc" in c.lower()), labels[0])
+    score = "hallucination" if has_contexts else "relevance"
+    direction = "higher" if score == "hallucination" else "lower"
+    return ["calibration:               # choose a threshold for a score against a human label",
+            f"  score: {score}",
+            f"  label: {label}             # positive = a bad answer, so the verdict flags that side",
+            f"  direction: {direction}           # {direction}: a {direction} score points at the positive label",
+            "  criterion: youden",
+            "  split: seeded             # choose on half, report on the other half (honest)",
+            "  n_resamples: 1000"]
+
+
+def _compare_lines(df) -> list[str]:
+    if "system" not in df.columns:
+        return ["# compare: no 'system' column; add one naming which system gave each answer to compare systems"]
+    systems = sorted(df["system"].dropna().astype(str).unique())
+    if len(systems) < 2:
+        return [f"# compare: one system only ({', '.join(systems)}); add a second system's answers to compare"]
+    pair_on = "id" if not df["id"].astype(str).str.fullmatch(r"row-\d+").all() else "question"
+    return ["compare:                   # paired comparison of two systems on the same questions",
+            f"  systems: [{systems[0]}, {systems[1]}]", f"  pair_on: {pair_on}", "  min_pairs: 10"]
+
+
+def starter_experiment(df, data_path: str | Path, out_path: str | Path) -> str:
+    """The text of a starter experiment for a loaded dataset: the sections that apply to its columns are on,
+    the others are commented out with the reason (``evalkit init DATA -o my.yaml`` writes it).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"id": ["a"], "question": ["Q?"], "answer": ["A."]})
+    >>> text = starter_experiment(df, "/tmp/answers.csv", "/tmp/my.yaml")
+    >>> "data: answers.csv" in text and "# compare: no 'system' column" in text
+    True
+    """
+    import os
+
+    out_dir = Path(out_path).resolve().parent
+    rel = os.path.relpath(Path(data_path).resolve(), out_dir)
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(data_path).stem) or "experiment"
+    has_contexts = "contexts" in df.columns
+    lines = [f"# Starter experiment for {Path(data_path).name} ({len(df)} rows), written by evalkit init.",
+             "# Paths are relative to this file. Run: evalkit report THIS_FILE", f"name: {name}", f"data: {rel}",
+             "metrics: null               # every default metric whose input columns exist"]
+    if not has_contexts:
+        lines.append("# (no 'contexts' column: hallucination, grounding and the verdict need retrieved passages)")
+    if "ground_truth" not in df.columns:
+        lines.append("# (no 'ground_truth' column: the reference metrics need an expected answer)")
+    lines += ["# fact_checks: rules.yaml    # per-question checks for this dataset's ids (optional)",
+              "# thresholds: profile.yaml   # a profile written by `evalkit calibrate -o` (optional)",
+              "# judge: {base_url: http://localhost:8000/v1, model: my-model}   # judged metrics (optional)"]
+    lines += _calibration_lines(_binary_label_columns(df), has_contexts)
+    lines += _compare_lines(df)
+    lines += ["seed: 0"]
+    return "\n".join(lines) + "\n"

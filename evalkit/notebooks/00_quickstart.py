@@ -1,0 +1,87 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 00 · Quick start
+#
+# Load a dataset, score it with every default metric that applies, and read the summary. Everything
+# below calls into `evalkit`; the notebook holds no metric logic. Run it top to bottom, or let
+# `evalkit report` run it with papermill on your own data.
+
+# %% tags=["parameters"]
+experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
+report_dir = ""  # inside a report: the report folder (results, numbers, figures)
+
+# %%
+import evalkit
+from IPython.display import display
+
+run = evalkit.notebook.notebook_run(experiment_path, report_dir)
+res = run.results
+
+# %% [markdown]
+# The canonical columns come first; any label columns your data has (`hallucinated`, `correct`, ...)
+# are kept. Each metric adds a value column and a `*_details` column of JSON evidence; `error` records
+# any metric that failed on a row.
+
+# %%
+n_sys = res["system"].nunique() if run.has("system") else 1
+print(f"{len(res)} rows, {n_sys} system(s), {res['id'].nunique()} ids; rows with errors: {int(res['error'].notna().sum())}")
+shown = ["id", "system", "question_type", "answer", "relevance", "completeness", "hallucination", "verdict"]
+res[[c for c in shown if c in res.columns]].head(8)
+
+# %% [markdown]
+# ## The registry
+# One table says what every metric needs, which way is better, and its range.
+
+# %%
+import pandas as pd
+
+pd.DataFrame([{"metric": m.name, "family": m.family, "better": m.direction, "needs": ", ".join(m.needs),
+               "empty input": m.empty_policy} for m in evalkit.REGISTRY.values()])
+
+# %% [markdown]
+# ## Summary
+# Means are over determined rows; `n_undetermined` counts rows where a metric had nothing to judge
+# (for example `number_match` when the expected answer has no numbers).
+
+# %%
+by = "system" if run.has("system") else None
+summ = evalkit.summary(res, by=by)
+summ.round(3)
+
+# %%
+from evalkit import plots
+
+fig = plots.metric_means(summ, ["relevance", "completeness", "hallucination", "keyword_coverage", "number_match",
+                                "answer_completeness", "fact_checks"], by=by or "system")
+run.show(fig, "00_metric_means")
+
+# %% [markdown]
+# ## Verdicts, and the evidence behind one passing and one failing answer
+# The verdict is PASS / WARN / FAIL / ABSTAIN (the answer declines) with the rule that fired.
+# The evidence columns explain a score: for `hallucination`, every anchor (number, date, claim) of the
+# answer and whether the contexts support it.
+
+# %%
+if not run.skip("verdict", why="verdicts need relevance, completeness and hallucination (a 'contexts' column)"):
+    run.show(plots.verdict_counts(res), "00_verdicts")
+    for outcome in ("PASS", "FAIL"):
+        rows = res.index[res["verdict"].eq(outcome)]
+        if len(rows):
+            r = res.loc[rows[0]]
+            print(f"{outcome} example, id {r['id']}: {r['verdict_rule']}")
+            display(evalkit.aggregate.evidence_table(res, "hallucination", rows=[rows[0]],
+                                                     columns=("id", "question", "answer")))

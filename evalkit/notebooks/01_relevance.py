@@ -1,0 +1,76 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 01 · Relevance
+#
+# $$\text{relevance} = \tfrac12\,\big(S_{\cos} + S_{\text{Jaccard}}\big)$$
+#
+# * $S_{\cos}$: cosine of the TF-IDF vectors of question Q and answer R, English stop words removed,
+#   the vectorizer fitted on the pair $[Q, R]$ alone (identical to scikit-learn's
+#   `TfidfVectorizer(stop_words="english")` on that pair, computed for the whole column at once).
+# * $S_{\text{Jaccard}} = |T(Q)\cap T(R)| \,/\, |T(Q)\cup T(R)|$ on lower-cased word tokens.
+#
+# An empty question or answer scores 0 and says why. The verdict FAILs an answer whose relevance is
+# below 0.1.
+
+# %% tags=["parameters"]
+experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
+report_dir = ""  # inside a report: the report folder (results, numbers, figures)
+
+# %%
+import evalkit
+from IPython.display import display
+
+run = evalkit.notebook.notebook_run(experiment_path, report_dir)
+res = run.results
+
+# %% [markdown]
+# ## Worked example
+
+# %%
+s = evalkit.get_metric("relevance").fn("What is the base premium for Territory 118?",
+                                        "The base premium for Territory 118 is $604 per year.")
+s
+
+# %% [markdown]
+# ## Evidence: the cosine and Jaccard parts of each score
+
+# %%
+from evalkit.aggregate import evidence_table
+
+evidence_table(res, "relevance", n=8, columns=("id", "system", "question", "answer"))
+
+# %%
+from evalkit import plots
+
+correct = run.label("correct", why="the split by correctness needs a human 'correct' label")
+if correct is not None:
+    run.show(plots.score_distributions(res.assign(correct=correct), "relevance", "correct"), "01_relevance_by_correct")
+
+# %% [markdown]
+# ## Where it fails
+# Relevance rewards repeating the question. A correct but terse answer shares few words with its
+# question and scores low; a wrong answer that restates the question scores high. With a `correct`
+# label, the lowest-scoring correct answers and the highest-scoring wrong ones:
+
+# %%
+cols = ("id", "system", "question", "answer")
+if correct is not None:
+    right, wrong = res[correct.fillna(False)], res[(~correct).fillna(False)]
+    print(f"{len(right)} correct answers, median relevance {right['relevance'].median():.3f}; "
+          f"{len(wrong)} wrong answers, median relevance {wrong['relevance'].median():.3f}")
+    display(evidence_table(res, "relevance", rows=right.nsmallest(4, "relevance").index, columns=cols))
+    display(evidence_table(res, "relevance", rows=wrong.nlargest(4, "relevance").index, columns=cols))

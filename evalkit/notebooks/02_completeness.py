@@ -1,0 +1,77 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 02 · Completeness
+#
+# $$\text{completeness} = \frac{|K_Q \cap T(R)|}{|K_Q|}$$
+#
+# $K_Q$ are the question's keywords: its tokens without stop words and without non-alphanumeric
+# tokens (the seed's rule, so "C-1" and "1,200" are not keywords). A question with no keywords
+# scores 1.0. The details list the missing keywords. The verdict WARNs below 0.6.
+
+# %% tags=["parameters"]
+experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
+report_dir = ""  # inside a report: the report folder (results, numbers, figures)
+
+# %%
+import evalkit
+from IPython.display import display
+
+run = evalkit.notebook.notebook_run(experiment_path, report_dir)
+res = run.results
+
+# %% [markdown]
+# ## Worked example
+
+# %%
+evalkit.get_metric("completeness").fn("What is the base premium for Territory 118?", "The premium is $604.")
+
+# %%
+from evalkit.aggregate import evidence_table
+
+evidence_table(res, "completeness", n=8)
+
+# %% [markdown]
+# ## Against a human `correct` label
+# The verdict's WARN rule for completeness is the rule below; the same rule object decides the
+# verdict, this plot's line and the disagreement tables.
+
+# %%
+from evalkit import plots
+from evalkit.verdict import rules_for
+
+rule = {r.metric: r for r in rules_for(run.config.thresholds)}["completeness"]
+print("verdict rule:", rule.outcome, "if", rule)
+correct = run.label("correct", why="checking completeness against correctness needs a human 'correct' label")
+if correct is not None:
+    run.show(plots.score_distributions(res.assign(correct=correct), "completeness", "correct", threshold=rule),
+             "02_completeness_by_correct")
+
+# %% [markdown]
+# ## Where it fails
+# Completeness checks that the question's words come back, not that the answer is right:
+# correct answers WARNed (false alarms) and wrong answers that pass the bar.
+
+# %%
+from evalkit.aggregate import disagreements
+
+if correct is not None:
+    # "flagged" = the WARN rule fires; the label it should track is "not correct"
+    res2 = res.assign(incorrect=~correct)
+    fp, fn = disagreements(res2, rule, "incorrect")
+    print(f"correct answers the rule flags ({rule}): {len(fp)}; wrong answers it lets through: {len(fn)}")
+    display(evidence_table(res2, "completeness", rows=fp.index[:5]))
+    display(evidence_table(res2, "completeness", rows=fn.index[:5]))

@@ -1,0 +1,100 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 04 · Reference metrics and fact checks
+#
+# These compare the answer with the expected answer (ground truth):
+#
+# | metric | rule |
+# |---|---|
+# | `exact_match` | equal after lower-casing and whitespace normalisation |
+# | `keyword_coverage` | capitalised phrases, numbers/percentages and 4+ letter non-stop words of the expected answer found in the answer |
+# | `number_match` | expected numeric values found ("$604" = "604.00"; "-0.133%" ≠ "0.133%") |
+# | `answer_completeness` | (min(answer words / expected words, 1) + keyword_coverage) / 2 |
+# | `source_citation` | min(distinct source indicators / 3, 1), whole words |
+# | `dont_know` | an uncertainty phrase, or a short non-answer |
+# | `fact_checks` | mean of the per-question checks in the experiment's `fact_checks` file (rules that name this dataset's ids) |
+
+# %% tags=["parameters"]
+experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
+report_dir = ""  # inside a report: the report folder (results, numbers, figures)
+
+# %%
+import evalkit
+from IPython.display import display
+
+run = evalkit.notebook.notebook_run(experiment_path, report_dir)
+res = run.results
+
+# %% [markdown]
+# ## Worked examples
+
+# %%
+m = evalkit.get_metric
+display(m("keyword_coverage").fn("Territory 118 pays 604 dollars.", "Territory 118 pays $604, a 0.305% increase."))
+display(m("number_match").fn("The change was 0.133%.", "Territory 205 changed by -0.133% from 2022."))
+display(m("dont_know").fn("I'm not sure; the context does not say."))
+
+# %%
+from evalkit.aggregate import evidence_table
+
+evidence_table(res, "number_match", rows=res["number_match"].notna(), n=10)
+
+# %% [markdown]
+# ## Fact checks: each check's result for the questions that have rules
+
+# %%
+import json
+import pandas as pd
+
+if not run.skip("fact_checks", why="fact checks need a rules file named by the experiment (fact_checks: path)"):
+    rows = []
+    for _, r in res[res["fact_checks"].notna()].iterrows():
+        for c in json.loads(r["fact_checks_details"])["checks"]:
+            rows.append({"id": r["id"], "system": r.get("system"), "rule": c["rule"], "check": c["check"],
+                         "target": c["target"], "passed": c["passed"]})
+    display(pd.DataFrame(rows))
+
+# %% [markdown]
+# ## Summary (booleans as count and percentage), by system and question type where the data has them
+
+# %%
+keys = [k for k in ("system", "question_type") if run.has(k)]
+ref = [c for c in ("exact_match", "keyword_coverage", "number_match", "answer_completeness", "source_citation",
+                   "dont_know", "fact_checks") if run.has(c)]
+summ = evalkit.summary(res, by=keys or None, metrics=ref)
+summ.round(3)
+
+# %%
+from evalkit import plots
+
+by = "system" if run.has("system") else None
+fig = plots.metric_means(evalkit.summary(res, by=by),
+                         ["keyword_coverage", "number_match", "answer_completeness", "source_citation", "fact_checks"],
+                         by=by or "system")
+run.show(fig, "04_reference_means")
+
+# %% [markdown]
+# ## Where they fail
+# `exact_match` misses correct paraphrases; `number_match` counts a number as matched wherever it
+# appears, so an answer can state the right number about the wrong thing.
+
+# %%
+correct = run.label("correct", why="finding paraphrases that exact match misses needs a human 'correct' label")
+if correct is not None:
+    para = res[correct.fillna(False) & ~res["exact_match"].astype(bool)]
+    print(f"correct answers that are not exact matches: {len(para)} of {int(correct.sum())}")
+    display(evidence_table(res, "keyword_coverage", rows=para.index[:6]))

@@ -1,0 +1,135 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 06 · Calibration against human labels
+#
+# A threshold is a claim about data. Here we choose one from evidence and publish it with its
+# uncertainty: ROC and PR AUC with stratified bootstrap intervals, the threshold chosen by a stated
+# criterion (Youden's J, F1, precision ≥ X, recall ≥ X, or costs), the bootstrap distribution of the
+# threshold itself, and the confusion matrix at that threshold. With `split`, the threshold is chosen
+# on one part and reported on the other; without it the numbers are optimistic, and say so. The
+# threshold is one rule (`score >= t` on the flagged side): a profile written from it and applied by
+# the verdict flags exactly the rows counted here, including rows that sit on the threshold.
+# Every resample is seeded: the same seed gives the same intervals.
+
+# %% tags=["parameters"]
+experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
+report_dir = ""  # inside a report: the report folder (results, numbers, figures)
+n_resamples = 300  # bootstrap bands of the threshold sweep
+
+# %%
+import evalkit
+from IPython.display import display
+
+run = evalkit.notebook.notebook_run(experiment_path, report_dir)
+res = run.results
+
+# %% [markdown]
+# ## The calibration the experiment asked for
+
+# %%
+import pandas as pd
+from evalkit import plots
+from evalkit.calibrate import binary_labels, calibrate
+
+numbers = run.metrics.get("calibration")  # the numbers of metrics.json, under the experiment's protocol
+if numbers is None:
+    run.note(run.metrics["sections"]["calibration"]["note"])
+elif "error" in numbers:
+    print("calibration not possible:", numbers["error"])
+    numbers = None
+if numbers:
+    print("\n".join(numbers["summary"]))
+    op = numbers["at_threshold"]
+    display(pd.DataFrame({k: [op[k]["estimate"], op[k]["low"], op[k]["high"]]
+                          for k in ("precision", "recall", "f1", "fpr", "tp", "fp", "tn", "fn")},
+                         index=["estimate", "95% low", "95% high"]).round(3))
+
+# %%
+if numbers:
+    score, label, direction = numbers["score"], numbers["label"], numbers["direction"]
+    y = pd.Series(binary_labels(res[label].tolist(), positive=numbers.get("positive"), column=label), index=res.index,
+                  dtype="boolean")
+    ok = res[score].notna() & y.notna()
+    scores, labels = res.loc[ok, score].astype(float), y[ok].astype(bool)
+    thr = numbers["threshold"]
+    run.show(plots.roc_pr(scores, labels, direction, threshold=thr, title=f"{score} vs {label}"), "06_roc_pr")
+    run.show(plots.threshold_sweep(scores, labels, direction, n_resamples=min(n_resamples, 300), seed=run.config.seed,
+                                   threshold=thr), "06_threshold_sweep")
+
+# %% [markdown]
+# ## Is the score a probability? Reliability of a 0..1 score
+# Points on the diagonal would mean "a score of 0.3 is positive 30% of the time". Most scores are
+# not calibrated in that sense; this is why thresholds are chosen from data.
+
+# %%
+if numbers:
+    run.show(plots.reliability_diagram(scores, labels, bins=5, title=f"Reliability of {score}"), "06_reliability")
+
+# %% [markdown]
+# ## Optimistic versus honest
+# Choosing a threshold and reporting its precision on the same rows overstates both: the threshold
+# is fitted to those rows' noise. Below, the same criterion under both protocols. When the honest
+# (held-out) numbers are much worse, the threshold will not transfer; publish the honest ones.
+
+# %%
+if numbers:
+    rows = []
+    for name, split in (("same rows (optimistic)", None), ("seeded split (honest)", "seeded")):
+        try:
+            r = calibrate(scores, labels, direction=direction, criterion=numbers["criterion"],
+                          n_resamples=n_resamples, seed=run.config.seed, split=split)
+        except ValueError as e:
+            rows.append({"protocol": name, "note": str(e)})
+            continue
+        rows.append({"protocol": name, "threshold": r.threshold, "ROC AUC": str(r.roc_auc),
+                     "precision": str(r.at_threshold.precision), "recall": str(r.at_threshold.recall),
+                     "reported on": r.reported_on})
+    display(pd.DataFrame(rows))
+
+# %% [markdown]
+# ## Confounds: does the label sit in one system or one kind of question?
+# If every positive comes from one system, a score that merely tells the systems apart gets a high AUC
+# without detecting anything. The table counts positives per group, and the AUC within each group
+# (small groups are flagged, not trusted).
+
+# %%
+if numbers:
+    for col in ("system", "question_type"):
+        if col in res.columns:
+            counts = pd.crosstab(res.loc[ok, col], labels.rename(label))
+            display(counts)
+            one = [g for g, r in counts.iterrows() if r.get(True, 0) == labels.sum()]
+            if one and labels.sum():
+                print(f"warning: every positive ({int(labels.sum())}) is in {col} = {one[0]!r}; "
+                      f"the AUC partly measures {col}, not the score's skill")
+    if numbers.get("subgroups"):
+        display(pd.DataFrame([{**{k: v for k, v in g.items() if k != "roc_auc"}, "roc_auc": g["roc_auc"]["estimate"],
+                               "low": g["roc_auc"]["low"], "high": g["roc_auc"]["high"]}
+                              for g in numbers["subgroups"]]))
+
+# %% [markdown]
+# ## Graded scores and agreement
+# Rank correlation of the score with a graded human rating (`human_score`, when the data has one).
+
+# %%
+from evalkit.calibrate import rank_correlation
+
+if numbers and run.has("human_score"):
+    okh = ok & res["human_score"].notna()
+    rc = rank_correlation(res.loc[okh, score].astype(float), res.loc[okh, "human_score"].astype(float),
+                          n_resamples=n_resamples, seed=run.config.seed)
+    print({k: str(v) for k, v in rc.items()})

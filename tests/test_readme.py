@@ -1,0 +1,117 @@
+"""Every command the README shows is executed here (or, for the two `make` targets and the grounding
+trainer, mapped to the exact test that runs it), so the README cannot drift from the kit."""
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+# benchmark commands run at a smaller size than the README's (same script, same code path)
+SMALL = {"bench_triad_speed.py": ["--rows", "40"], "bench_validity.py": ["--limit", "40", "--resamples", "20"],
+         "bench_judge.py": ["--rows", "8", "--latency", "0"], "bench_grounding_speed.py": ["--qa", "20", "--summaries", "5"]}
+# commands another test executes in full: command -> where
+ELSEWHERE = {
+    "make report": "the Makefile's report target is `evalkit report experiments/default.yaml`, run below",
+    "make test": ".ci/run runs it on every submission",
+    "train_grounding.py": "tests/metrics/test_grounding.py::test_training_script_reproduces_the_shipped_model "
+                          "(pytest -m slow: the trainer takes minutes)",
+}
+
+
+def readme_commands() -> list[str]:
+    """Each command line of the README's bash blocks, comments stripped."""
+    out = []
+    for block in re.findall(r"```bash\n(.*?)```", README, flags=re.S):
+        for line in block.splitlines():
+            line = re.sub(r"\s+#.*$", "", line).strip()
+            if line:
+                out.append(line)
+    return out
+
+
+def test_every_readme_command_is_accounted_for():
+    for cmd in readme_commands():
+        assert (cmd.startswith(("evalkit ", "export EVALKIT_JUDGE_")) or any(k in cmd for k in ELSEWHERE)
+                or any(k in cmd for k in SMALL)), f"README command not executed by any test: {cmd}"
+    make = (ROOT / "Makefile").read_text()
+    assert "$(BIN)/evalkit report experiments/default.yaml" in make
+
+
+def _my_answers(path: Path) -> None:
+    """A user's own CSV for the README walk-through: two systems, labels, ragas-free canonical names."""
+    qs = [("What year did the Harlow bridge open?", "The Harlow bridge opened in 1932 after four years of work.",
+           "The Harlow bridge opened in 1932.", "It opened in 1932.", "1932 it opened."),
+          ("How long is the Harlow bridge?", "The bridge spans 412 metres across the Wend estuary.",
+           "It is about 500 metres long.", "412 metres", "It is 412 metres long."),
+          ("How many beds does the Oakfield clinic have?", "The Oakfield clinic has 48 beds and two theatres.",
+           "The clinic has 84 beds.", "48 beds", "The clinic has 48 beds."),
+          ("When does the Tarn ferry run?", "The Tarn ferry runs hourly from 6am to 10pm every day.",
+           "The ferry runs hourly from 6am to 10pm.", "Hourly, 6am to 10pm", "Hourly from 6am to 10pm."),
+          ("What does a single ferry ticket cost?", "A single ferry ticket costs 4.50 pounds; a return 8 pounds.",
+           "A single ticket costs 9 pounds.", "4.50 pounds", "A single ticket costs 4.50 pounds.")]
+    rows = []
+    for i, (q, c, base, gt, tuned) in enumerate(qs):
+        wrong = base not in ("The Harlow bridge opened in 1932.", "The ferry runs hourly from 6am to 10pm.")
+        rows.append({"id": f"k{i}", "system": "base", "question": q, "contexts": json.dumps([c]), "answer": base,
+                     "ground_truth": gt, "hallucinated": wrong, "correct": not wrong})
+        rows.append({"id": f"k{i}", "system": "tuned", "question": q, "contexts": json.dumps([c]), "answer": tuned,
+                     "ground_truth": gt, "hallucinated": False, "correct": True})
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    ws = tmp_path_factory.mktemp("readme")
+    for name in ("data", "experiments"):
+        (ws / name).symlink_to(ROOT / name)
+    _my_answers(ws / "my_answers.csv")
+    return ws
+
+
+def _run(cmd: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    argv = shlex.split(cmd)
+    if argv[0] == "evalkit":
+        argv = [sys.executable, "-m", "evalkit.cli", *argv[1:]]
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=1200)
+
+
+def test_readme_evalkit_commands_run_in_order(workspace, judge_server):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "MPLBACKEND": "Agg"}
+    ran = []
+    for cmd in readme_commands():
+        if cmd.startswith("export "):  # the judge block: point it at the scripted loopback server instead
+            env.update({"EVALKIT_JUDGE_BASE_URL": judge_server.url, "EVALKIT_JUDGE_MODEL": "scripted",
+                        "EVALKIT_JUDGE_API_KEY": "unused"})
+            continue
+        if not cmd.startswith("evalkit "):
+            continue
+        r = _run(cmd, workspace, env)
+        assert r.returncode == 0, f"{cmd}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
+        ran.append(cmd)
+    assert len(ran) >= 12
+    assert (workspace / "reports" / "my_answers" / "report.html").exists()
+    assert (workspace / "reports" / "default" / "report.html").exists()
+    v = pd.read_parquet(workspace / "results_calibrated.parquet")
+    assert {"verdict", "verdict_rule"} <= set(v.columns) and len(v) == 10
+
+
+@pytest.mark.parametrize("script", sorted(SMALL))
+def test_readme_benchmark_commands_run(script, tmp_path):
+    line = next(c for c in readme_commands() if script in c)
+    argv = shlex.split(line.split("&&", 1)[1])
+    py, path = argv[0], argv[1]
+    assert py == "../.venv/bin/python" and path == script
+    extra = SMALL[script] + (["--out", str(tmp_path / "validity.md")] if script == "bench_validity.py" else [])
+    if script == "bench_validity.py" and not (ROOT.parent / "shared" / "bench").exists():
+        pytest.skip("../shared/bench not present")
+    r = subprocess.run([sys.executable, path, *extra], cwd=ROOT / "benchmarks", capture_output=True, text=True,
+                       timeout=1200, env={**os.environ, "HF_HUB_OFFLINE": "1", "MPLBACKEND": "Agg"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip()
