@@ -1,9 +1,9 @@
-"""Throughput of the `grounding` metric end to end (parse, features, trees) on real bench rows.
+"""Throughput of the `grounding_risk` metric end to end (parse, features, trees) on real bench rows.
 
     python benchmarks/bench_grounding_speed.py [--qa 1000] [--summaries 200]
 
 Short QA answers (HaluEval QA) and summary pairs (HaluEval summarization), each through
-``evalkit.evaluate(..., ["grounding"])`` with a fresh spaCy cache; the spaCy pipeline and the model
+``evalkit.evaluate(..., ["grounding_risk"])`` with a fresh spaCy cache; the spaCy pipeline and the model
 are loaded before timing.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ def main() -> None:
                           ("halueval_summarization", args.summaries, "summary pairs")):
         df = load_task(task, n)
         t0 = time.perf_counter()
-        out = evalkit.evaluate(df[["id", "question", "answer", "contexts"]], ["grounding"], progress=False)
+        out = evalkit.evaluate(df[["id", "question", "answer", "contexts"]], ["grounding_risk"], progress=False)
         secs = time.perf_counter() - t0
         assert out["error"].isna().all()
         print(f"{task}: {len(df)} {unit} in {secs:.1f}s = {len(df) / secs:.1f}/s; {1000 * secs / len(df):.0f} s per 1,000")

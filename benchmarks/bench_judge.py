@@ -1,4 +1,4 @@
-"""Judged metrics on N rows against the scripted loopback server: HTTP calls, seconds, cached re-run seconds.
+"""Judged metrics on N rows against the scripted judge server: HTTP calls, seconds, cached re-run seconds.
 
     python benchmarks/bench_judge.py [--rows 200] [--concurrency 4] [--latency 0.05]
 
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import evalkit
-from evalkit.judge.loopback import ScriptedJudgeServer
+from evalkit.testing import ScriptedJudgeServer
 
 from common import ROOT
 

@@ -1,4 +1,4 @@
-"""Train, cross-validate and ship the grounding detector (evalkit/resources/grounding_model.json).
+"""Train, cross-validate and ship the detector behind `grounding_risk` (evalkit/resources/grounding_model.json).
 
     python benchmarks/train_grounding.py [--resamples 1000] [--limit N] [--check]
 
@@ -45,9 +45,9 @@ TASK_WEIGHT_POWER = 0.5  # rows weighted by (1 / task size) ** 0.5, so QA's 4,00
 def feature_code_sha256() -> str:
     """Hash of the code that computes the features, so a cache never outlives a change to it."""
     pkg = ROOT / "evalkit"
-    parts = ["text.py", "nlp.py", "metrics/grounding.py", "metrics/anchors.py", "metrics/lexical.py",
-             "resources/lexicons.yaml"]
-    return hashlib.sha256(b"".join((pkg / p).read_bytes() for p in parts)).hexdigest()
+    parts = [*sorted((pkg / "text").glob("*.py")), pkg / "nlp.py", pkg / "metrics" / "grounding.py",
+             pkg / "metrics" / "anchors.py", pkg / "metrics" / "lexical.py", pkg / "resources" / "lexicons.yaml"]
+    return hashlib.sha256(b"".join(p.read_bytes() for p in parts)).hexdigest()
 
 
 def features_for(task: str, limit: int | None, align: str = "lexical") -> pd.DataFrame:
@@ -163,8 +163,9 @@ def main() -> None:
     platt = LogisticRegression(C=1e6, max_iter=1000).fit(z.reshape(-1, 1), data["y"].to_numpy())
     cal = {"a": repr_round(platt.coef_[0][0]), "b": repr_round(platt.intercept_[0])}
     data["oof"] = 1 / (1 + np.exp(-(cal["a"] * z + cal["b"])))
-    lines = ["| task | rows | grounding (OOF) | seed hallucination | answer length | novel-token rate | "
-             "grounding AUC in length quintiles | length-quintile AUC of seed |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| task | rows | grounding_risk (OOF) | seed hallucination | answer length | novel-token rate | "
+             "grounding_risk AUC in length quintiles | length-quintile AUC of seed |",
+             "|---|---|---|---|---|---|---|---|"]
     report = {}
     for task in TASKS:
         d = data[data["task"] == task]

@@ -17,7 +17,8 @@ from .aggregate import summary
 from .config import ConfigError, EvalConfig, Thresholds
 from .data import DataError, load, save
 from .metrics import REGISTRY, Score, get_metric
-from .runner import MetricError, evaluate
+from .pipeline import evaluate
+from .runner import MetricError
 from .verdict import apply_verdicts, verdict
 from . import calibrate, compare, notebook, report  # noqa: E402  (modules: evalkit.calibrate.calibrate(...))
 

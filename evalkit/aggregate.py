@@ -50,33 +50,59 @@ def errored(results: pd.DataFrame, metric: str) -> pd.Series:
     return results["error"].map(lambda e: isinstance(e, str) and any(p.startswith(prefix) for p in e.split(" | ")))
 
 
-def _cell(col: pd.Series, kind: str, n_error: int) -> dict[str, Any]:
-    """One group x metric: counts, and the mean (scores), share of True (booleans) or label counts."""
+def mean_interval(values, *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95,
+                  chunk: int = 200) -> tuple[float | None, float | None]:
+    """Percentile bootstrap interval of a mean over rows (seeded; resampled in chunks so memory stays
+    ``chunk * len(values)``). None, None for fewer than two values.
+
+    >>> mean_interval([1.0, 1.0, 1.0])
+    (1.0, 1.0)
+    >>> lo, hi = mean_interval([0.0, 1.0] * 20, n_resamples=500)
+    >>> lo < 0.5 < hi
+    True
+    """
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    if len(x) < 2 or n_resamples < 1:
+        return None, None
+    rng = np.random.default_rng(seed)
+    means = np.concatenate([x[rng.integers(0, len(x), (min(chunk, n_resamples - i), len(x)))].mean(axis=1)
+                            for i in range(0, n_resamples, chunk)])
+    a = (1 - level) / 2
+    return float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
+
+
+def _cell(col: pd.Series, kind: str, n_error: int, n_resamples: int, seed: int) -> dict[str, Any]:
+    """One group x metric: counts, and the mean (scores), share of True (booleans) or label counts, with a
+    bootstrap interval of the mean over determined rows."""
     import json
 
     det = col.dropna()
     row: dict[str, Any] = {"kind": kind, "n": len(col), "n_determined": len(det), "n_error": n_error,
                            "n_undetermined": len(col) - len(det) - n_error,
-                           "mean": None, "count_true": None, "pct_true": None, "counts": None}
+                           "mean": None, "low": None, "high": None, "count_true": None, "pct_true": None, "counts": None}
     if kind == "label":  # labels have no mean: they are counted
         row["counts"] = json.dumps({str(k): int(v) for k, v in det.value_counts().sort_index().items()}, sort_keys=True)
-    elif kind == "bool":
-        t = int(det.astype(bool).sum())
-        row.update({"mean": t / len(det) if len(det) else None, "count_true": t,
-                    "pct_true": 100 * t / len(det) if len(det) else None})
-    else:
-        row["mean"] = float(det.astype(float).mean()) if len(det) else None
+        return row
+    vals = det.astype(bool).astype(float) if kind == "bool" else det.astype(float)
+    if kind == "bool":
+        t = int(vals.sum())
+        row.update({"count_true": t, "pct_true": 100 * t / len(det) if len(det) else None})
+    row["mean"] = float(vals.mean()) if len(det) else None
+    row["low"], row["high"] = mean_interval(vals.to_numpy(), n_resamples=n_resamples, seed=seed)
     return row
 
 
 def summary(results: pd.DataFrame, by: Sequence[str] | str | None = "system",
-            metrics: Sequence[str] | None = None) -> pd.DataFrame:
+            metrics: Sequence[str] | None = None, *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
     """A tidy summary: one row per group x metric.
 
     Columns: group keys, ``metric``, ``kind``, ``n`` (rows), ``n_determined`` (rows with a value),
     ``n_error`` (rows whose ``error`` column names the metric: it failed there),
     ``n_undetermined`` (rows where it ran and had nothing to judge; ``n = n_determined + n_error +
-    n_undetermined``), ``mean`` (scores; share of True for booleans; None for labels),
+    n_undetermined``), ``mean`` (scores; share of True for booleans; None for labels), ``low`` and
+    ``high`` (seeded percentile bootstrap 95% interval of the mean over rows; ``n_resamples=0`` skips it),
     ``count_true`` and ``pct_true`` (booleans only), ``counts`` (labels: JSON of label -> count).
 
     Parameters
@@ -102,9 +128,34 @@ def summary(results: pd.DataFrame, by: Sequence[str] | str | None = "system",
         key = key if isinstance(key, tuple) else (key,)
         for m in metrics:
             row = {**dict(zip(keys, key)), "metric": m}
-            row.update(_cell(g[m], REGISTRY[m].kind, int(errors[m].loc[g.index].sum())))
+            row.update(_cell(g[m], REGISTRY[m].kind, int(errors[m].loc[g.index].sum()), n_resamples, seed))
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def readable(summary_df: pd.DataFrame, by: str | None = "system", digits: int = 3) -> pd.DataFrame:
+    """A summary a person reads: one row per metric (direction marked), per group the mean with its
+    95% interval and the row counts ``n (undetermined, errors)``.
+
+    >>> df = pd.DataFrame({"metric": ["relevance"], "n": [3], "n_undetermined": [1], "n_error": [0],
+    ...                    "mean": [0.5], "low": [0.25], "high": [0.75]})
+    >>> readable(df, by=None).to_dict("records")
+    [{'metric': 'relevance (higher is better)', 'mean [95% CI]': '0.500 [0.250, 0.750]', 'n (undet., err.)': '3 (1, 0)'}]
+    """
+    d = summary_df[summary_df["mean"].notna()].copy()
+    fmt = f"{{:.{digits}f}}"
+    d["mean [95% CI]"] = [fmt.format(m) + (f" [{fmt.format(lo)}, {fmt.format(hi)}]" if lo is not None and lo == lo else "")
+                          for m, lo, hi in zip(d["mean"], d["low"], d["high"])]
+    d["n (undet., err.)"] = [f"{n} ({u}, {e})" for n, u, e in zip(d["n"], d["n_undetermined"], d["n_error"])]
+    d["metric"] = [f"{m} ({REGISTRY[m].direction} is better)" if m in REGISTRY and REGISTRY[m].direction != "none"
+                   else m for m in d["metric"]]
+    cols = ["mean [95% CI]", "n (undet., err.)"]
+    if not by or by not in d.columns:
+        return d[["metric", *cols]].reset_index(drop=True)
+    out = d.pivot(index="metric", columns=by, values=cols)
+    out.columns = [f"{g}: {c}" for c, g in out.columns]
+    order = [f"{g}: {c}" for g in sorted(d[by].unique()) for c in cols]
+    return out[order].reindex(list(dict.fromkeys(d["metric"])))
 
 
 def wide(summary_df: pd.DataFrame, by: Sequence[str] | str | None = "system") -> pd.DataFrame:
@@ -116,15 +167,17 @@ def wide(summary_df: pd.DataFrame, by: Sequence[str] | str | None = "system") ->
     return summary_df.pivot_table(index=keys, columns="metric", values="mean", sort=True)
 
 
-_EVIDENCE_KEYS = ("reason", "unsupported", "missing", "found", "matched", "cosine", "jaccard", "ngram_overlap",
-                  "p_drift", "is_correct")
-
-
 def evidence_table(results: pd.DataFrame, metric: str, *, rows=None, n: int | None = None,
                    columns: Sequence[str] = ("id", "system", "question", "answer")) -> pd.DataFrame:
     """The rows' values of ``metric`` beside the readable parts of their evidence (one column per key).
 
+    The keys shown are ``reason`` (why a value is undetermined) and the metric's declared
+    ``evidence_keys`` (:class:`evalkit.metrics.base.Metric`), each where some row has it.
     ``rows`` selects by index labels or a boolean mask; ``n`` keeps the first n.
+
+    >>> df = pd.DataFrame({"relevance": [0.25], "relevance_details": ['{"cosine": 0.5, "jaccard": 0.0}']})
+    >>> evidence_table(df, "relevance").to_dict("records")
+    [{'relevance': 0.25, 'cosine': 0.5, 'jaccard': 0.0}]
     """
     import json
 
@@ -134,7 +187,8 @@ def evidence_table(results: pd.DataFrame, metric: str, *, rows=None, n: int | No
     keep = [c for c in columns if c in d.columns]
     out = d[keep + [metric]].copy()
     details = d[f"{metric}_details"].map(lambda s: json.loads(s) if isinstance(s, str) else {})
-    for key in _EVIDENCE_KEYS:
+    declared = REGISTRY[metric].evidence_keys if metric in REGISTRY else ()
+    for key in ("reason", *declared):
         vals = details.map(lambda x: x.get(key))
         if vals.notna().any():
             out[key] = vals.map(lambda v: ", ".join(map(str, v)) if isinstance(v, list)

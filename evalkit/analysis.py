@@ -169,9 +169,10 @@ def analyze(results: pd.DataFrame, exp: Experiment, plan: Mapping[str, Section] 
     out: dict[str, Any] = {"experiment": exp.name, "rows": int(len(results)), "systems": _systems(results),
                            "errors": int(results["error"].notna().sum()) if "error" in results.columns else 0,
                            "sections": {k: asdict(v) for k, v in plan.items()}}
-    out["overall"] = summary(results, by=None).drop(columns=["kind"]).to_dict(orient="records")
+    boot = {"n_resamples": int(exp.calibration.get("n_resamples", 1000)), "seed": exp.seed}
+    out["overall"] = summary(results, by=None, **boot).drop(columns=["kind"]).to_dict(orient="records")
     if plan["by_system"].applies:
-        out["by_system"] = summary(results, by="system").drop(columns=["kind"]).to_dict(orient="records")
+        out["by_system"] = summary(results, by="system", **boot).drop(columns=["kind"]).to_dict(orient="records")
     if plan["verdicts"].applies:
         out["verdicts"] = _verdict_counts(results)
     for name, fn, sec in (("calibration", calibration_numbers, exp.calibration),

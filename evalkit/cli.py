@@ -22,22 +22,28 @@ from pathlib import Path
 
 
 def _metrics_cmd(args) -> int:
-    from .metrics import DEFAULT_METRICS, REGISTRY
+    import dataclasses
 
-    rows = []
-    for m in REGISTRY.values():
-        lo_hi = f"[{m.range[0]:g}, {m.range[1]:g}]" if m.range else "-"
-        rows.append((m.name, m.family, m.kind, m.direction, lo_hi, ",".join(m.needs),
-                     "yes" if m.name in DEFAULT_METRICS else "", m.description))
-    if args.json:
-        keys = ("name", "family", "kind", "direction", "range", "needs", "default", "description")
-        print(json.dumps([dict(zip(keys, r)) for r in rows], indent=2))
+    from .metrics import DEFAULT_METRICS, REGISTRY
+    from .metrics.base import markdown_table
+
+    if args.markdown:
+        print(markdown_table(REGISTRY.values()))
         return 0
-    header = ("name", "family", "kind", "better", "range", "needs", "default", "description")
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(7)]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)) + "  " + header[7])
-    for r in rows:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)) + "  " + r[7])
+    if args.json:
+        print(json.dumps([{"name": m.name, "family": m.family, "kind": m.kind, "direction": m.direction,
+                           "range": list(m.range) if m.range else None, "display_scale": m.display_scale,
+                           "unit": m.unit, "needs": list(m.needs), "default": m.name in DEFAULT_METRICS,
+                           "formula": m.formula, "empty_policy": m.empty_policy,
+                           "verdict_role": dataclasses.asdict(m.verdict_role) if m.verdict_role else None,
+                           "evidence_keys": list(m.evidence_keys)} for m in REGISTRY.values()], indent=2))
+        return 0
+    header = ("name", "family", "kind", "value", "needs", "default", "formula")
+    rows = [(m.name, m.family, m.kind, m.reads_as, ",".join(m.needs), "yes" if m.name in DEFAULT_METRICS else "",
+             m.formula) for m in REGISTRY.values()]
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header) - 1)]
+    for r in [header, *rows]:  # the formula is last and not padded: it is the long column
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
     return 0
 
 
@@ -126,7 +132,16 @@ def _summary_cmd(args) -> int:
     missing = [b for b in by or [] if b not in df.columns]
     if missing:
         raise ValueError(f"{args.results}: --by names absent column(s) {missing}")
-    print(summary(df, by=by).round(4).to_string(index=False))
+    table = summary(df, by=by, n_resamples=args.resamples, seed=args.seed)
+    if args.format == "tidy":
+        print(table.round(4).to_string(index=False))
+        return 0
+    from .aggregate import readable
+
+    if by and len(by) > 1:
+        raise ValueError("--format text|markdown|latex shows one grouping column; use --format tidy for several")
+    shown = readable(table, by=by[0] if by else None)
+    print({"latex": shown.to_latex, "markdown": shown.to_markdown, "text": shown.to_string}[args.format]())
     return 0
 
 
@@ -165,7 +180,7 @@ def _calibrate_cmd(args) -> int:
     print("\n".join(tc.summary_lines()))
     out = tc.to_dict()
     if args.output:
-        write_profile(args.output, {args.score: profile_entry(tc.result, args.score, args.label)},
+        write_profile(args.output, {tc.score: profile_entry(tc.result, tc.score, args.label)},
                       dataset_sha256=df.attrs.get("sha256"), source=args.results)
         print(f"profile: {args.output} (apply it: evalkit verdict RESULTS --thresholds {args.output} -o OUT)")
     if args.json:
@@ -318,19 +333,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"evalkit {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details; show tracebacks")
     sub = p.add_subparsers(dest="cmd", required=True)
-    m = _sub(sub, "metrics", "list registered metrics", "  evalkit metrics\n  evalkit metrics --json", _metrics_cmd)
-    m.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    m = _sub(sub, "metrics", "list registered metrics: scale, direction, inputs, formula",
+             "  evalkit metrics\n  evalkit metrics --json\n"
+             "  evalkit metrics --markdown > metrics.md   # the README's metric table", _metrics_cmd)
+    shown = m.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    shown.add_argument("--markdown", action="store_true", help="print the Markdown table the README shows")
     _add_report_and_init(sub)
     _add_score(sub)
     sm = _sub(sub, "summary", "summary table of a results file",
-              "  evalkit summary results.parquet\n  evalkit summary results.parquet --by system,question_type",
+              "  evalkit summary results.parquet\n  evalkit summary results.parquet --format latex",
               _summary_cmd)
     sm.add_argument("results", help="scored results (.parquet, .csv, .jsonl)")
     sm.add_argument("--by", default="system", help="comma-separated grouping columns ('' for none)")
+    sm.add_argument("--format", default="text", choices=["text", "markdown", "latex", "tidy"],
+                    help="text/markdown/latex: mean [95%% CI] and counts per group; tidy: every column")
+    sm.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of each mean's interval")
+    sm.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     sm.add_argument("--columns", help=COLUMNS_HELP)
     _add_calibrate(sub)
     _add_verdict_and_compare(sub)
     return p
+
+
+def _noting_renames(func, args) -> int:
+    """Run a command; an old metric name's deprecation warning becomes one ``evalkit: note:`` line on stderr
+    (each message once), other warnings are shown as usual."""
+    import warnings
+
+    from .metrics import MetricRenamedWarning
+
+    noted: set[str] = set()
+    show = warnings.showwarning
+
+    def note(message, category, *rest, **kwargs):
+        if not issubclass(category, MetricRenamedWarning):
+            return show(message, category, *rest, **kwargs)
+        if str(message) not in noted:
+            noted.add(str(message))
+            print(f"evalkit: note: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():  # restores the filters and showwarning afterwards
+        warnings.simplefilter("always", MetricRenamedWarning)
+        warnings.showwarning = note
+        return func(args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -340,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     if "HF_HUB_OFFLINE" not in os.environ:  # the models ship in packages; never reach for a hub
         os.environ["HF_HUB_OFFLINE"] = "1"
     try:
-        return args.func(args)
+        return _noting_renames(args.func, args)
     except KeyboardInterrupt:
         print("evalkit: interrupted", file=sys.stderr)
         return 130

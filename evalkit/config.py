@@ -12,13 +12,14 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
+
+from .text import default_lexicons  # re-exported: the shipped lists are text data
 
 
 class ConfigError(ValueError):
@@ -45,13 +46,6 @@ def read_yaml_mapping(path: str | Path, error: type[Exception] = ValueError, wha
     return d
 
 
-@lru_cache(maxsize=None)
-def default_lexicons() -> dict[str, Any]:
-    """The phrase lists shipped in ``evalkit/resources/lexicons.yaml``."""
-    with resources.files("evalkit").joinpath("resources/lexicons.yaml").open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
-
-
 @dataclass(frozen=True)
 class Thresholds:
     """Verdict thresholds (see :mod:`evalkit.verdict`).
@@ -73,6 +67,49 @@ class Thresholds:
                 "completeness_warn": self.completeness_warn}
 
 
+# the judge's endpoint and model can come from the environment; the API key only ever does
+JUDGE_ENV = {"base_url": "EVALKIT_JUDGE_BASE_URL", "model": "EVALKIT_JUDGE_MODEL"}
+JUDGE_API_KEY_ENV = "EVALKIT_JUDGE_API_KEY"
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Judge settings (configuration is data). The API key is never stored here: only the name of
+    the environment variable that holds it."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str = JUDGE_API_KEY_ENV
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    timeout: float = 60.0
+    max_retries: int = 4
+    backoff: float = 1.0
+    max_backoff: float = 30.0
+    concurrency: int = 4
+    json_mode: bool = True
+    cache_path: str | None = ".evalkit_cache/judge.sqlite"
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url and self.model)
+
+    @classmethod
+    def resolve(cls, config: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> "JudgeConfig":
+        """Environment variables first, then the config's ``judge:`` mapping on top."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {k: env[v] for k, v in JUDGE_ENV.items() if env.get(v)}
+        known = {f.name for f in dataclasses.fields(cls)}
+        for k, v in (config or {}).items():
+            if k == "api_key":
+                raise ValueError("judge: do not put the API key in a config file; set "
+                                 f"{JUDGE_API_KEY_ENV} (or name another variable with api_key_env)")
+            if k not in known:
+                raise ValueError(f"judge: unknown key {k!r}; known: {sorted(known)}")
+            values[k] = v
+        return cls(**values)
+
+
 @dataclass(frozen=True)
 class EvalConfig:
     """Everything that changes scores, in one place (and in the run signature).
@@ -87,7 +124,7 @@ class EvalConfig:
     fact_checks : path to a YAML rules file for the ``fact_checks`` metric.
     lexicons : overrides of the lists in ``resources/lexicons.yaml``.
     metric_params : per-metric keyword arguments, e.g. ``{"relevance": {"idf_scope": "dataset"}}``.
-    judge : LLM judge settings (:class:`evalkit.judge.JudgeConfig`); environment variables
+    judge : LLM judge settings (:class:`JudgeConfig`); environment variables
         ``EVALKIT_JUDGE_BASE_URL`` / ``EVALKIT_JUDGE_MODEL`` / ``EVALKIT_JUDGE_API_KEY`` configure the default.
     embedding_model, bertscore_model, bertscore_layers : offline models for the embedding metrics.
     seed : seed for anything random downstream (bootstrap, splits).
@@ -132,12 +169,15 @@ class EvalConfig:
         cfg.validate(source)
         return cfg
 
-    def validate(self, source: str = "config") -> "EvalConfig":
+    def validate(self, source: str = "config", *, registry: Mapping[str, Any] | None = None,
+                 renamed: Mapping[str, str] | None = None) -> "EvalConfig":
         """Check every value before anything is scored; raise :class:`ConfigError` naming ``source`` and the key.
 
         Checks: types and ranges (thresholds in [0, 1], positive sizes), the tokenizer and stop-word
-        list exist, the spaCy pipeline is installed, every ``metric_params`` entry names a registered
-        metric, a parameter it declares, and an accepted value. Returns the config itself.
+        list exist, the spaCy pipeline is installed; with the metric ``registry`` (and its ``renamed``
+        map) passed in, every ``metric_params`` entry names a registered metric, a parameter it declares,
+        and an accepted value. The runner passes the registry before it scores (configuration sits below
+        the metrics on the road, so it does not import them). Returns the config itself.
 
         Examples
         --------
@@ -146,7 +186,7 @@ class EvalConfig:
         ...
         evalkit.config.ConfigError: my.yaml: tokenizer: unknown tokenizer 'foo'; choose one of ['nltk', 'regex']
         """
-        for key, problem in _problems(self):
+        for key, problem in _problems(self, registry, renamed or {}):
             raise ConfigError(f"{source}: {key}: {problem}")
         return self
 
@@ -254,7 +294,7 @@ def _threshold_problems(th: Any):
             yield f"thresholds.{key}", f"must be a number in [0, 1] (the metric's range), got {v!r}"
 
 
-def _param_value_problem(metric: str, key: str, v: Any) -> str | None:
+def _param_value_problem(metric: str, key: str, v: Any, registry: Mapping[str, Any]) -> str | None:
     if key in PARAM_CHOICES and v not in PARAM_CHOICES[key]:
         return f"must be one of {list(PARAM_CHOICES[key])}, got {v!r}"
     if key in PARAM_POSITIVE_INTS and not _is_int(v, 1):
@@ -264,9 +304,7 @@ def _param_value_problem(metric: str, key: str, v: Any) -> str | None:
     if key == "stop_list":
         return _stop_list_problem(v)
     if key == "weights":
-        from .metrics import REGISTRY
-
-        parts = REGISTRY[metric].needs
+        parts = registry[metric].needs
         if not isinstance(v, Mapping) or set(v) != set(parts) or \
                 any(isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0 for w in v.values()) or \
                 not sum(v.values()) > 0:
@@ -274,11 +312,12 @@ def _param_value_problem(metric: str, key: str, v: Any) -> str | None:
     return None
 
 
-def _metric_param_problems(cfg: "EvalConfig"):
-    from .metrics import REGISTRY
-
+def _metric_param_problems(cfg: "EvalConfig", REGISTRY: Mapping[str, Any], RENAMED: Mapping[str, str]):
     for metric, params in cfg.metric_params.items():
         where = f"metric_params.{metric}"
+        if metric in RENAMED:  # the section would configure nothing: say where it belongs
+            yield where, f"metric {metric!r} is now called {RENAMED[metric]!r}: rename this section"
+            continue
         if metric not in REGISTRY:
             yield where, f"unknown metric {metric!r}; known metrics: {', '.join(REGISTRY)}"
             continue
@@ -294,27 +333,25 @@ def _metric_param_problems(cfg: "EvalConfig"):
                 yield f"{where}", (f"unknown parameter {key!r}; {metric} accepts "
                                    f"{[p for p in declared if p not in PARAM_LEXICONS and p not in PARAM_TOP_LEVEL]}")
             else:
-                problem = _param_value_problem(metric, key, v)
+                problem = _param_value_problem(metric, key, v, REGISTRY)
                 if problem:
                     yield f"{where}.{key}", problem
 
 
 def _judge_problems(cfg: "EvalConfig"):
-    from .judge.client import JudgeConfig
-
     try:  # keys only: the environment is read when the judge is used
         JudgeConfig.resolve(cfg.judge, env={})
     except (ValueError, TypeError) as e:
         yield "judge", str(e).removeprefix("judge: ")
 
 
-def _problems(cfg: "EvalConfig"):
+def _problems(cfg: "EvalConfig", registry: Mapping[str, Any] | None, renamed: Mapping[str, str]):
     yield from _top_level_problems(cfg)
     if isinstance(cfg.lexicons, Mapping) and set(cfg.lexicons) - set(default_lexicons()):
         yield "lexicons", (f"unknown key(s) {sorted(set(cfg.lexicons) - set(default_lexicons()))}; "
                            f"known: {sorted(default_lexicons())}")
     yield from _threshold_problems(cfg.thresholds)
-    if isinstance(cfg.metric_params, Mapping):
-        yield from _metric_param_problems(cfg)
+    if isinstance(cfg.metric_params, Mapping) and registry is not None:
+        yield from _metric_param_problems(cfg, registry, renamed)
     if isinstance(cfg.judge, Mapping):
         yield from _judge_problems(cfg)

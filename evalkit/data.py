@@ -172,40 +172,14 @@ def canonicalize(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None,
     DataFrame with canonical columns first, then the others in their original order.
     """
     where = where or [f"row {i + 1}" for i in range(len(df))]
-    rename: dict[str, str] = {}
-    for canon, src in (columns or {}).items():
-        if canon not in CANONICAL_COLUMNS:
-            raise DataError(f"{source}: column mapping names unknown canonical column {canon!r}; "
-                            f"expected one of {list(CANONICAL_COLUMNS)}")
-        if src not in df.columns:
-            raise DataError(f"{source}: column mapping {canon!r} <- {src!r}, but the data has no column {src!r} "
-                            f"(it has {list(df.columns)})")
-        rename[src] = canon
-    for src, canon in RAGAS_ALIASES.items():
-        if src in df.columns and canon not in df.columns and canon not in rename.values():
-            rename[src] = canon
-    df = df.rename(columns=rename)
-    if df.columns.duplicated().any():
-        dup = df.columns[df.columns.duplicated()].tolist()
-        raise DataError(f"{source}: duplicate columns after mapping: {dup}")
-
+    df = _renamed(df, columns, source)
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
         raise DataError(f"{source}: missing required column{'s' if len(missing) > 1 else ''} "
                         f"{', '.join(repr(c) for c in missing)} (found {list(df.columns)}; "
                         f"map yours with columns={{'answer': 'your_column'}})")
-
     out = pd.DataFrame(index=range(len(df)))
-    raw_ids = df["id"].tolist() if "id" in df.columns else [None] * len(df)
-    ids = []
-    for i, v in enumerate(raw_ids):
-        if _is_missing(v):
-            ids.append(f"row-{i + 1}")  # generated ids are stable: position in the file
-        elif isinstance(v, (str, int, np.integer)):
-            ids.append(str(v))
-        else:
-            raise DataError(f"{source}: {where[i]}, column 'id': expected a string or integer, got {type(v).__name__}")
-    out["id"] = pd.Series(ids, dtype=object)
+    out["id"] = pd.Series(_ids(df, source, where), dtype=object)
     for col in ("question", "answer", "ground_truth"):
         if col in df.columns:
             out[col] = pd.Series([_as_text(v, f"{source}: {where[i]}", col) for i, v in enumerate(df[col].tolist())],
@@ -222,6 +196,39 @@ def canonicalize(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None,
     _warn_duplicates(out, source, where)
     order = [c for c in CANONICAL_COLUMNS if c in out.columns] + [c for c in out.columns if c not in CANONICAL_COLUMNS]
     return out[order]
+
+
+def _renamed(df: pd.DataFrame, columns: Mapping[str, str] | None, source: str) -> pd.DataFrame:
+    """Apply the explicit mapping, then ragas' names for what is still missing."""
+    rename: dict[str, str] = {}
+    for canon, src in (columns or {}).items():
+        if canon not in CANONICAL_COLUMNS:
+            raise DataError(f"{source}: column mapping names unknown canonical column {canon!r}; "
+                            f"expected one of {list(CANONICAL_COLUMNS)}")
+        if src not in df.columns:
+            raise DataError(f"{source}: column mapping {canon!r} <- {src!r}, but the data has no column {src!r} "
+                            f"(it has {list(df.columns)})")
+        rename[src] = canon
+    for src, canon in RAGAS_ALIASES.items():
+        if src in df.columns and canon not in df.columns and canon not in rename.values():
+            rename[src] = canon
+    df = df.rename(columns=rename)
+    if df.columns.duplicated().any():
+        raise DataError(f"{source}: duplicate columns after mapping: {df.columns[df.columns.duplicated()].tolist()}")
+    return df
+
+
+def _ids(df: pd.DataFrame, source: str, where: list[str]) -> list[str]:
+    """Each row's id as text; a missing id is generated from the row's position (stable for the file)."""
+    ids = []
+    for i, v in enumerate(df["id"].tolist() if "id" in df.columns else [None] * len(df)):
+        if _is_missing(v):
+            ids.append(f"row-{i + 1}")
+        elif isinstance(v, (str, int, np.integer)):
+            ids.append(str(v))
+        else:
+            raise DataError(f"{source}: {where[i]}, column 'id': expected a string or integer, got {type(v).__name__}")
+    return ids
 
 
 def load(path: str | Path, *, columns: Mapping[str, str] | None = None, format: str | None = None) -> pd.DataFrame:

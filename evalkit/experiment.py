@@ -121,12 +121,15 @@ def _check_top(path: Path, raw: Mapping[str, Any]) -> None:
 def _scoring(path: Path, raw: Mapping[str, Any]) -> tuple[EvalConfig, str | None]:
     scoring = raw.get("scoring")
     try:
+        from .metrics import REGISTRY, RENAMED
+
         if isinstance(scoring, str):
             src = _resolve(path.parent, scoring)
             if not Path(src).exists():
                 raise ExperimentError(f"{path}: scoring: no such file {src}")
-            return EvalConfig.from_yaml(src), src
-        return EvalConfig.from_dict(scoring, source=f"{path}: scoring"), None
+            return EvalConfig.from_yaml(src).validate(src, registry=REGISTRY, renamed=RENAMED), src
+        cfg = EvalConfig.from_dict(scoring, source=f"{path}: scoring")
+        return cfg.validate(f"{path}: scoring", registry=REGISTRY, renamed=RENAMED), None
     except ConfigError as e:
         raise ExperimentError(str(e)) from None
 
@@ -241,7 +244,7 @@ def starter_experiment(df, data_path: str | Path, out_path: str | Path) -> str:
              "# Paths are relative to this file. Run: evalkit report THIS_FILE", f"name: {name}", f"data: {rel}",
              "metrics: null               # every default metric whose input columns exist"]
     if not has_contexts:
-        lines.append("# (no 'contexts' column: hallucination, grounding and the verdict need retrieved passages)")
+        lines.append("# (no 'contexts' column: hallucination, grounding_risk and the verdict need retrieved passages)")
     if "ground_truth" not in df.columns:
         lines.append("# (no 'ground_truth' column: the reference metrics need an expected answer)")
     lines += ["# fact_checks: rules.yaml    # per-question checks for this dataset's ids (optional)",

@@ -123,7 +123,7 @@ def notebook_run(experiment_path: str = "experiments/default.yaml", report_dir: 
         return NotebookRun(results, Path(report_dir) / "figures", exp.config(), numbers, signature)
     from .analysis import analyze
     from .data import load
-    from .runner import evaluate
+    from .pipeline import evaluate
 
     results = evaluate(load(exp.data, columns=exp.columns), exp.metrics, exp.config())
     results.attrs.clear()

@@ -1,7 +1,13 @@
 """Every figure evalkit draws. Each function returns a matplotlib ``Figure``; :func:`save_figure`
-writes PNG and SVG deterministically (no timestamps, fixed SVG ids)."""
+writes PNG and SVG deterministically (no timestamps, fixed SVG ids).
+
+Scales and directions come from the registry: metrics read on different scales (0..1, 0..100, 0..10)
+get separate panels, and a metric where lower is better says so in its label. Each figure is drawn
+under evalkit's style inside ``plt.rc_context``, so drawing one never changes the caller's matplotlib
+settings (no global theme)."""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Sequence
 
@@ -10,12 +16,65 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from .metrics import REGISTRY
+
 PALETTE = {"PASS": "#4c9a2a", "WARN": "#e0a526", "FAIL": "#c0392b", "ABSTAIN": "#5b7db1", "UNDETERMINED": "#8c8c8c"}
 
 
-def _style() -> None:
-    sns.set_theme(context="notebook", style="whitegrid")
-    plt.rcParams["svg.hashsalt"] = "evalkit"
+def _rc() -> dict:
+    """evalkit's look as rc settings: seaborn's whitegrid style, notebook sizes and 'deep' colours."""
+    from cycler import cycler
+
+    return {**sns.axes_style("whitegrid"), **sns.plotting_context("notebook"),
+            "axes.prop_cycle": cycler(color=sns.color_palette("deep"))}
+
+
+def _styled(draw):
+    """Run a figure function under evalkit's style; the caller's rcParams are restored when it returns.
+
+    The figure is laid out (``tight_layout``) inside the context, which creates its ticks there, so the
+    style stays with the figure when it is shown or saved later.
+    """
+    @functools.wraps(draw)
+    def styled(*args, **kwargs):
+        with plt.rc_context(_rc()):
+            return draw(*args, **kwargs)
+    return styled
+
+
+def _scale(metric: str) -> tuple[float, float] | None:
+    """The registered range a metric's mean is read on (a boolean's share of True: 0..1), or None."""
+    m = REGISTRY.get(metric)
+    return m.range if m is not None else None
+
+
+def _scale_label(scale: tuple[float, float] | None) -> str:
+    if scale is None:
+        return "scale not registered"
+    lo, hi = scale
+    return f"{lo:g} or more" if hi == float("inf") else f"{lo:g}..{hi:g}"
+
+
+def _by_scale(metrics: Sequence[str]) -> list[tuple[tuple[float, float] | None, list[str]]]:
+    """Metrics grouped by scale, one group per panel, in order of first appearance."""
+    groups: dict = {}
+    for m in metrics:
+        groups.setdefault(_scale(m), []).append(m)
+    return list(groups.items()) or [(None, [])]
+
+
+def _with_direction(metric: str) -> str:
+    """The metric's name, marked where lower is better so a tall bar or a positive difference is not read as good."""
+    m = REGISTRY.get(metric)
+    return metric + (" (lower is better)" if m is not None and m.direction == "lower" else "")
+
+
+def _title(fig, axes, text: str) -> None:
+    """One panel: its title; several: the figure's."""
+    if len(axes) == 1:
+        axes[0].set_title(text)
+    else:
+        fig.suptitle(text)
 
 
 def save_figure(fig, name: str, out_dir: str | Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
@@ -32,33 +91,56 @@ def save_figure(fig, name: str, out_dir: str | Path, formats: Sequence[str] = ("
     return paths
 
 
+@_styled
 def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None, by: str = "system"):
-    """Bar chart of metric means per group from :func:`evalkit.summary` output."""
-    _style()
+    """Bar chart of metric means per group from :func:`evalkit.summary` output, one panel per scale.
+
+    Metrics read on different scales (0..1, 0..100, 0..10, per the registry) never share an axis;
+    each panel's axis spans its scale, and metrics where lower is better are marked.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"metric": ["relevance", "hallucination", "faithfulness"], "kind": "score",
+    ...                    "mean": [0.5, 0.2, 80.0]})
+    >>> fig = metric_means(df, by="system")
+    >>> [float(ax.get_ylim()[1]) for ax in fig.axes]
+    [1.05, 105.0]
+    >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ['relevance', 'hallucination (lower is better)']
+    """
     d = summary_df if metrics is None else summary_df[summary_df["metric"].isin(metrics)]
     d = d[d["kind"] != "label"].dropna(subset=["mean"])
-    fig, ax = plt.subplots(figsize=(max(6, 0.8 * d["metric"].nunique() + 2), 4))
-    sns.barplot(data=d, x="metric", y="mean", hue=by if by in d.columns else None, ax=ax)
-    ax.set_ylim(0, 1.05)
-    ax.set_xlabel("")
-    ax.set_ylabel("mean over determined rows")
-    from .metrics import REGISTRY
-
-    # mark the metrics where lower is better, so a tall bar is not read as good
-    ax.set_xticks(ax.get_xticks(), [t.get_text() + (" (lower is better)" if REGISTRY.get(t.get_text()) is not None
-                                                   and REGISTRY[t.get_text()].direction == "lower" else "")
-                                    for t in ax.get_xticklabels()])
-    ax.tick_params(axis="x", rotation=30)
-    for t in ax.get_xticklabels():
-        t.set_ha("right")
-    ax.set_title("Metric means by " + by if by in d.columns else "Metric means")
+    hue = by if by in d.columns else None
+    panels = _by_scale(list(dict.fromkeys(d["metric"])))
+    width = max(6, 0.8 * d["metric"].nunique() + 2 + 1.5 * (len(panels) - 1))
+    fig, axes = plt.subplots(1, len(panels), figsize=(width, 4), squeeze=False,
+                             gridspec_kw={"width_ratios": [max(len(ms), 1) for _, ms in panels]})
+    axes = list(axes[0])
+    for ax, (scale, ms) in zip(axes, panels):
+        if ms:
+            part = d[d["metric"].isin(ms)].assign(metric=lambda x: x["metric"].map(_with_direction))
+            sns.barplot(data=part, x="metric", y="mean", hue=hue, order=[_with_direction(m) for m in ms],
+                        hue_order=list(dict.fromkeys(d[hue])) if hue else None, ax=ax)
+        if scale is not None and scale[1] != float("inf"):
+            ax.set_ylim(scale[0], scale[0] + 1.05 * (scale[1] - scale[0]))
+        ax.set_xlabel("")
+        ax.set_ylabel(f"{'mean over determined rows' if ax is axes[0] else 'mean'} ({_scale_label(scale)})")
+        ax.tick_params(axis="x", rotation=30)
+        for t in ax.get_xticklabels():
+            t.set_ha("right")
+        if ax.get_legend() is not None:  # one legend for the figure, beside the last panel, never over a bar
+            if ax is axes[-1]:
+                sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+            else:
+                ax.get_legend().remove()
+    _title(fig, axes, "Metric means by " + by if hue else "Metric means")
     fig.tight_layout()
     return fig
 
 
+@_styled
 def verdict_counts(results: pd.DataFrame, by: str = "system"):
     """Stacked bars of PASS / WARN / FAIL / UNDETERMINED per group."""
-    _style()
     order = [v for v in PALETTE if v in set(results["verdict"])]
     keys = results[by] if by in results.columns else pd.Series(["all"] * len(results))
     tab = pd.crosstab(keys, results["verdict"]).reindex(columns=order, fill_value=0)
@@ -79,9 +161,9 @@ def _rule(metric: str, threshold, direction: str = "higher"):
     return threshold if isinstance(threshold, Threshold) else Threshold.from_direction(metric, threshold, direction)
 
 
+@_styled
 def score_distributions(results: pd.DataFrame, metric: str, label: str, threshold: float | None = None):
     """Histogram of a score split by a binary human label, with an optional threshold line."""
-    _style()
     d = results[[metric, label]].dropna().copy()
     d[metric] = d[metric].astype(float)
     d[label] = d[label].astype(bool).map({True: f"{label}", False: f"not {label}"})
@@ -96,12 +178,12 @@ def score_distributions(results: pd.DataFrame, metric: str, label: str, threshol
     return fig
 
 
+@_styled
 def roc_pr(scores, labels, direction: str = "higher", threshold=None, title: str = ""):
     """ROC and precision-recall curves side by side, with the operating point of ``threshold`` (a number,
     read with calibration's rule, or a :class:`evalkit.thresholds.Threshold` such as a verdict rule)."""
     from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score, roc_curve
 
-    _style()
     s = np.asarray(scores, dtype=float)
     s = s if direction == "higher" else -s
     y = np.asarray(labels, dtype=int)
@@ -130,12 +212,12 @@ def roc_pr(scores, labels, direction: str = "higher", threshold=None, title: str
     return fig
 
 
+@_styled
 def threshold_sweep(scores, labels, direction: str = "higher", *, n_resamples: int = 200, seed: int = 0,
                     threshold: float | None = None, grid: int = 50):
     """Precision, recall and F1 against the threshold, with 95% bootstrap bands (stratified, seeded)."""
     from .calibrate import bootstrap_indices, confusion_at
 
-    _style()
     s = np.asarray(scores, dtype=float)
     y = np.asarray(labels, dtype=int)
     ts = np.unique(np.quantile(s, np.linspace(0, 1, grid)))
@@ -166,9 +248,9 @@ def threshold_sweep(scores, labels, direction: str = "higher", *, n_resamples: i
     return fig
 
 
+@_styled
 def reliability_diagram(probs, labels, bins: int = 10, title: str = "Reliability"):
     """Observed positive rate against the mean score per bin, for scores in 0..1; ECE in the legend."""
-    _style()
     p = np.clip(np.asarray(probs, dtype=float), 0, 1)
     y = np.asarray(labels, dtype=int)
     edges = np.linspace(0, 1, bins + 1)
@@ -192,31 +274,55 @@ def reliability_diagram(probs, labels, bins: int = 10, title: str = "Reliability
     return fig
 
 
+@_styled
 def comparison_forest(table: pd.DataFrame, title: str = "System comparison"):
-    """Mean paired difference with its CI per metric (rows of :func:`evalkit.compare.compare_systems`)."""
-    _style()
+    """Mean paired difference with its CI per metric (rows of :func:`evalkit.compare.compare_systems`).
+
+    One panel per scale (a 0..100 difference and a 0..1 difference never share an axis); metrics
+    where lower is better are marked, since a positive difference there is a step back.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"metric": ["relevance", "faithfulness"], "system_a": "a", "system_b": "b",
+    ...                   "diff": [0.1, -5.0], "low": [0.0, -9.0], "high": [0.2, -1.0]})
+    >>> [ax.get_xlabel() for ax in comparison_forest(t).axes]
+    ['mean difference (b - a), 0..1 scale', 'mean difference (b - a), 0..100 scale']
+    """
     d = table.dropna(subset=["diff"]).reset_index(drop=True)
-    labels = d["metric"] + (" · " + d["question_type"].astype(str) if "question_type" in d.columns else "")
-    fig, ax = plt.subplots(figsize=(7, 0.4 * len(d) + 1.5))
-    ypos = np.arange(len(d))[::-1]
-    ax.errorbar(d["diff"], ypos, xerr=[d["diff"] - d["low"], d["high"] - d["diff"]], fmt="o", capsize=3)
-    ax.axvline(0, color="grey", ls=":")
-    ax.set_yticks(ypos, labels)
-    ax.set_xlabel(f"mean difference ({d['system_b'].iloc[0]} - {d['system_a'].iloc[0]})" if len(d) else "difference")
-    ax.set_title(title)
+    panels = _by_scale(list(dict.fromkeys(d["metric"])))
+    rows = [max(int(d["metric"].isin(ms).sum()), 1) for _, ms in panels]
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False, gridspec_kw={"height_ratios": rows},
+                             figsize=(7, 0.4 * sum(rows) + 1.5 + 1.0 * (len(panels) - 1)))
+    axes = list(axes[:, 0])
+    for ax, (scale, ms) in zip(axes, panels):
+        part = d[d["metric"].isin(ms)]
+        labels = part["metric"].map(_with_direction) + (
+            " · " + part["question_type"].astype(str) if "question_type" in part.columns else "")
+        ypos = np.arange(len(part))[::-1]
+        ax.errorbar(part["diff"], ypos, xerr=[part["diff"] - part["low"], part["high"] - part["diff"]], fmt="o",
+                    capsize=3)
+        ax.axvline(0, color="grey", ls=":")
+        ax.set_yticks(ypos, labels)
+        ax.set_xlabel(f"mean difference ({d['system_b'].iloc[0]} - {d['system_a'].iloc[0]}), "
+                      f"{_scale_label(scale)} scale" if len(d) else "difference")
+    _title(fig, axes, title)
     fig.tight_layout()
     return fig
 
 
+@_styled
 def summary_heatmap(results: pd.DataFrame, variant: str = "twin_lock", label: str = "id"):
-    """The five 0..10 summary scores of every row as a heatmap (rows: summaries; columns: metrics)."""
-    _style()
-    cols = [f"{variant}_{k}_score" for k in ("coverage", "alignment", "hallucination", "relevance", "bias_toxicity")]
+    """The summary scores of every row as a heatmap (rows: summaries; columns: the variant's score columns,
+    in the order and on the scale the registry declares)."""
+    metric = REGISTRY[variant]
+    lo, hi = metric.range
+    cols = [f"{variant}_{k}" for k in metric.extra_columns]
     names = results[label].astype(str) + (" · " + results["system"].astype(str) if "system" in results.columns else "")
     d = results[cols].apply(pd.to_numeric, errors="coerce")
     d.index, d.columns = names, [c.replace(f"{variant}_", "").replace("_score", "") for c in cols]
     fig, ax = plt.subplots(figsize=(7, 0.38 * len(d) + 1.6))
-    sns.heatmap(d, annot=True, fmt=".1f", vmin=0, vmax=10, cmap="RdYlGn", cbar_kws={"label": "score (0-10)"}, ax=ax)
+    sns.heatmap(d, annot=True, fmt=".1f", vmin=lo, vmax=hi, cmap="RdYlGn", cbar_kws={"label": f"score ({lo:g}-{hi:g})"},
+                ax=ax)
     ax.set_title(f"{variant.replace('_', '-')} scores (blank: the metric reported an error)")
     ax.set_ylabel("")
     fig.tight_layout()

@@ -64,7 +64,7 @@ def to_html(notebook: Path, signature: str, title: str) -> str:
 
 
 def _score(exp: Experiment, log: Callable[[str], None]):
-    from .runner import evaluate
+    from .pipeline import evaluate
 
     log(f"evalkit report {exp.name}: scoring {exp.data}")
     df = load(exp.data, columns=exp.columns)

@@ -19,9 +19,8 @@ import pandas as pd
 
 from .config import PARAM_LEXICONS, EvalConfig
 from .data import DataError, canonicalize, load
-from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, Metric, Score, get_metric
+from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, RENAMED, Metric, Score, get_metric
 from .metrics.base import BatchFn
-from .verdict import TRIAD, apply_verdicts
 
 log = logging.getLogger("evalkit")
 CHUNK = 256
@@ -84,9 +83,9 @@ class Resources:
     def labeler(self, provider: str):
         """The summary-label provider ('offline' or 'judge'), created once per run."""
         if provider not in self._labelers:
-            from .metrics.summary import _labeler
+            from .metrics.summary import make_labeler
 
-            self._labelers[provider] = _labeler(provider, self.judge if provider == "judge" else None, self.nlp)
+            self._labelers[provider] = make_labeler(provider, self.judge if provider == "judge" else None, self.nlp)
         return self._labelers[provider]
 
     def signatures(self) -> dict[str, str]:
@@ -99,7 +98,7 @@ class Resources:
         for provider, lab in sorted(self._labelers.items()):
             out[f"labels_{provider}"] = lab.signature()
         if self._judge_config is not None:  # only ragas' adapter asks for it: its client is ragas' own
-            from .judge.ragas_adapter import ragas_signature
+            from .metrics.ragas import ragas_signature
 
             out["ragas"] = ragas_signature(self._judge_config)
         return out
@@ -119,7 +118,7 @@ def resource_problem(metric: Metric, config: EvalConfig) -> str | None:
 
         return NOT_CONFIGURED
     if "ragas" in metric.resources:
-        from .judge.ragas_adapter import RAGAS_INSTALL, available as ragas_available
+        from .metrics.ragas import RAGAS_INSTALL, available as ragas_available
 
         if not ragas_available():
             return RAGAS_INSTALL
@@ -355,10 +354,11 @@ def resolve_metrics(names: Iterable[str] | None, columns: Iterable[str],
     return chosen
 
 
-def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
-             config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *,
-             on_error: str = "record", progress: bool | None = None) -> pd.DataFrame:
-    """Score every row of ``data`` with the chosen metrics.
+def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
+          config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *,
+          on_error: str = "record", progress: bool | None = None) -> pd.DataFrame:
+    """Score every row of ``data`` with the chosen metrics (the verdict is the next step on the road:
+    :func:`evalkit.evaluate` is this plus :func:`evalkit.verdict.apply_verdicts`).
 
     Parameters
     ----------
@@ -370,8 +370,8 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
 
     Returns
     -------
-    DataFrame: the input rows (same order, none dropped) plus score, ``*_details``,
-    verdict and ``error`` columns. ``df.attrs["evalkit"]`` holds the metric list, the config,
+    DataFrame: the input rows (same order, none dropped) plus score, ``*_details``
+    and ``error`` columns. ``df.attrs["evalkit"]`` holds the metric list, the config,
     ``signature`` (a dict of everything that produced the numbers: versions, data and config hashes,
     the signature of every resource loaded, resolved method switches) and ``signature_string``
     (the same on one line, to publish beside the numbers).
@@ -387,7 +387,7 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"question": ["What is the premium?"], "answer": ["The premium is $604."]})
-    >>> out = evaluate(df, ["relevance", "completeness"], progress=False)
+    >>> out = score(df, ["relevance", "completeness"], progress=False)
     >>> round(float(out.loc[0, "completeness"]), 2)
     1.0
     >>> out.attrs["evalkit"]["signature"]["metrics"], out.attrs["evalkit"]["signature_string"][:7]
@@ -395,20 +395,8 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     """
     if on_error not in ("record", "raise"):
         raise ValueError("on_error must be 'record' or 'raise'")
-    if isinstance(config, (str, Path)):
-        config = EvalConfig.from_yaml(config)
-    elif config is None or isinstance(config, Mapping):
-        config = EvalConfig.from_dict(config)
-    else:  # built in code or by dataclasses.replace: from_dict's checks have not run
-        config.validate()
-    attrs = {}
-    if isinstance(data, (str, Path)):
-        df = load(data)
-    else:
-        attrs = dict(data.attrs)
-        df = canonicalize(data)
-    df = df.reset_index(drop=True)
-    df.attrs.update({k: v for k, v in attrs.items() if k in ("source", "sha256")})
+    config = as_config(config)
+    df = _as_frame(data)
     chosen = resolve_metrics(metrics, df.columns, config)
     rules = None
     if any(m.name == "fact_checks" for m in chosen) and config.fact_checks:
@@ -418,13 +406,31 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     resources = Resources(config)
     out, all_errors, methods = _score_all(chosen, df, config, rules, resources, on_error, progress)
     names = [m.name for m in chosen]
-    if all(t in names for t in TRIAD):  # the verdict is a step after scoring (evalkit verdict re-applies it)
-        out, notes = apply_verdicts(out, config.thresholds, lexicons=config.lexicons)
-        for note in notes:
-            log.warning("%s", note)
     out["error"] = pd.Series([" | ".join(e) if e else None for e in all_errors], dtype=object)
     out.attrs["evalkit"] = _run_meta(df, names, config, resources, methods)
     return out
+
+
+def as_config(config: EvalConfig | Mapping[str, Any] | str | Path | None) -> EvalConfig:
+    """A validated EvalConfig from a YAML path, a dict, None (the defaults) or an EvalConfig."""
+    if isinstance(config, (str, Path)):
+        config, source = EvalConfig.from_yaml(config), str(config)
+    elif config is None or isinstance(config, Mapping):
+        config, source = EvalConfig.from_dict(config), "config"
+    else:  # built in code or by dataclasses.replace: from_dict's checks have not run
+        source = "config"
+    # per-metric parameters are checked against the registry here, before anything is scored
+    return config.validate(source, registry=REGISTRY, renamed=RENAMED)
+
+
+def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
+    """The canonical frame (a path is loaded; a frame is validated), its file's source and hash kept."""
+    if isinstance(data, (str, Path)):
+        return load(data).reset_index(drop=True)
+    attrs = dict(data.attrs)
+    df = canonicalize(data).reset_index(drop=True)
+    df.attrs.update({k: v for k, v in attrs.items() if k in ("source", "sha256")})
+    return df
 
 
 def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules: Any, resources: Resources,

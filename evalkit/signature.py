@@ -23,7 +23,7 @@ from importlib import metadata, resources as pkg_resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from . import __version__
+from ._version import __version__
 from .config import EvalConfig
 
 # every distribution whose version can change a number evalkit reports (absent ones say "absent")
@@ -103,7 +103,7 @@ def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics:
     """Everything that determines a result: versions, commit, thresholds, data and config hashes, seed,
     the signature of every resource loaded (``resources``: spaCy pipeline, encoder, BERTScore, label
     providers, judge, ragas), resolved method switches (``methods``, e.g. ``answer_relevance: rubric``)
-    and, when ``grounding`` ran, the name and SHA-256 of its model file."""
+    and, when ``grounding_risk`` ran, the name and SHA-256 of its model file."""
     config = config or EvalConfig()
     from .text import get_tokenizer
 
@@ -125,7 +125,7 @@ def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics:
         "metrics": list(metrics),
         "methods": dict(sorted((methods or {}).items())),
         "resources": dict(sorted((resources or {}).items())),
-        "grounding_model": grounding_model_signature() if "grounding" in metrics else None,
+        "grounding_model": grounding_model_signature() if "grounding_risk" in metrics else None,
         "seed": config.seed,
         "judge": judge.get("signature") if judge else None,
         "judge_prompts_sha256": judge.get("prompts_sha256") if judge else None,

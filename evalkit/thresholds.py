@@ -16,7 +16,7 @@ Examples
 >>> Threshold("relevance", 0.1, flag="below", inclusive=False).flags(0.1)
 False
 >>> import numpy as np
->>> Threshold.from_direction("grounding", 0.3, "higher").flags_array(np.array([0.2, 0.3, 0.9])).tolist()
+>>> Threshold.from_direction("grounding_risk", 0.3, "higher").flags_array(np.array([0.2, 0.3, 0.9])).tolist()
 [False, True, True]
 """
 from __future__ import annotations

@@ -6,18 +6,20 @@ Rules, in order (first match wins):
    (:func:`evalkit.text.declines_to_answer`): an abstention is neither a pass nor a hallucination,
    and summaries count it apart.
 1. FAIL  if hallucination > ``hallucination_fail`` (default 0.5)
-2. FAIL  for any other metric a calibrated profile names (e.g. ``grounding >= 0.42``)
+2. FAIL  for any other metric a calibrated profile names (e.g. ``grounding_risk >= 0.42``)
 3. FAIL  if relevance < ``relevance_fail`` (default 0.1)
 4. WARN  if completeness < ``completeness_warn`` (default 0.6)
 5. PASS  otherwise.
 
-Each rule is one :class:`evalkit.thresholds.Threshold`, the same type calibration uses, so a
-profile written by ``evalkit calibrate`` flags exactly the rows calibration counted as positive
-(``>=`` on the flagged side, rows on the threshold included). A rule whose input is missing
-(the metric was undetermined or failed on the row) is never compared with its threshold: the
-verdict is UNDETERMINED and the rule column names the missing input. The seed names 0.6 as
-hallucination's FAIL threshold in its metric section but uses 0.5 in its verdict logic; evalkit
-defaults to 0.5 (``thresholds.hallucination_fail: 0.6`` follows the other).
+Which metrics the verdict reads, the side each flags, its outcome and its place in this order are
+declared in the registry (:attr:`evalkit.metrics.base.Metric.verdict_role`); the cut values come
+from :class:`evalkit.config.Thresholds`. Each rule is one :class:`evalkit.thresholds.Threshold`, the
+same type calibration uses, so a profile written by ``evalkit calibrate`` flags exactly the rows
+calibration counted as positive (``>=`` on the flagged side, rows on the threshold included). A rule
+whose input is missing (the metric was undetermined or failed on the row) is never compared with its
+threshold: the verdict is UNDETERMINED and the rule column names the missing input. The seed names
+0.6 as hallucination's FAIL threshold in its metric section but uses 0.5 in its verdict logic;
+evalkit defaults to 0.5 (``thresholds.hallucination_fail: 0.6`` follows the other).
 
 Examples
 --------
@@ -40,10 +42,17 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from .config import Thresholds, read_yaml_mapping
+from .metrics import REGISTRY, canonical_name
 from .thresholds import Threshold, ThresholdError
 
 VERDICTS = ("PASS", "WARN", "FAIL", "ABSTAIN", "UNDETERMINED")
-TRIAD = ("hallucination", "relevance", "completeness")
+# the metrics with a verdict role, in the order the verdict checks them: hallucination, relevance, completeness
+ROLES = tuple(sorted(((m.name, m.verdict_role) for m in REGISTRY.values() if m.verdict_role is not None),
+                     key=lambda pair: pair[1].order))
+TRIAD = tuple(name for name, _ in ROLES)
+# a profile rule on a metric without a role is a FAIL rule checked after what the answer asserts
+# (hallucination, order 0) and before whether it answers the question (relevance, completeness)
+PROFILE_ORDER = 1
 log = logging.getLogger("evalkit")
 
 
@@ -52,11 +61,11 @@ class ProfileError(ValueError):
 
 
 def default_rules(t: Thresholds | None = None) -> tuple[Threshold, ...]:
-    """The seed's verdict rules as thresholds (strict comparisons, as the seed writes them)."""
+    """The seed's verdict rules as thresholds, one per registered verdict role, in the verdict's order
+    (strict comparisons, as the seed writes them)."""
     t = t or Thresholds()
-    return (Threshold("hallucination", t.hallucination_fail, "above", False, "FAIL"),
-            Threshold("relevance", t.relevance_fail, "below", False, "FAIL"),
-            Threshold("completeness", t.completeness_warn, "below", False, "WARN"))
+    return tuple(Threshold(name, getattr(t, role.threshold), role.flag, role.inclusive, role.outcome)
+                 for name, role in ROLES)
 
 
 def rules_for(t: Thresholds | None = None) -> tuple[Threshold, ...]:
@@ -67,12 +76,12 @@ def rules_for(t: Thresholds | None = None) -> tuple[Threshold, ...]:
     """
     t = t or Thresholds()
     by_metric = {r.metric: r for r in t.profile}
-    base = []
-    for r in default_rules(t):
+    staged = []
+    for (_, role), r in zip(ROLES, default_rules(t)):
         p = by_metric.get(r.metric)
-        base.append(Threshold(r.metric, p.value, p.flag, p.inclusive, r.outcome) if p else r)
-    extra = [r for r in t.profile if r.metric not in TRIAD]
-    return (base[0], *extra, *base[1:])
+        staged.append((role.order, Threshold(r.metric, p.value, p.flag, p.inclusive, r.outcome) if p else r))
+    staged += [(PROFILE_ORDER, r) for r in t.profile if r.metric not in TRIAD]
+    return tuple(r for _, r in sorted(staged, key=lambda pair: pair[0]))  # stable: a profile's own order kept
 
 
 def _missing(v: Any) -> bool:
@@ -166,12 +175,11 @@ def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: Thres
     :func:`evalkit.calibrate.write_profile`; older entries with ``direction`` are read too). Any
     registered metric with a direction may be named; the verdict applies its rule.
     """
-    from .metrics import REGISTRY
-
     doc = read_profile(profile)
     base = base or Thresholds()
     rules = []
     for metric, entry in doc["metrics"].items():
+        metric = canonical_name(metric)
         if metric not in REGISTRY or REGISTRY[metric].direction not in ("higher", "lower"):
             raise ProfileError(f"profile names {metric!r}, which is not a registered metric with a direction "
                                f"(a threshold needs a score that is better one way)")
@@ -180,7 +188,7 @@ def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: Thres
         except (ThresholdError, TypeError) as e:
             raise ProfileError(f"profile entry {metric!r}: {e}") from None
     values = base.as_dict()
-    keys = {"hallucination": "hallucination_fail", "relevance": "relevance_fail", "completeness": "completeness_warn"}
+    keys = {name: role.threshold for name, role in ROLES}
     for r in rules:
         if r.metric in keys:
             values[keys[r.metric]] = float(r.value)

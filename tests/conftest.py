@@ -48,7 +48,7 @@ def nlp():
 
 @pytest.fixture(scope="session")
 def judge_server():
-    from evalkit.judge.loopback import ScriptedJudgeServer
+    from evalkit.testing import ScriptedJudgeServer
 
     with ScriptedJudgeServer(stall_seconds=2.0) as srv:
         yield srv
@@ -56,7 +56,7 @@ def judge_server():
 
 @pytest.fixture(scope="session")
 def scripted_judge(judge_server):
-    """A real OpenAI-compatible client talking HTTP to the scripted loopback server (in-memory cache)."""
+    """A real OpenAI-compatible client talking HTTP to the scripted judge server (in-memory cache)."""
     from evalkit.judge import JudgeConfig, OpenAIJudge
 
     j = OpenAIJudge(JudgeConfig(base_url=judge_server.url, model="scripted", cache_path=None, backoff=0.01))

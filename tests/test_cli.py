@@ -181,3 +181,19 @@ def test_score_with_judge_from_environment(tmp_path, sample_path, capsys, monkey
     n = judge_server.requests
     assert main(args) == 0  # cached: zero HTTP calls
     assert judge_server.requests == n and " 0 HTTP calls" in capsys.readouterr().out
+
+
+def test_summary_formats_with_intervals_and_counts(tmp_path, capsys):
+    # system b's relevance is constant 0.6: its interval is exactly [0.600, 0.600]; a's mean is (0.2 + 0.4) / 2
+    t = _table(tmp_path, "r.csv", system=["a", "a", "a", "b", "b"], relevance=[0.2, 0.4, None, 0.6, 0.6],
+               error=[None, None, "relevance: ValueError: boom", None, None])
+    assert main(["summary", t, "--format", "markdown", "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("| relevance (higher is better)"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1].startswith("0.300 [") and cells[2] == "3 (0, 1)"  # 3 rows, 0 undetermined, 1 error
+    assert cells[3] == "0.600 [0.600, 0.600]" and cells[4] == "2 (0, 0)"
+    assert main(["summary", t, "--format", "latex", "--resamples", "50"]) == 0
+    assert "\\begin{tabular}" in capsys.readouterr().out
+    assert main(["summary", t, "--by", "nope"]) == 2
+    assert "--by names absent column(s) ['nope']" in capsys.readouterr().err

@@ -44,7 +44,7 @@ def test_declared_properties(name):
     m = REGISTRY[name]
     assert m.name == name and m.direction in ("higher", "lower", "none") and m.kind in ("score", "bool", "label")
     assert m.range is None or m.range[0] < m.range[1]
-    assert m.empty_policy and m.description
+    assert m.empty_policy and m.formula
     params = inspect.signature(m.fn).parameters
     assert all(n in params for n in m.needs + m.optional), "fn must accept every declared input"
     assert (m.fn.__doc__ or "").strip(), "metrics document themselves"
@@ -88,7 +88,7 @@ def test_range_type_and_determinism(name, row, kit, fresh_judge):
 INDEPENDENT_ROW = {"semantic_similarity": 1e-5, "bert_score_f1": 1e-5}
 # the batch shares work across its rows (a vocabulary, parsed contexts, a labeler); the row function is
 # that batch on one row, so the comparison that means something is with different batch companions
-SHARES_WORK = ("relevance", "hallucination", "grounding", "twin_lock", "judge_lock")
+SHARES_WORK = ("relevance", "hallucination", "grounding_risk", "twin_lock", "judge_lock")
 # the batch maps the row function over rows (a loop, a thread pool, ragas' gather): comparing is meaningless
 MAPS_ROWS = ("completeness", "fact_checks", "faithfulness", "context_precision", "context_recall", "answer_relevance",
              "factual_accuracy", "answer_class", "ragas_faithfulness", "ragas_context_precision",
@@ -135,10 +135,16 @@ def test_defaults_are_registered():
     assert set(DEFAULT_METRICS) <= set(REGISTRY)
 
 
-def test_names_say_direction():
-    for m in REGISTRY.values():
-        if m.name.endswith(("_error", "_rate")):
-            assert m.direction == "lower"
+# principle 15, both ways: the name's suffix says which way is better, and the registry agrees
+SUFFIX_DIRECTION = {"_score": "higher", "_risk": "lower", "_error": "lower", "_rate": "lower"}
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_names_say_direction(name):
+    for suffix, direction in SUFFIX_DIRECTION.items():
+        if name.endswith(suffix):
+            assert REGISTRY[name].direction == direction, f"{name} ends in {suffix}: {direction} must be better"
+
 
 
 MODULES = sorted(mod.name for mod in pkgutil.walk_packages(evalkit.__path__, "evalkit."))

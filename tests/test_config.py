@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.runner import as_config
+
 from evalkit.config import ConfigError, EvalConfig
 
 from .conftest import ROOT
@@ -41,7 +43,7 @@ BAD = [
     ("metric_params: {answer_relevance: {method: magic}}",
      r"metric_params.answer_relevance.method: must be one of \['auto', 'embedding', 'rubric'\], got 'magic'"),
     ("metric_params: {answer_relevance: {n_questions: 0}}", r"metric_params.answer_relevance.n_questions: must be an integer >= 1"),
-    ("metric_params: {grounding: {align: semantic}}", r"metric_params.grounding.align: must be one of \['lexical', 'embedding'\]"),
+    ("metric_params: {grounding_risk: {align: semantic}}", r"metric_params.grounding_risk.align: must be one of \['lexical', 'embedding'\]"),
     ("metric_params: {twin_lock: {provider: gpt}}", r"metric_params.twin_lock.provider: must be one of \['offline', 'judge'\]"),
     ("metric_params: {ragas_score: {weights: {faithfulness: 1}}}",
      r"metric_params.ragas_score.weights: must map each of \['faithfulness', 'context_precision', 'context_recall', "
@@ -60,7 +62,7 @@ def test_bad_value_is_named_with_file_and_key(tmp_path, text, message):
     path = tmp_path / "cfg.yaml"
     path.write_text(text + "\n")
     with pytest.raises(ConfigError, match=rf"^{path}: {message}"):
-        EvalConfig.from_yaml(path)
+        as_config(path)  # what evaluate() runs first: the file's values, then metric_params against the registry
 
 
 def test_every_accepted_choice_loads(tmp_path):
@@ -76,7 +78,7 @@ metric_params:
   completeness: {stop_list: sklearn}
   hallucination: {window: 4}
   answer_relevance: {method: rubric, n_questions: 2}
-  grounding: {align: embedding}
+  grounding_risk: {align: embedding}
   twin_lock: {provider: judge}
   ragas_score: {weights: {faithfulness: 1, context_precision: 0, context_recall: 0, answer_relevance: 0}}
 judge: {model: m, temperature: 0}

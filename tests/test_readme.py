@@ -86,7 +86,7 @@ def test_readme_evalkit_commands_run_in_order(workspace, judge_server):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "MPLBACKEND": "Agg"}
     ran = []
     for cmd in readme_commands():
-        if cmd.startswith("export "):  # the judge block: point it at the scripted loopback server instead
+        if cmd.startswith("export "):  # the judge block: point it at the scripted judge server instead
             env.update({"EVALKIT_JUDGE_BASE_URL": judge_server.url, "EVALKIT_JUDGE_MODEL": "scripted",
                         "EVALKIT_JUDGE_API_KEY": "unused"})
             continue

@@ -11,7 +11,8 @@ import evalkit
 from evalkit import text
 from evalkit.config import ConfigError
 from evalkit.metrics import REGISTRY, Metric, Score
-from evalkit.runner import MetricError, Resources, evaluate
+from evalkit import evaluate
+from evalkit.runner import MetricError, Resources
 
 from .conftest import ROOT
 
@@ -186,7 +187,7 @@ def test_sample_results_shape_and_verdict(sample_results, sample_df):
 _DETERMINISM_SCRIPT = """
 import sys, evalkit
 df = evalkit.load(sys.argv[1]).head(16)
-out = evalkit.evaluate(df, ["relevance", "completeness", "hallucination", "grounding", "keyword_coverage"],
+out = evalkit.evaluate(df, ["relevance", "completeness", "hallucination", "grounding_risk", "keyword_coverage"],
                        progress=False)
 out.attrs.clear()
 print(out.to_json(orient="records"))

@@ -26,7 +26,7 @@ def rows(tmp_path_factory, sample_path):
 
 @pytest.fixture(scope="module")
 def offline(rows):
-    return evalkit.evaluate(rows, ["relevance", "hallucination", "grounding", "twin_lock"], progress=False)
+    return evalkit.evaluate(rows, ["relevance", "hallucination", "grounding_risk", "twin_lock"], progress=False)
 
 
 def test_evaluate_stores_the_signature(offline, rows):
@@ -34,7 +34,7 @@ def test_evaluate_stores_the_signature(offline, rows):
     sig = meta["signature"]
     assert set(sig) == KEYS
     assert sig["data_sha256"] == hashlib.sha256(rows.read_bytes()).hexdigest()
-    assert sig["metrics"] == ["relevance", "hallucination", "grounding", "twin_lock"]
+    assert sig["metrics"] == ["relevance", "hallucination", "grounding_risk", "twin_lock"]
     assert sig["resources"] == {"nlp": NLP, "labels_offline": "labels:offline-v1"}
     assert sig["methods"] == {} and sig["judge"] is None and sig["seed"] == 0
     assert meta["signature_string"] == sig_string(sig)
@@ -132,7 +132,7 @@ def test_cli_prints_the_signature_of_the_run(rows, capsys):
     from evalkit.cli import main
 
     out = rows.parent / "out.parquet"
-    assert main(["score", str(rows), "-o", str(out), "--metrics", "relevance,grounding", "-q"]) == 0
+    assert main(["score", str(rows), "-o", str(out), "--metrics", "relevance,grounding_risk", "-q"]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     sha = hashlib.sha256(rows.read_bytes()).hexdigest()
     grounding = hashlib.sha256((ROOT / "evalkit" / "resources" / "grounding_model.json").read_bytes()).hexdigest()

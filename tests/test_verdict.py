@@ -57,18 +57,20 @@ def test_abstention_is_its_own_outcome():
 
 def test_profile_for_any_metric_with_a_direction(tmp_path):
     p = tmp_path / "profile.yaml"
-    p.write_text(yaml.safe_dump({"metrics": {"grounding": {"threshold": 0.4, "flag": "above", "inclusive": True}}}))
+    p.write_text(yaml.safe_dump({"metrics": {"grounding_risk": {"threshold": 0.4, "flag": "above",
+                                                                "inclusive": True}}}))
     t = thresholds_from_profile(p)
-    assert [str(r) for r in rules_for(t)] == ["hallucination > 0.5", "grounding >= 0.4", "relevance < 0.1",
+    assert [str(r) for r in rules_for(t)] == ["hallucination > 0.5", "grounding_risk >= 0.4", "relevance < 0.1",
                                               "completeness < 0.6"]
-    df = pd.DataFrame({"hallucination": [0.0, 0.0, 0.0], "grounding": [0.39, 0.4, None], "relevance": [0.9] * 3,
+    df = pd.DataFrame({"hallucination": [0.0, 0.0, 0.0], "grounding_risk": [0.39, 0.4, None], "relevance": [0.9] * 3,
                        "completeness": [1.0] * 3})
     out, notes = apply_verdicts(df, t)
     assert out["verdict"].tolist() == ["PASS", "FAIL", "UNDETERMINED"] and notes == []
-    assert out["verdict_rule"].tolist() == ["all checks passed", "grounding 0.400 >= 0.4", "grounding missing"]
-    # the same profile on results without a grounding column: said, not silently dropped
-    out, notes = apply_verdicts(df.drop(columns=["grounding"]), t)
-    assert out["verdict"].tolist() == ["PASS"] * 3 and "names 'grounding'" in notes[0]
+    assert out["verdict_rule"].tolist() == ["all checks passed", "grounding_risk 0.400 >= 0.4",
+                                            "grounding_risk missing"]
+    # the same profile on results without a grounding_risk column: said, not silently dropped
+    out, notes = apply_verdicts(df.drop(columns=["grounding_risk"]), t)
+    assert out["verdict"].tolist() == ["PASS"] * 3 and "names 'grounding_risk'" in notes[0]
 
 
 def test_profile_errors_name_the_problem(tmp_path):
@@ -76,8 +78,8 @@ def test_profile_errors_name_the_problem(tmp_path):
     p.write_text(yaml.safe_dump({"metrics": {"answer_class": {"threshold": 0.4}}}))
     with pytest.raises(ProfileError, match="'answer_class', which is not a registered metric with a direction"):
         thresholds_from_profile(p)
-    p.write_text(yaml.safe_dump({"metrics": {"grounding": {"threshold": "high"}}}))
-    with pytest.raises(ProfileError, match="profile entry 'grounding'.*finite number"):
+    p.write_text(yaml.safe_dump({"metrics": {"grounding_risk": {"threshold": "high"}}}))
+    with pytest.raises(ProfileError, match="profile entry 'grounding_risk'.*finite number"):
         thresholds_from_profile(p)
     with pytest.raises(ProfileError, match="no such threshold profile"):
         thresholds_from_profile(tmp_path / "nope.yaml")

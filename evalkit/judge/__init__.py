@@ -1,5 +1,6 @@
-"""The LLM judge layer: one small interface, an OpenAI-compatible client, a persistent cache,
-versioned prompts, a scripted loopback server for tests, and a ragas adapter (``ragas`` extra)."""
+"""The LLM judge layer: one small interface, an OpenAI-compatible client, a persistent cache and versioned
+prompts. It imports nothing from :mod:`evalkit.metrics`; ragas' metrics are in :mod:`evalkit.metrics.ragas`,
+and a scripted server to test against is in :mod:`evalkit.testing`."""
 from .client import (NOT_CONFIGURED, Judge, JudgeConfig, JudgeError, JudgeNotConfigured, JudgeReply, OpenAIJudge,
                      make_judge)
 from .prompts import Prompt, load_prompts, prompts_sha256

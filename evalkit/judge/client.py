@@ -8,7 +8,6 @@ retried with exponential backoff; a reply that is not the expected JSON gets one
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
@@ -18,12 +17,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol
 
+from ..config import JudgeConfig  # judge settings are configuration data: they live (and are validated) there
 from .cache import JudgeCache, request_key
 from .prompts import Prompt
 
 SYSTEM = "You are a careful evaluator. Reply with a single JSON object and nothing else."
-ENV = {"base_url": "EVALKIT_JUDGE_BASE_URL", "model": "EVALKIT_JUDGE_MODEL"}
-API_KEY_ENV = "EVALKIT_JUDGE_API_KEY"
 
 
 class JudgeError(RuntimeError):
@@ -54,50 +52,12 @@ class Judge(Protocol):
     def signature(self) -> str: ...
 
 
-@dataclass(frozen=True)
-class JudgeConfig:
-    """Judge settings (configuration is data). The API key is never stored here: only the name of
-    the environment variable that holds it."""
-
-    base_url: str | None = None
-    model: str | None = None
-    api_key_env: str = API_KEY_ENV
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    timeout: float = 60.0
-    max_retries: int = 4
-    backoff: float = 1.0
-    max_backoff: float = 30.0
-    concurrency: int = 4
-    json_mode: bool = True
-    cache_path: str | None = ".evalkit_cache/judge.sqlite"
-
-    @property
-    def configured(self) -> bool:
-        return bool(self.base_url and self.model)
-
-    @classmethod
-    def resolve(cls, config: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> "JudgeConfig":
-        """Environment variables first, then the config's ``judge:`` mapping on top."""
-        env = os.environ if env is None else env
-        values: dict[str, Any] = {k: env[v] for k, v in ENV.items() if env.get(v)}
-        known = {f.name for f in dataclasses.fields(cls)}
-        for k, v in (config or {}).items():
-            if k == "api_key":
-                raise ValueError("judge: do not put the API key in a config file; set "
-                                 f"{API_KEY_ENV} (or name another variable with api_key_env)")
-            if k not in known:
-                raise ValueError(f"judge: unknown key {k!r}; known: {sorted(known)}")
-            values[k] = v
-        return cls(**values)
-
-
 class OpenAIJudge:
     """An OpenAI-compatible chat-completions judge (OpenAI, vLLM, Ollama, llama.cpp server, ...).
 
     Examples
     --------
-    >>> from evalkit.judge.loopback import ScriptedJudgeServer
+    >>> from evalkit.testing import ScriptedJudgeServer
     >>> from evalkit.judge.prompts import load_prompts
     >>> with ScriptedJudgeServer() as srv:
     ...     j = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None))

@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 from .anchors import hallucination, hallucination_batch
-from .base import Metric, Score
+from .base import Metric, Score, VerdictRole
 from .baselines import answer_length, novel_token_rate
 from .embedding import bert_score_batch, bert_score_f1, semantic_similarity, semantic_similarity_batch
 from .factchecks import fact_checks, fact_checks_batch
@@ -25,142 +25,210 @@ from .lexical import completeness, completeness_batch, relevance, relevance_batc
 from .summary import SCORE_KEYS, judge_lock_batch, judge_lock_score, twin_lock_batch, twin_lock_score
 from .reference import (answer_completeness, dont_know, exact_match, keyword_coverage, number_match,
                         source_citation)
-
-from ..judge.ragas_adapter import _make as _ragas
+from .ragas import ragas_metric as _ragas
 
 _TOK = ("tokenizer",)
 _RF, _RFB = _ragas("faithfulness", ("question", "answer", "contexts"))
 _RP, _RPB = _ragas("context_precision", ("question", "contexts", "ground_truth"))
 _RR, _RRB = _ragas("context_recall", ("question", "contexts", "ground_truth"))
+
+_HALLUCINATION_ROLE = VerdictRole(order=0, flag="above", outcome="FAIL", threshold="hallucination_fail")
+_RELEVANCE_ROLE = VerdictRole(order=2, flag="below", outcome="FAIL", threshold="relevance_fail")
+_COMPLETENESS_ROLE = VerdictRole(order=3, flag="below", outcome="WARN", threshold="completeness_warn")
+_RAGAS_EMPTY = "ragas raises on empty inputs (row error); NaN -> undetermined"
 _REGISTRY_LIST = [
     Metric("relevance", relevance, needs=("question", "answer"), direction="higher", range=(0.0, 1.0),
            batch=relevance_batch, params=("idf_scope", "tokenizer"), family="triad",
-           description="(TF-IDF cosine + token Jaccard) / 2 of question and answer",
-           empty_policy="0.0 for an empty question or answer"),
+           formula="(TF-IDF cosine + token Jaccard of question and answer) / 2; IDF fitted on the pair "
+                   "(idf_scope: dataset fits it on every row)",
+           empty_policy="0.0 for an empty question or answer", verdict_role=_RELEVANCE_ROLE,
+           evidence_keys=("cosine", "jaccard")),
     Metric("completeness", completeness, needs=("question", "answer"), direction="higher", range=(0.0, 1.0),
            batch=completeness_batch, params=("stop_list", "tokenizer"), family="triad",
-           description="share of the question's keywords present in the answer",
-           empty_policy="1.0 when the question has no keywords"),
+           formula="question keywords found in the answer / question keywords",
+           empty_policy="1.0 when the question has no keywords", verdict_role=_COMPLETENESS_ROLE,
+           evidence_keys=("missing", "matched")),
     Metric("hallucination", hallucination, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            batch=hallucination_batch, resources=("nlp",),
            params=("spacy_model", "hedges", "window", "phrases", "short_tokens", "short_chars"), family="triad",
-           description="max(unsupported anchors / anchors, 0.2 if n-gram overlap with contexts < 0.2)",
-           empty_policy="0.0 for an empty answer or an abstention; no contexts: anchors unsupported"),
+           formula="max(unsupported anchors / anchors, 0.2 if n-gram overlap with contexts < 0.2)",
+           empty_policy="0.0 for an empty answer or an abstention; no contexts: anchors unsupported",
+           verdict_role=_HALLUCINATION_ROLE, evidence_keys=("unsupported", "matched", "ngram_overlap", "p_drift")),
     Metric("exact_match", exact_match, needs=("answer", "ground_truth"), direction="higher", range=(0.0, 1.0),
-           kind="bool", family="reference", description="equal after lower-casing and whitespace normalisation",
+           kind="bool", family="reference",
+           formula="answer equals the ground truth after lower-casing and whitespace normalisation",
            empty_policy="undetermined without ground truth"),
     Metric("keyword_coverage", keyword_coverage, needs=("answer", "ground_truth"), direction="higher",
            range=(0.0, 1.0), params=("stop_list",), family="reference",
-           description="share of the expected answer's phrases/numbers/words found",
-           empty_policy="undetermined without ground truth; 1.0 with no keywords"),
+           formula="the ground truth's phrases, numbers and 4+ letter words found in the answer / all of them",
+           empty_policy="undetermined without ground truth; 1.0 with no keywords",
+           evidence_keys=("missing", "matched")),
     Metric("number_match", number_match, needs=("answer", "ground_truth"), direction="higher", range=(0.0, 1.0),
-           family="reference", description="share of the expected numeric values stated",
-           empty_policy="undetermined without ground truth or numbers in it"),
+           family="reference", formula='the ground truth\'s numeric values stated in the answer / its values '
+                                       '("$604" matches "604.00"; "-0.133%" does not match "0.133%")',
+           empty_policy="undetermined without ground truth or numbers in it", evidence_keys=("missing", "matched")),
     Metric("answer_completeness", answer_completeness, needs=("answer", "ground_truth"), direction="higher",
            range=(0.0, 1.0), params=("stop_list",), family="reference",
-           description="(min(answer words / expected words, 1) + keyword_coverage) / 2",
-           empty_policy="undetermined without ground truth"),
+           formula="(min(answer words / ground-truth words, 1) + keyword_coverage) / 2",
+           empty_policy="undetermined without ground truth", evidence_keys=("missing",)),
     Metric("source_citation", source_citation, needs=("answer",), direction="higher", range=(0.0, 1.0),
-           params=("indicators",), family="reference", description="min(distinct source indicators / 3, 1)",
-           empty_policy="0.0 for an empty answer"),
+           params=("indicators",), family="reference",
+           formula="min(distinct source indicators / 3, 1), matched as whole words",
+           empty_policy="0.0 for an empty answer", evidence_keys=("found",)),
     Metric("dont_know", dont_know, needs=("answer",), direction="none", range=(0.0, 1.0), kind="bool",
            params=("phrases", "short_tokens", "short_chars"), family="reference",
-           description="the answer declines (uncertainty phrase or short non-answer)",
-           empty_policy="True for an empty answer"),
+           formula="the answer declines: an uncertainty phrase or a short non-answer",
+           empty_policy="True for an empty answer", evidence_keys=("matched",)),
     Metric("fact_checks", fact_checks, needs=("answer",), optional=("id", "question_type"), direction="higher",
            range=(0.0, 1.0), batch=fact_checks_batch, params=("rules",), family="reference",
-           description="mean of the per-question YAML checks (fact_score); is_correct in details",
-           empty_policy="undetermined when no rule applies", extra_columns=("is_correct",)),
+           formula="mean of the per-question YAML checks the experiment names (fact_checks:); "
+                   "is_correct in fact_checks_is_correct",
+           empty_policy="undetermined when no rule applies", extra_columns=("is_correct",),
+           evidence_keys=("is_correct",)),
     Metric("faithfulness", faithfulness, needs=("question", "answer", "contexts"), direction="higher",
            range=(0.0, 100.0), batch=threaded(faithfulness), resources=("judge",), family="judged",
-           description="judge: claims of the answer supported by the contexts / claims x 100",
+           formula="judge: claims of the answer supported by the contexts / claims x 100",
            empty_policy="100 with no claims; 0 with claims but no contexts"),
     Metric("context_precision", context_precision, needs=("question", "contexts"), optional=("ground_truth", "answer"),
            direction="higher", range=(0.0, 100.0), batch=threaded(context_precision), resources=("judge",),
-           family="judged", description="judge: useful contexts / contexts x 100 (AP@k in details)",
+           family="judged", formula="judge: useful contexts / contexts x 100 (average precision@k in the details)",
            empty_policy="0 with no contexts"),
     Metric("context_recall", context_recall, needs=("question", "contexts", "ground_truth"), direction="higher",
            range=(0.0, 100.0), batch=threaded(context_recall), resources=("judge",), family="judged",
-           description="judge: ground-truth statements attributable to the contexts / statements x 100",
+           formula="judge: ground-truth statements attributable to the contexts / statements x 100",
            empty_policy="undetermined without ground truth; 0 with no contexts; 100 with no statements"),
     Metric("answer_relevance", answer_relevance, needs=("question", "answer"), direction="higher",
            range=(0.0, 100.0), batch=threaded(answer_relevance, uses_encoder=True), resources=("judge",),
            params=("n_questions", "method"), family="judged",
-           description="judge: generated questions' mean cosine with the question x 100 (method: embedding) "
-                       "or rubric x 100 (method: rubric); auto is resolved once per run, in the signature",
+           formula="judge: mean cosine of n_questions (3) questions generated from the answer with the question "
+                   "x 100 (method: embedding), or a rubric x 100 (method: rubric); auto is resolved once per "
+                   "run, in the signature",
            empty_policy="0 for an empty answer"),
     Metric("ragas_score", ragas_score, needs=("faithfulness", "context_precision", "context_recall", "answer_relevance"),
            direction="higher", range=(0.0, 100.0), params=("weights",), family="judged", derived=True,
-           description="0.3 faithfulness + 0.2 context precision + 0.2 context recall + 0.3 answer relevance, "
-                       "missing parts excluded and weights renormalised",
+           formula="0.3 faithfulness + 0.2 context precision + 0.2 context recall + 0.3 answer relevance, "
+                   "missing parts excluded and weights renormalised",
            empty_policy="undetermined only when every component is missing"),
     Metric("factual_accuracy", factual_accuracy, needs=("question", "answer", "ground_truth"), direction="higher",
            range=(0.0, 100.0), batch=threaded(factual_accuracy), resources=("judge",), family="judged",
            extra_columns=("grade",),
-           description="G-Eval: 0.5 correctness + 0.3 completeness + 0.2 consistency (x 10); letter grade",
+           formula="G-Eval: (0.5 correctness + 0.3 completeness + 0.2 consistency) x 10; letter grade "
+                   "(A >= 80, B >= 60, C >= 40, D >= 20, else E) in factual_accuracy_grade",
            empty_policy="undetermined without ground truth; 0 for an empty answer"),
     Metric("answer_class", answer_class, needs=("question", "answer", "ground_truth"), direction="none", range=None,
            kind="label", batch=threaded(answer_class), resources=("judge",), params=("phrases",), family="judged",
-           description="DON'T KNOW (uncertainty rule) else the judge's CORRECT / WRONG",
-           empty_policy="DON'T KNOW for an empty answer; undetermined without ground truth"),
+           formula="DON'T KNOW (uncertainty rule), else the judge's CORRECT / WRONG",
+           empty_policy="DON'T KNOW for an empty answer; undetermined without ground truth",
+           evidence_keys=("matched",)),
     Metric("semantic_similarity", semantic_similarity, needs=("answer", "ground_truth"), direction="higher",
            range=(0.0, 100.0), batch=semantic_similarity_batch, resources=("encoder",), family="embedding",
-           description="cosine of answer and ground-truth embeddings x 100, clipped at 0",
+           formula="cosine of answer and ground-truth embeddings x 100, clipped at 0",
            empty_policy="0 for empty inputs"),
     Metric("bert_score_f1", bert_score_f1, needs=("answer", "ground_truth"), direction="higher", range=(0.0, 100.0),
            batch=bert_score_batch, resources=("encoder",), family="embedding",
-           description="BERTScore F1 x 100 (bert-score; packaged MiniLM by default)",
+           formula="BERTScore F1 x 100 (bert-score; packaged MiniLM by default)",
            empty_policy="0 for empty inputs"),
     Metric("answer_length", answer_length, needs=("answer",), direction="none", range=(0.0, float("inf")),
-           family="baseline", description="word tokens in the answer (trivial baseline)",
+           family="baseline", unit="words", formula="word tokens in the answer (trivial baseline)",
            empty_policy="0 for an empty answer"),
     Metric("novel_token_rate", novel_token_rate, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
-           family="baseline", description="share of answer tokens absent from the contexts (trivial baseline)",
+           family="baseline", formula="answer tokens absent from the contexts / answer tokens (trivial baseline)",
            empty_policy="undetermined for an empty answer"),
-    Metric("grounding", grounding_score, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
+    Metric("grounding_risk", grounding_score, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            batch=grounding_batch, resources=("nlp",), params=("align", "phrases", "short_tokens", "short_chars"),
-           family="detector",
-           description="calibrated probability of hallucination: sentence evidence + mismatch features, learned",
-           empty_policy="undetermined for an empty answer or no contexts; 0.0 for an abstention"),
+           family="detector", unit="probability",
+           formula="calibrated probability of hallucination: gradient-boosted trees on sentence-evidence and "
+                   "mismatch features, Platt-scaled",
+           empty_policy="undetermined for an empty answer or no contexts; 0.0 for an abstention",
+           evidence_keys=("matched",)),
     Metric("twin_lock", twin_lock_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
            batch=twin_lock_batch, resources=("nlp",), params=("provider",), family="summary", extra_columns=SCORE_KEYS,
-           description="Twin-Lock summary scores (coverage, alignment, hallucination, relevance, bias) 0..10; value = mean",
+           formula="Twin-Lock summary scores (coverage, alignment, hallucination, relevance, bias & toxicity), "
+                   "each 0..10; value = their mean",
            empty_policy="undetermined for an empty summary/article or malformed labels"),
     Metric("judge_lock", judge_lock_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
            batch=judge_lock_batch, resources=("nlp",), params=("provider",), family="summary", extra_columns=SCORE_KEYS,
-           description="Judge-Lock summary scores with QAG and stricter caps, 0..10; value = mean",
+           formula="Judge-Lock: the Twin-Lock scores with QAG and stricter caps, each 0..10; value = their mean",
            empty_policy="undetermined for an empty summary/article or malformed labels"),
     Metric("ragas_faithfulness", _RF, needs=("question", "answer", "contexts"), direction="higher", range=(0.0, 1.0),
            batch=_RFB, resources=("judge", "ragas"), family="ragas",
-           description="ragas' own Faithfulness (0..1) on the configured judge endpoint",
-           empty_policy="ragas raises on empty inputs (row error); NaN -> undetermined"),
+           formula="ragas' own Faithfulness on the configured judge endpoint", empty_policy=_RAGAS_EMPTY),
     Metric("ragas_context_precision", _RP, needs=("question", "contexts", "ground_truth"), direction="higher",
            range=(0.0, 1.0), batch=_RPB, resources=("judge", "ragas"), family="ragas",
-           description="ragas' own ContextPrecision with reference (0..1)",
-           empty_policy="ragas raises on empty inputs (row error); NaN -> undetermined"),
+           formula="ragas' own ContextPrecision with reference, on the configured judge endpoint",
+           empty_policy=_RAGAS_EMPTY),
     Metric("ragas_context_recall", _RR, needs=("question", "contexts", "ground_truth"), direction="higher",
            range=(0.0, 1.0), batch=_RRB, resources=("judge", "ragas"), family="ragas",
-           description="ragas' own ContextRecall (0..1)",
-           empty_policy="ragas raises on empty inputs (row error); NaN -> undetermined"),
+           formula="ragas' own ContextRecall on the configured judge endpoint", empty_policy=_RAGAS_EMPTY),
 ]
 REGISTRY: dict[str, Metric] = {m.name: m for m in _REGISTRY_LIST}
-DEFAULT_METRICS = ("relevance", "completeness", "hallucination", "grounding", "exact_match", "keyword_coverage",
+# old names still accepted (with a MetricRenamedWarning) and what they now mean
+RENAMED = {"grounding": "grounding_risk"}
+
+
+class MetricRenamedWarning(DeprecationWarning):
+    """An old metric name was used; the warning names the new one (``evalkit`` prints it as a note)."""
+
+DEFAULT_METRICS = ("relevance", "completeness", "hallucination", "grounding_risk", "exact_match", "keyword_coverage",
                    "number_match", "answer_completeness", "source_citation", "dont_know", "fact_checks")
 # run by default when their resource is available (a configured judge; the embed extra)
 OPTIONAL_DEFAULTS = ("faithfulness", "context_precision", "context_recall", "answer_relevance", "ragas_score",
                      "factual_accuracy", "answer_class", "semantic_similarity", "bert_score_f1")
 
 
+def _caller_outside_evalkit() -> int:
+    """``stacklevel`` of the nearest caller outside evalkit: the warning then names the user's line, and
+    Python's default filters (DeprecationWarning shown for ``__main__`` only) show it in scripts and notebooks."""
+    import sys
+    from pathlib import Path
+
+    package = str(Path(__file__).resolve().parents[1])
+    frame, level = sys._getframe(2), 2  # 1 is canonical_name, which warns
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def canonical_name(name: str) -> str:
+    """The registry name for ``name``: itself, or a renamed metric's new name with a :class:`MetricRenamedWarning`
+    (a ``DeprecationWarning``).
+
+    Examples
+    --------
+    >>> canonical_name("relevance")
+    'relevance'
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     canonical_name("grounding")
+    'grounding_risk'
+    >>> issubclass(caught[0].category, DeprecationWarning)
+    True
+    >>> print(caught[0].message)
+    metric 'grounding' is now called 'grounding_risk' (lower is better); the old name still works but will be removed
+    """
+    import warnings
+
+    new = RENAMED.get(name)
+    if new is None:
+        return name
+    warnings.warn(f"metric {name!r} is now called {new!r} ({REGISTRY[new].direction} is better); the old name "
+                  "still works but will be removed", MetricRenamedWarning, stacklevel=_caller_outside_evalkit())
+    return new
+
+
 def get_metric(name: str) -> Metric:
-    """The registered metric called ``name`` (KeyError lists the known names)."""
+    """The registered metric called ``name`` (an old name gives the renamed metric and a MetricRenamedWarning;
+    KeyError lists the known names)."""
     try:
-        return REGISTRY[name]
+        return REGISTRY[canonical_name(name)]
     except KeyError:
         raise KeyError(f"unknown metric {name!r}; known metrics: {', '.join(REGISTRY)}") from None
 
 
-__all__ = ["REGISTRY", "DEFAULT_METRICS", "Metric", "Score", "get_metric", "relevance", "completeness",
-           "hallucination", "exact_match", "keyword_coverage", "number_match", "answer_completeness",
-           "source_citation", "dont_know", "fact_checks", "answer_length", "novel_token_rate", "faithfulness",
-           "context_precision", "context_recall", "answer_relevance", "ragas_score", "factual_accuracy",
-           "answer_class", "semantic_similarity", "bert_score_f1", "twin_lock", "judge_lock", "grounding"]
+__all__ = ["REGISTRY", "DEFAULT_METRICS", "RENAMED", "Metric", "MetricRenamedWarning", "Score", "VerdictRole",
+           "canonical_name", "get_metric", "relevance", "completeness", "hallucination", "exact_match",
+           "keyword_coverage", "number_match", "answer_completeness", "source_citation", "dont_know", "fact_checks",
+           "answer_length", "novel_token_rate", "faithfulness", "context_precision", "context_recall",
+           "answer_relevance", "ragas_score", "factual_accuracy", "answer_class", "semantic_similarity",
+           "bert_score_f1", "twin_lock_score", "judge_lock_score", "grounding_score"]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 Direction = Literal["higher", "lower", "none"]
 Kind = Literal["score", "bool", "label"]
@@ -25,9 +25,33 @@ class Score:
 BatchFn = Callable[[Mapping[str, Sequence[Any]], Mapping[str, Any], Any], list[Score]]
 
 
+Flag = Literal["above", "below"]
+
+
+@dataclass(frozen=True)
+class VerdictRole:
+    """The part a metric plays in the verdict (:mod:`evalkit.verdict`): one rule, declared with the metric.
+
+    Attributes
+    ----------
+    order : the verdict checks rules by ascending ``order`` (first match wins); a calibrated profile's
+        rules on metrics without a role run at :data:`evalkit.verdict.PROFILE_ORDER`.
+    flag : 'above' or 'below': the side of the threshold that triggers the outcome.
+    outcome : 'FAIL' or 'WARN'.
+    threshold : the :class:`evalkit.config.Thresholds` field that holds the cut value.
+    inclusive : whether a value on the threshold triggers (the seed's rules are strict).
+    """
+
+    order: int
+    flag: Flag
+    outcome: Literal["FAIL", "WARN"]
+    threshold: str
+    inclusive: bool = False
+
+
 @dataclass(frozen=True)
 class Metric:
-    """A registered metric: a pure per-row function plus what the runner needs to call it.
+    """A registered metric: a pure per-row function plus what the runner, verdict, tables and plots read.
 
     Attributes
     ----------
@@ -36,15 +60,21 @@ class Metric:
     needs : canonical columns the metric reads (required).
     optional : canonical columns passed when present (e.g. ``question_type``).
     direction : 'higher' (better), 'lower' (better) or 'none' (labels).
-    range : closed interval of the value, or None for labels.
+    range : closed interval of the value, which is also the scale a person reads it on (0..1, 0..100,
+        0..10: values are stored as shown, never rescaled for display); None for labels.
     kind : 'score', 'bool' or 'label'.
     batch : optional column-wise implementation giving the same numbers faster.
     resources : shared resources it needs ('nlp', ...), loaded once by the runner.
     params : config keys it reads from ``EvalConfig.params_for(name)``.
     family : documentation grouping.
+    formula : how the value is computed, in one line: the one place it is written (``evalkit metrics``
+        and the README's tables print it).
     empty_policy : what the metric returns for empty/None inputs.
     extra_columns : detail keys also written as columns ``<name>_<key>`` (e.g. a letter grade).
     derived : True when ``needs`` names other metrics' output columns (the runner runs those first).
+    unit : what one step of the value is, when the scale alone does not say (``"words"``, ``"probability"``).
+    verdict_role : the rule the verdict applies to this metric, or None.
+    evidence_keys : detail keys worth reading beside the value (:func:`evalkit.aggregate.evidence_table`).
     """
 
     name: str
@@ -58,7 +88,56 @@ class Metric:
     resources: tuple[str, ...] = ()
     params: tuple[str, ...] = ()
     family: str = ""
-    description: str = ""
+    formula: str = ""
     empty_policy: str = ""
     extra_columns: tuple[str, ...] = ()
     derived: bool = False
+    unit: str = ""
+    verdict_role: VerdictRole | None = None
+    evidence_keys: tuple[str, ...] = ()
+
+    @property
+    def display_scale(self) -> str:
+        """The scale a person reads the value on: ``'0..1'``, ``'0..100'``, ``'0..10'``, ``'0 or more'``,
+        ``'true/false'`` or ``'label'`` (a boolean's mean, the share of True, is read on 0..1).
+
+        >>> Metric("m", str, (), "higher", (0.0, 100.0)).display_scale
+        '0..100'
+        """
+        if self.kind == "bool":
+            return "true/false"
+        if self.range is None:
+            return "label"
+        lo, hi = self.range
+        return f"{lo:g} or more" if hi == float("inf") else f"{lo:g}..{hi:g}"
+
+    @property
+    def reads_as(self) -> str:
+        """Scale, unit and direction in words, as the README's tables show them.
+
+        >>> Metric("risk", str, (), "lower", (0.0, 1.0), unit="probability").reads_as
+        '0..1 probability, lower is better'
+        """
+        text = f"{self.display_scale} {self.unit}".strip()
+        return text + (f", {self.direction} is better" if self.direction in ("higher", "lower") else "")
+
+
+def markdown_table(metrics: Iterable[Metric]) -> str:
+    """The metrics as a Markdown table: family, metric, how its value reads, formula.
+
+    ``evalkit metrics --markdown`` prints this for the registry; the README's table is that output.
+
+    Examples
+    --------
+    >>> print(markdown_table([Metric("relevance", str, (), "higher", (0.0, 1.0), family="triad",
+    ...                              formula="(cosine + Jaccard) / 2")]))
+    | family | metric | value | formula |
+    |---|---|---|---|
+    | triad | `relevance` | 0..1, higher is better | (cosine + Jaccard) / 2 |
+    """
+    lines = ["| family | metric | value | formula |", "|---|---|---|---|"]
+    for m in metrics:
+        # a pipe inside a cell would end it early
+        cells = (m.family, f"`{m.name}`", m.reads_as, m.formula.replace("|", "\\|"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -90,71 +90,89 @@ def _strs(v: Any, where: str, key: str) -> tuple[str, ...]:
 
 
 def parse_rules(data: Mapping[str, Any], source: str = "<rules>") -> FactRules:
-    """Validate a rules mapping (as loaded from YAML) into :class:`FactRules`."""
+    """Validate a rules mapping (as loaded from YAML) into :class:`FactRules`; errors name the rule."""
     if not isinstance(data, Mapping) or not isinstance(data.get("rules"), list):
         raise FactCheckError(f"{source}: expected a mapping with a 'rules' list")
     rules, names = [], set()
-    allowed = {"name", "applies_to", "is_correct", *CHECK_TYPES}
     for i, raw in enumerate(data["rules"], start=1):
         label = raw.get("name") if isinstance(raw, Mapping) else None
         where = f"{source}: rule {label!r} (#{i})" if label else f"{source}: rule #{i}"
-        if not isinstance(raw, Mapping):
-            raise FactCheckError(f"{where}: expected a mapping, got {type(raw).__name__}")
-        if not isinstance(label, str) or not label:
-            raise FactCheckError(f"{where}: missing 'name'")
-        if label in names:
-            raise FactCheckError(f"{where}: duplicate rule name")
+        _check_rule_shape(raw, label, names, where)
         names.add(label)
-        unknown = sorted(set(raw) - allowed)
-        if unknown:
-            raise FactCheckError(f"{where}: unknown key(s) {unknown}; allowed: {sorted(allowed)}")
-        at = raw.get("applies_to") or {}
-        if not isinstance(at, Mapping) or not (at.get("ids") or at.get("question_types")) or set(at) - {"ids", "question_types"}:
-            raise FactCheckError(f"{where}: 'applies_to' needs 'ids' and/or 'question_types' lists")
-        kw: dict[str, Any] = {"name": label,
-                              "ids": frozenset(_strs(at.get("ids", []), where, "applies_to.ids")),
-                              "question_types": frozenset(_strs(at.get("question_types", []), where, "applies_to.question_types"))}
-        for key in ("must_contain", "forbid"):
-            if key in raw:
-                kw[key] = _strs(raw[key], where, key)
-        if "numbers" in raw:
-            nums = _strs(raw["numbers"], where, "numbers")
-            for n in nums:
-                if not extract_numbers(n, words=False):
-                    raise FactCheckError(f"{where}: 'numbers' entry {n!r} is not a number")
-            kw["numbers"] = nums
-        if "any_of" in raw:
-            groups = raw["any_of"]
-            if not isinstance(groups, list) or not groups:
-                raise FactCheckError(f"{where}: 'any_of' must be a list of lists of strings")
-            kw["any_of"] = tuple(_strs(g, where, "any_of group") for g in groups)
+        kw: dict[str, Any] = {"name": label, **_applies_to(raw, where), **_check_lists(raw, where)}
         if "list_items" in raw:
-            li = raw["list_items"]
-            if not isinstance(li, Mapping) or not (li.get("items") or li.get("pattern")) or set(li) - {"items", "pattern", "min_count"}:
-                raise FactCheckError(f"{where}: 'list_items' needs 'items' (list) and/or 'pattern' (regex) [+ 'min_count']")
-            if li.get("items"):
-                kw["list_items"] = _strs(li["items"], where, "list_items.items")
-            if li.get("pattern"):
-                try:
-                    re.compile(li["pattern"])
-                except re.error as e:
-                    raise FactCheckError(f"{where}: 'list_items.pattern' is not a valid regex: {e}") from None
-                kw["list_pattern"] = li["pattern"]
-                mc = li.get("min_count", 1)
-                if not isinstance(mc, int) or mc < 1:
-                    raise FactCheckError(f"{where}: 'list_items.min_count' must be a positive integer")
-                kw["list_min_count"] = mc
+            kw.update(_list_items(raw["list_items"], where))
         if not any(k in raw for k in CHECK_TYPES):
             raise FactCheckError(f"{where}: no checks; give at least one of {list(CHECK_TYPES)}")
-        ic = raw.get("is_correct", "all")
-        if not (ic == "all" or (isinstance(ic, Mapping) and (
-                (set(ic) == {"min_fact_score"} and isinstance(ic["min_fact_score"], (int, float)) and 0 <= ic["min_fact_score"] <= 1)
-                or (set(ic) == {"require"} and isinstance(ic["require"], list) and set(ic["require"]) <= set(CHECK_TYPES))))):
-            raise FactCheckError(f"{where}: 'is_correct' must be 'all', {{min_fact_score: 0..1}} or "
-                                 f"{{require: [check types]}}, got {ic!r}")
-        kw["is_correct"] = ic
+        kw["is_correct"] = _is_correct_rule(raw.get("is_correct", "all"), where)
         rules.append(Rule(**kw))
     return FactRules(tuple(rules), source)
+
+
+def _check_rule_shape(raw: Any, label: Any, names: set[str], where: str) -> None:
+    if not isinstance(raw, Mapping):
+        raise FactCheckError(f"{where}: expected a mapping, got {type(raw).__name__}")
+    if not isinstance(label, str) or not label:
+        raise FactCheckError(f"{where}: missing 'name'")
+    if label in names:
+        raise FactCheckError(f"{where}: duplicate rule name")
+    allowed = {"name", "applies_to", "is_correct", *CHECK_TYPES}
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise FactCheckError(f"{where}: unknown key(s) {unknown}; allowed: {sorted(allowed)}")
+
+
+def _applies_to(raw: Mapping[str, Any], where: str) -> dict[str, frozenset[str]]:
+    at = raw.get("applies_to") or {}
+    if not isinstance(at, Mapping) or not (at.get("ids") or at.get("question_types")) or set(at) - {"ids", "question_types"}:
+        raise FactCheckError(f"{where}: 'applies_to' needs 'ids' and/or 'question_types' lists")
+    return {"ids": frozenset(_strs(at.get("ids", []), where, "applies_to.ids")),
+            "question_types": frozenset(_strs(at.get("question_types", []), where, "applies_to.question_types"))}
+
+
+def _check_lists(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """must_contain, forbid, numbers (each a real number) and any_of groups."""
+    kw: dict[str, Any] = {key: _strs(raw[key], where, key) for key in ("must_contain", "forbid") if key in raw}
+    if "numbers" in raw:
+        nums = _strs(raw["numbers"], where, "numbers")
+        for n in nums:
+            if not extract_numbers(n, words=False):
+                raise FactCheckError(f"{where}: 'numbers' entry {n!r} is not a number")
+        kw["numbers"] = nums
+    if "any_of" in raw:
+        groups = raw["any_of"]
+        if not isinstance(groups, list) or not groups:
+            raise FactCheckError(f"{where}: 'any_of' must be a list of lists of strings")
+        kw["any_of"] = tuple(_strs(g, where, "any_of group") for g in groups)
+    return kw
+
+
+def _list_items(li: Any, where: str) -> dict[str, Any]:
+    if not isinstance(li, Mapping) or not (li.get("items") or li.get("pattern")) or set(li) - {"items", "pattern", "min_count"}:
+        raise FactCheckError(f"{where}: 'list_items' needs 'items' (list) and/or 'pattern' (regex) [+ 'min_count']")
+    kw: dict[str, Any] = {}
+    if li.get("items"):
+        kw["list_items"] = _strs(li["items"], where, "list_items.items")
+    if li.get("pattern"):
+        try:
+            re.compile(li["pattern"])
+        except re.error as e:
+            raise FactCheckError(f"{where}: 'list_items.pattern' is not a valid regex: {e}") from None
+        mc = li.get("min_count", 1)
+        if not isinstance(mc, int) or mc < 1:
+            raise FactCheckError(f"{where}: 'list_items.min_count' must be a positive integer")
+        kw.update({"list_pattern": li["pattern"], "list_min_count": mc})
+    return kw
+
+
+def _is_correct_rule(ic: Any, where: str) -> Any:
+    ok = ic == "all" or (isinstance(ic, Mapping) and (
+        (set(ic) == {"min_fact_score"} and isinstance(ic["min_fact_score"], (int, float)) and 0 <= ic["min_fact_score"] <= 1)
+        or (set(ic) == {"require"} and isinstance(ic["require"], list) and set(ic["require"]) <= set(CHECK_TYPES))))
+    if not ok:
+        raise FactCheckError(f"{where}: 'is_correct' must be 'all', {{min_fact_score: 0..1}} or "
+                             f"{{require: [check types]}}, got {ic!r}")
+    return ic
 
 
 def load_rules(path: str | Path) -> FactRules:

@@ -93,16 +93,16 @@ if y is not None:
     display(evidence_table(lab, "hallucination", rows=fn.index[:8]))
 
 # %% [markdown]
-# ## Beside it: the learned grounding detector (`grounding`)
+# ## Beside it: the learned grounding detector (`grounding_risk`)
 # The seed score above is explainable but, measured on the public benchmarks in `../shared/bench`, it ranks
-# hallucinated answers no better than answer length. `grounding` aligns every answer sentence with its best
+# hallucinated answers no better than answer length. `grounding_risk` aligns every answer sentence with its best
 # evidence sentence, measures mismatches (numbers, dates, entities, negation and modality flips, rare novel
 # words, relation changes, the seed's own anchors) and combines them with gradient-boosted trees trained
 # with grouped cross-validation (`benchmarks/train_grounding.py`), then calibrates the output to a
 # probability. Its evidence: each sentence, its best evidence, and the features that fired.
 
 # %%
-s = evalkit.get_metric("grounding").fn(
+s = evalkit.get_metric("grounding_risk").fn(
     "The base premium for Territory 118 rose 0.305% to $640 in March 2023, approved by Paul Brandt.",
     ["Northfield Mutual Rate Manual (effective March 1, 2023). The base premium for Territory 118 is $604 per year, "
      "an increase of 0.305% over the 2022 manual."])
@@ -115,7 +115,7 @@ s.details["fired"]
 from evalkit.calibrate import roc_auc
 
 if y is not None:
-    scored = [m for m in ("hallucination", "grounding") if m in lab.columns]
+    scored = [m for m in ("hallucination", "grounding_risk") if m in lab.columns]
     rows = []
     for m in scored:
         ok = lab[m].notna() & lab["hallucinated"].notna()

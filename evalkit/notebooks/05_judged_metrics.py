@@ -16,22 +16,14 @@
 # %% [markdown]
 # # 05 · Judged metrics (LLM judge) and embedding metrics
 #
-# | metric | formula (0..100) |
-# |---|---|
-# | `faithfulness` | the judge extracts the answer's claims and checks each against the contexts: supported / claims × 100 (100 with no claims) |
-# | `context_precision` | per-context usefulness verdicts: mean × 100; average precision@k in the details |
-# | `context_recall` | ground-truth statements attributable to the contexts / statements × 100 |
-# | `answer_relevance` | 3 questions generated from the answer; mean cosine of their embeddings with the question × 100 (rubric fallback without embeddings) |
-# | `ragas_score` | 0.30 faithfulness + 0.20 context precision + 0.20 context recall + 0.30 answer relevance; missing parts excluded, weights renormalised |
-# | `factual_accuracy` | G-Eval: 0.5 correctness + 0.3 completeness + 0.2 consistency; grade A ≥ 80, B ≥ 60, C ≥ 40, D ≥ 20, else E |
-# | `answer_class` | DON'T KNOW by the uncertainty rule, else the judge's CORRECT / WRONG |
-# | `semantic_similarity` | cosine of answer and ground-truth embeddings × 100 (all-MiniLM-L6-v2, offline) |
-# | `bert_score_f1` | BERTScore F1 × 100 (bert-score, same offline model) |
+# The judged metrics and the embedding metrics are read on 0..100; each one's formula and empty-input rule are
+# printed below from the registry (`evalkit metrics` shows the same table).
 #
 # Configure a judge with `EVALKIT_JUDGE_BASE_URL`, `EVALKIT_JUDGE_MODEL`, `EVALKIT_JUDGE_API_KEY`, or the
-# `judge` parameter below. **With none configured, this notebook starts evalkit's scripted loopback server:
-# it answers the judge prompts with simple word/number-overlap rules, not a language model, so the numbers
-# below then demonstrate the machinery (HTTP, cache, JSON validation, arithmetic), not judge quality.**
+# `judge` parameter below. **With none configured, this notebook starts evalkit's scripted judge server
+# (`evalkit.testing`): it answers the judge prompts from fixture rules (word/number overlap), not a language
+# model, so the numbers below then demonstrate the machinery (HTTP, cache, JSON validation, arithmetic), not
+# judge quality.**
 
 # %% tags=["parameters"]
 experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
@@ -48,7 +40,13 @@ res = run.results
 
 # %%
 import pandas as pd
-from evalkit.judge.loopback import judge_or_scripted
+
+with pd.option_context("display.max_colwidth", None):
+    display(pd.DataFrame([{"metric": m.name, "value": m.reads_as, "formula": m.formula, "empty input": m.empty_policy}
+                          for m in evalkit.REGISTRY.values() if m.family in ("judged", "embedding")]).set_index("metric"))
+
+# %%
+from evalkit.testing import judge_or_scripted
 
 JUDGED = ["ragas_score", "factual_accuracy", "answer_class", "semantic_similarity", "bert_score_f1"]
 server = None
@@ -59,7 +57,7 @@ if all(run.has(m) for m in ("faithfulness", "factual_accuracy")):
 else:
     judge_cfg, server = judge_or_scripted(judge)
     if server is not None:
-        print("No judge configured: using the scripted loopback server at", server.url, "(heuristic labels, not an LLM)")
+        print("No judge configured: using the scripted judge server at", server.url, "(heuristic labels, not an LLM)")
     judged = evalkit.evaluate(res, JUDGED, {"judge": judge_cfg}, progress=False)
     meta = judged.attrs["evalkit"]["judge"]
     print("judge:", meta["signature"], "| prompts sha256:", meta["prompts_sha256"][:12])
@@ -98,10 +96,8 @@ if "factual_accuracy_grade" in judged.columns:
 # %%
 from evalkit import plots
 
-long = evalkit.summary(judged, by=by, metrics=cols)
-long["mean"] = long["mean"] / 100
-fig = plots.metric_means(long, cols)
-fig.axes[0].set_ylabel("mean / 100")
+# one panel per scale: every metric here is read on 0..100, as the registry declares
+fig = plots.metric_means(evalkit.summary(judged, by=by, metrics=cols), cols)
 run.show(fig, "05_judged_means")
 
 # %% [markdown]
@@ -141,7 +137,7 @@ if labels["correct"] is not None and "semantic_similarity" in judged.columns:
 # ## ragas' own numbers (the `ragas` extra), on the same endpoint
 
 # %%
-from evalkit.judge.ragas_adapter import available
+from evalkit.metrics.ragas import available
 
 show = ["id", "system", "ragas_faithfulness", "faithfulness", "ragas_context_recall", "context_recall"]
 if run.has("ragas_faithfulness"):

@@ -47,18 +47,18 @@ if skipped:
 
 # %% [markdown]
 # ## Scores
-# Means over determined rows; `n_undetermined` counts rows a metric could not judge.
+# Means over determined rows with seeded bootstrap 95% intervals (resampling rows); `n (undet., err.)`
+# counts the rows, those a metric could not judge, and those where it failed.
 
 # %%
+from evalkit.aggregate import readable
+
 by_system = sections["by_system"]["applies"]
 summ = pd.DataFrame(numbers["by_system"] if by_system else numbers["overall"])
-summ = summ[summ["mean"].notna()]
-keys = ["system"] if by_system else []
-display(summ.pivot_table(index="metric", columns=keys, values="mean", sort=True).round(3) if keys
-        else summ.set_index("metric")[[c for c in ("n", "n_undetermined", "mean") if c in summ.columns]].round(3))
-summ = summ.assign(kind="score")
-run.show(plots.metric_means(summ, ["relevance", "completeness", "hallucination", "grounding", "keyword_coverage",
-                                   "number_match", "fact_checks"], by="system"), "08_metric_means")
+display(readable(summ, by="system" if by_system else None))
+summ = summ[summ["mean"].notna()].assign(kind="score")
+run.show(plots.metric_means(summ, ["relevance", "completeness", "hallucination", "grounding_risk",
+                                   "keyword_coverage", "number_match", "fact_checks"], by="system"), "08_metric_means")
 
 # %% [markdown]
 # ## Verdicts

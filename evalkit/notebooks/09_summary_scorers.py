@@ -93,11 +93,11 @@ pd.DataFrame([{"raw": x, "rounded": round_half_up(x), "band": band(round_half_up
 # %% [markdown]
 # ## Judge-backed labels
 # With a judge configured (parameter `judge` or the `EVALKIT_JUDGE_*` variables) the labels come from it.
-# Without one, this cell uses evalkit's scripted loopback server, which answers the label prompts with the
-# offline rules over real HTTP: it demonstrates the path, not a judge's quality.
+# Without one, this cell uses evalkit's scripted judge server (`evalkit.testing`), which answers the label prompts
+# from fixture rules (word and number overlap) over real HTTP: it demonstrates the path, not a judge's quality.
 
 # %%
-from evalkit.judge.loopback import judge_or_scripted
+from evalkit.testing import judge_or_scripted
 
 if not report_dir:  # inside a report every score comes from the report's scoring pass
     judge_cfg, server = judge_or_scripted(judge)

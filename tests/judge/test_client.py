@@ -1,4 +1,4 @@
-"""The judge client against a real HTTP server on 127.0.0.1 (the scripted loopback server)."""
+"""The judge client against a real HTTP server on 127.0.0.1 (evalkit.testing's scripted judge server)."""
 import os
 import signal
 import subprocess
@@ -10,7 +10,7 @@ import pytest
 import evalkit
 from evalkit.judge import JudgeConfig, JudgeError, OpenAIJudge, load_prompts
 from evalkit.judge.cache import JudgeCache
-from evalkit.judge.loopback import ScriptedJudgeServer
+from evalkit.testing import ScriptedJudgeServer
 
 P = load_prompts()
 

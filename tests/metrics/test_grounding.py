@@ -147,10 +147,10 @@ def test_on_the_sample_beside_the_seed_and_the_trivial_baselines(sample_results)
     base = evalkit.evaluate(sample_results[["id", "system", "question", "contexts", "answer"]],
                             ["answer_length", "novel_token_rate"], progress=False)
     y = sample_results["hallucinated"].astype(bool)
-    auc = {m: roc_auc_score(y, sample_results[m].astype(float)) for m in ("grounding", "hallucination")}
+    auc = {m: roc_auc_score(y, sample_results[m].astype(float)) for m in ("grounding_risk", "hallucination")}
     auc.update({m: roc_auc_score(y, base[m].astype(float)) for m in ("answer_length", "novel_token_rate")})
-    assert auc["grounding"] > max(auc["answer_length"], auc["novel_token_rate"]) + 0.1
-    assert auc["grounding"] > auc["hallucination"] - 0.03
+    assert auc["grounding_risk"] > max(auc["answer_length"], auc["novel_token_rate"]) + 0.1
+    assert auc["grounding_risk"] > auc["hallucination"] - 0.03
 
 
 @pytest.mark.slow  # minutes of training: outside the default run (pytest -m slow), never under a time limit

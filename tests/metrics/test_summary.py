@@ -256,3 +256,40 @@ def test_judge_missing_metric():
 def test_severity_edges():
     assert [severity_of(x) for x in (0.0, 0.2499, 0.25, 0.49, 0.5, 1.0)] == [
         "minor", "minor", "moderate", "moderate", "severe", "severe"]
+
+
+# ---------------------------------------------------------------------------
+# Only a declared label error becomes a metric's error; anything else is a bug and propagates
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("over,metric,msg", [
+    ({"bias_toxicity": {"tone": "neutral", "slurs": 5}}, "bias_toxicity", "'slurs' must be a list of strings"),
+    ({"alignment": {"statement": 7, "deviations": {}}}, "alignment", "'statement' should be str, got int"),
+    ({"relevance": ["not", "an", "object"]}, "relevance", "missing 'segments'"),
+])
+def test_wrongly_typed_labels_are_label_errors(over, metric, msg):
+    r = twin_lock(twin(**over))
+    assert set(r[metric]) == {"error"} and msg in r[metric]["error"]
+
+
+def test_a_bug_is_not_reported_as_malformed_labels(monkeypatch):
+    from evalkit.metrics.summary import arithmetic
+
+    def broken(bt):
+        raise TypeError("a bug in evalkit")
+
+    monkeypatch.setattr(arithmetic, "bias_tox_raw", broken)
+    with pytest.raises(TypeError, match="a bug in evalkit"):
+        twin_lock(twin())
+
+
+def test_judge_lock_metrics_do_not_depend_on_scoring_order():
+    from evalkit.metrics.summary import JudgeLockContext
+
+    labels = judge(hallucination={"claims": [{"label": "Unsupported"}] * 2, "qag": copy.deepcopy(QAG_OK)})
+    ctx = JudgeLockContext.of(labels)
+    assert (ctx.hallucinated, ctx.severe_hallucination, ctx.extraneous_claims) == (True, True, False)
+    assert ctx.qag_accuracy == 1.0
+    del labels["coverage"]  # relevance needs coverage's QAG accuracy: without coverage it says so
+    assert "needs coverage QAG accuracy" in judge_lock(labels)["relevance"]["error"]

@@ -5,30 +5,60 @@ The LLM is the configured judge endpoint (same ``base_url``/``model``/API-key va
 :class:`~evalkit.judge.JudgeConfig`), reached through ragas' ``llm_factory`` on an ``openai.AsyncOpenAI``
 client. Values are ragas' own (0..1). These calls go through ragas and openai, so evalkit's judge cache
 and counters do not see them.
+
+ragas reports usage to its authors unless ``RAGAS_DO_NOT_TRACK`` is ``true``; evalkit sets it only while
+ragas runs (:func:`ragas_environment`) and restores the previous value afterwards.
 """
 from __future__ import annotations
 
 import asyncio
+import inspect
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Coroutine, Mapping, Sequence, TypeVar
+from contextlib import contextmanager
+from typing import Any, Callable, Coroutine, Iterator, Mapping, Sequence, TypeVar
 
-from ..metrics.base import Score
-from .client import NOT_CONFIGURED, JudgeConfig, JudgeNotConfigured
+from ..judge.client import NOT_CONFIGURED, JudgeConfig, JudgeNotConfigured
+from .base import Score
 
 T = TypeVar("T")
 RAGAS_INSTALL = "install the ragas extra: pip install 'evalkit[ragas]' (ragas==0.4.3, langchain-community<0.4)"
 
 
 def available() -> bool:
+    """Whether ragas and openai are importable (the ``ragas`` extra is installed)."""
     import importlib.util
 
     return importlib.util.find_spec("ragas") is not None and importlib.util.find_spec("openai") is not None
 
 
+@contextmanager
+def ragas_environment(values: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Set environment variables ragas reads (by default ``RAGAS_DO_NOT_TRACK=true``) for the duration of a
+    ``with`` block, unless the user set them; their previous state is restored on exit.
+
+    Examples
+    --------
+    >>> before = os.environ.get("EVALKIT_DOCTEST_VAR")
+    >>> with ragas_environment({"EVALKIT_DOCTEST_VAR": "1"}):
+    ...     os.environ["EVALKIT_DOCTEST_VAR"]
+    '1'
+    >>> os.environ.get("EVALKIT_DOCTEST_VAR") == before
+    True
+    """
+    values = {"RAGAS_DO_NOT_TRACK": "true"} if values is None else values
+    added = [k for k in values if k not in os.environ]  # a user's own setting wins and is left alone
+    for k in added:
+        os.environ[k] = values[k]
+    try:
+        yield
+    finally:
+        for k in added:
+            os.environ.pop(k, None)
+
+
 def _llm(cfg: JudgeConfig):
-    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
     try:
         from openai import AsyncOpenAI
         from ragas.llms import llm_factory
@@ -114,10 +144,20 @@ def ragas_scores(name: str, rows: Sequence[Mapping[str, Any]], cfg: JudgeConfig)
 
         return await asyncio.gather(*(one(r) for r in rows))
 
-    return run_sync(run)
+    with ragas_environment():
+        return run_sync(run)
 
 
-def _make(name: str, needs: tuple[str, ...]):
+def ragas_metric(name: str, needs: tuple[str, ...]) -> tuple[Callable[..., Score], Callable[..., list]]:
+    """The row function and the batch function of ragas' metric ``name`` ("faithfulness",
+    "context_precision" or "context_recall"), taking the inputs ``needs``, for the registry.
+
+    Examples
+    --------
+    >>> fn, batch = ragas_metric("faithfulness", ("question", "answer", "contexts"))
+    >>> list(inspect.signature(fn).parameters)
+    ['question', 'answer', 'contexts', 'judge_config']
+    """
     def fn(**kw) -> Score:
         cfg = kw.pop("judge_config", None) or JudgeConfig.resolve()
         res = ragas_scores(name, [kw], cfg)[0]
@@ -134,8 +174,6 @@ def _make(name: str, needs: tuple[str, ...]):
     fn.__doc__ = (f"ragas' own ``{name}`` (ragas 0.4 collections), 0..1, on the configured judge endpoint.\n\n"
                   f"Empty policy: ragas' (it raises on missing inputs; the runner records the row's error; NaN "
                   f"becomes undetermined).")
-    import inspect
-
     fn.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in needs] +
                                          [inspect.Parameter("judge_config", inspect.Parameter.KEYWORD_ONLY, default=None)])
     return fn, batch

@@ -1,4 +1,5 @@
-"""ragas' own metrics (ragas 0.4.3, the `ragas` extra) through the adapter, pointed at the loopback server."""
+"""ragas' own metrics (ragas 0.4.3, the `ragas` extra) through evalkit.metrics.ragas, pointed at the scripted
+judge server."""
 import asyncio
 import json
 
@@ -7,7 +8,7 @@ import pandas as pd
 import pytest
 
 import evalkit
-from evalkit.judge.ragas_adapter import run_sync
+from evalkit.metrics.ragas import run_sync
 
 from ..conftest import ROOT
 

@@ -1,0 +1,39 @@
+"""Threshold calibration against human labels: ROC/PR, thresholds by criterion, bootstrap CIs, agreement.
+
+One module per concern: ``core`` (curves, criteria, bootstrap, :func:`calibrate`), ``labels`` (binary
+human labels), ``tables`` (:func:`calibrate_frame` on any table), ``agreement`` (rank correlation, kappa,
+alpha), ``profiles`` (the threshold profile the verdict applies); all re-exported here.
+
+Conventions
+-----------
+``labels`` are binary (True = the positive class, e.g. ``hallucinated``). ``direction`` says
+which way the score points at the positive class: ``"higher"`` (default) predicts positive when
+``score >= threshold``; ``"lower"`` predicts positive when ``score <= threshold``.
+
+All resampling takes an explicit ``seed`` (``np.random.default_rng(seed)``), so the same call
+gives the same intervals. Bootstrap is stratified (positives and negatives resampled separately,
+class counts kept) or, with ``groups``, clustered (whole groups resampled, e.g. documents).
+
+Examples
+--------
+>>> import numpy as np
+>>> s = np.array([0.1, 0.2, 0.35, 0.8, 0.9, 0.7]); y = np.array([0, 0, 0, 1, 1, 1])
+>>> r = calibrate(s, y, criterion="youden", n_resamples=200, seed=0)
+>>> r.roc_auc.estimate, r.threshold
+(1.0, 0.7)
+"""
+from __future__ import annotations
+
+from .core import (CalibrationError, Interval, OperatingPoint, CalibrationResult, confusion_at, threshold_table,
+                   parse_criterion, select_threshold, bootstrap_indices, bootstrap_ci, roc_auc, pr_auc,
+                   operating_point, seeded_split, calibrate, SMALL_N, SMALL_CLASS)
+from .labels import binary_labels
+from .tables import TableCalibration, calibrate_frame
+from .agreement import rank_correlation, cohen_kappa, krippendorff_alpha
+from .profiles import profile_entry, write_profile
+
+__all__ = ["CalibrationError", "Interval", "OperatingPoint", "CalibrationResult", "confusion_at", "threshold_table",
+           "parse_criterion", "select_threshold", "bootstrap_indices", "bootstrap_ci", "roc_auc", "pr_auc",
+           "operating_point", "seeded_split", "calibrate", "SMALL_N", "SMALL_CLASS", "binary_labels",
+           "TableCalibration", "calibrate_frame", "rank_correlation", "cohen_kappa", "krippendorff_alpha",
+           "profile_entry", "write_profile"]

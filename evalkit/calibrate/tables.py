@@ -1,0 +1,100 @@
+"""Calibration of a score column against a label column of any table."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..thresholds import Threshold
+from .core import CalibrationError, CalibrationResult, calibrate
+from .labels import binary_labels
+
+
+@dataclass(frozen=True)
+class TableCalibration:
+    """:func:`calibrate_frame`'s result: the calibration plus which rows it used and why others were not."""
+
+    score: str
+    label: str
+    result: CalibrationResult
+    n_used: int
+    n_excluded: int
+    excluded_reason: str
+    positive: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"score": self.score, "label": self.label, "positive": self.positive, "n_used": self.n_used, "excluded_undetermined":
+                self.n_excluded, "excluded_reason": self.excluded_reason, **self.result.to_dict()}
+
+    def summary_lines(self) -> list[str]:
+        """A short human summary: AUC, threshold, precision/recall at it, protocol, rows used/excluded."""
+        r, at = self.result, self.result.at_threshold
+        rule = Threshold.from_direction(self.score, r.threshold, r.direction)
+        lines = [f"{self.score} vs {self.label}: n={self.n_used} used ({r.n_pos} positive), "
+                 f"{self.n_excluded} excluded{f' ({self.excluded_reason})' if self.n_excluded else ''}",
+                 f"ROC AUC {r.roc_auc}   PR AUC {r.pr_auc}",
+                 f"threshold ({r.criterion}): flag {rule.operator} {r.threshold:.6g}, 95% bootstrap interval "
+                 f"[{_fmt(r.threshold_ci.low)}, {_fmt(r.threshold_ci.high)}]"]
+        if at is not None:
+            lines.append(f"at the threshold: precision {at.precision}, recall {at.recall}, F1 {at.f1}")
+        lines.append(f"protocol: {r.protocol}; reported on {r.reported_on}")
+        return lines
+
+
+def _fmt(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.3g}"
+
+
+def _numeric_scores(df: pd.DataFrame, score: str) -> pd.Series:
+    col = pd.to_numeric(df[score], errors="coerce")
+    bad = df[score].notna() & col.isna()
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise CalibrationError(f"column {score!r} must hold numbers; row {i + 1} has {df[score].iloc[i]!r}")
+    if col.notna().sum() == 0:
+        raise CalibrationError(f"column {score!r} has no values ({len(col)} rows, all missing): nothing to calibrate")
+    return col.astype(float)
+
+
+def _need_columns(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
+    for c in cols:
+        if c not in df.columns:
+            raise CalibrationError(f"no column {c!r} for {what} (columns: {', '.join(map(str, df.columns))})")
+
+
+def calibrate_frame(df: pd.DataFrame, score: str, label: str, *, positive: Any = None, direction: str = "higher",
+                    criterion: str = "youden", split: str | None = None, by: Sequence[str] = (),
+                    groups: str | None = None, n_resamples: int = 1000, seed: int = 0) -> TableCalibration:
+    """Calibrate a score column against a label column of any table (results file or a plain CSV).
+
+    Rows whose score or label is missing are excluded and counted. ``split`` is None (same rows,
+    stated as optimistic), ``'seeded'`` or the name of a column with calibration/test values; ``by``
+    names subgroup columns; ``groups`` a cluster column for the bootstrap (e.g. a document id).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"s": [0.1, 0.2, 0.35, 0.8, 0.9, 0.7, None], "y": ["no", "no", "no", "yes", "yes", "yes", "no"]})
+    >>> tc = calibrate_frame(df, "s", "y", positive="yes", n_resamples=50)
+    >>> tc.result.threshold, tc.n_used, tc.n_excluded
+    (0.7, 6, 1)
+    """
+    from ..metrics import canonical_name
+
+    if score not in df.columns:  # an old metric name (e.g. grounding) reads its renamed column
+        score = canonical_name(score)
+    _need_columns(df, [score, label], "calibration")
+    _need_columns(df, list(by), "--by")
+    extra = [c for c in (groups, split) if c and c != "seeded"]
+    _need_columns(df, extra, "the split/group option")
+    s = _numeric_scores(df, score)
+    y = pd.Series(binary_labels(df[label].tolist(), positive=positive, column=label), index=df.index, dtype=object)
+    ok = s.notna() & y.notna()
+    reason = "score or label missing"
+    res = calibrate(s[ok].tolist(), [bool(v) for v in y[ok]], direction=direction, criterion=criterion,
+                    n_resamples=n_resamples, seed=seed,
+                    split=df.loc[ok, split].tolist() if split and split != "seeded" else split,
+                    groups=df.loc[ok, groups].tolist() if groups else None,
+                    subgroups={c: df.loc[ok, c].tolist() for c in by})
+    return TableCalibration(score, label, res, int(ok.sum()), int((~ok).sum()), reason, positive)

@@ -1,0 +1,101 @@
+"""Registry entry points of the summary scorers: the summary is the answer, the article the joined contexts.
+
+A label provider (offline or judge) labels the pair; :func:`~evalkit.metrics.summary.arithmetic.twin_lock`
+or :func:`~evalkit.metrics.summary.arithmetic.judge_lock` scores the labels; the registry's value is the
+mean of the five scores.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ..base import Score
+from .arithmetic import ORDER, judge_lock, overall, twin_lock
+from .labels_judge import JudgeLabeler
+from .labels_offline import OfflineLabeler
+
+SCORE_KEYS = tuple(f"{k}_score" for k in ORDER)
+PROVIDERS = ("offline", "judge")
+
+
+def make_labeler(provider: str, judge: Any = None, nlp: Any = None) -> OfflineLabeler | JudgeLabeler:
+    """The label provider called ``provider``: ``"offline"`` (needs ``nlp``, or loads the default spaCy
+    pipeline) or ``"judge"`` (needs a configured ``judge``).
+
+    Create one per run and pass it to every row: building the offline labeler loads spaCy and VADER.
+
+    Examples
+    --------
+    >>> make_labeler("gpt")
+    Traceback (most recent call last):
+    ...
+    ValueError: summary labels provider must be 'offline' or 'judge', got 'gpt'
+    """
+    if provider == "offline":
+        return OfflineLabeler(nlp)
+    if provider == "judge":
+        if judge is None:
+            from ...judge.client import NOT_CONFIGURED, JudgeNotConfigured
+
+            raise JudgeNotConfigured(NOT_CONFIGURED)
+        return JudgeLabeler(judge)
+    raise ValueError(f"summary labels provider must be 'offline' or 'judge', got {provider!r}")
+
+
+def _lock(variant: str, answer: str | None, contexts: Sequence[str] | None, labeler: Any) -> Score:
+    article = "\n\n".join(c for c in (contexts or []) if c)
+    if not (answer or "").strip() or not article.strip():
+        return Score(None, {"reason": "empty summary or article"})
+    labels = labeler.labels(article, answer, variant)
+    result = (twin_lock if variant == "twin" else judge_lock)(labels)
+    details = {**result, "provider": labels.get("provider", {}),
+               **{f"{k}_score": result[k].get("score") for k in ORDER}}
+    value = overall(result)
+    if value is None:
+        details["reason"] = "; ".join(f"{k}: {result[k]['error']}" for k in ORDER if "error" in result[k])
+    return Score(value, details)
+
+
+def twin_lock_score(answer: str | None, contexts: Sequence[str] | None, *, provider: str = "offline", judge=None,
+                    nlp=None, labeler=None) -> Score:
+    """Twin-Lock on a summary (the answer) of its article (the joined contexts): the mean of the five
+    0..10 scores, with every metric's object in the details (see :func:`twin_lock`).
+
+    ``labeler`` (from :func:`make_labeler`) is reused when given; otherwise one is built for this call
+    from ``provider``, ``judge`` and ``nlp``, which costs a spaCy and VADER load per call.
+
+    Empty policy: undetermined for an empty summary or article; undetermined (with the reasons) when
+    any metric's labels are malformed.
+    """
+    return _lock("twin", answer, contexts, labeler or make_labeler(provider, judge, nlp))
+
+
+def judge_lock_score(answer: str | None, contexts: Sequence[str] | None, *, provider: str = "offline", judge=None,
+                     nlp=None, labeler=None) -> Score:
+    """Judge-Lock on a summary (the answer) of its article (the joined contexts); see :func:`judge_lock`.
+
+    Empty policy: as :func:`twin_lock_score`.
+    """
+    return _lock("judge", answer, contexts, labeler or make_labeler(provider, judge, nlp))
+
+
+def _lock_batch(variant: str):
+    def batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
+              resources: Any = None) -> list:
+        provider = (params or {}).get("provider", "offline")
+        if hasattr(resources, "labeler"):  # the runner's: created once per run, signed in the run signature
+            labeler = resources.labeler(provider)
+        else:
+            labeler = make_labeler(provider, getattr(resources, "judge", None) if provider == "judge" else None,
+                                   getattr(resources, "nlp", None))
+        out = []
+        for a, c in zip(inputs["answer"], inputs["contexts"]):
+            try:
+                out.append(_lock(variant, a, c, labeler))
+            except Exception as e:  # recorded per row
+                out.append(e)
+        return out
+
+    return batch
+
+
+twin_lock_batch, judge_lock_batch = _lock_batch("twin"), _lock_batch("judge")

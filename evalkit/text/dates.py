@@ -1,0 +1,135 @@
+"""The one date and time normaliser."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august",
+     "september", "october", "november", "december"], start=1)}
+_MONTHS.update({k[:3]: v for k, v in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>\d{4})"
+
+_DATE_PATTERNS = [
+    re.compile(r"\b(?P<year>\d{4})-(?P<mon>\d{1,2})(?:-(?P<day>\d{1,2}))?\b"),            # 2021-03(-03)
+    re.compile(rf"\b{_MON}\s+{_DAY},?\s+{_YEAR}\b", re.I),                                 # March 3, 2021
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON},?\s+{_YEAR}\b", re.I),                       # 3 March 2021
+    re.compile(r"\b(?P<mon>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{4})\b"),                 # 3/15/2021 (US)
+    re.compile(rf"\b{_MON},?\s+{_YEAR}\b", re.I),                                          # March 2021
+    re.compile(rf"\b{_MON}\s+{_DAY}\b(?!,?\s*\d)", re.I),                                  # March 3
+    # bare year, also after a range dash ("2020-2021") but not in an identifier ("COVID-2019") or an amount
+    re.compile(r"(?<![\d.,$€£¥])(?<![^\W\d_][\-\u2010\u2011])\b(?P<year>1[5-9]\d\d|20\d\d)\b(?![.,]\d|\s?%)"),
+]
+
+
+@dataclass(frozen=True)
+class DateMention:
+    """A normalised (possibly partial) calendar date: ``key = (year, month, day)``.
+
+    Missing parts are None. An answer date is supported by a context date when
+    every part the answer states is present and equal in the context date
+    (see :func:`date_supported`).
+    """
+
+    year: int | None
+    month: int | None
+    day: int | None
+    text: str
+    start: int
+    end: int
+
+    @property
+    def key(self) -> tuple[int | None, int | None, int | None]:
+        return (self.year, self.month, self.day)
+
+
+def _month(s: str) -> int | None:
+    if s.isdigit():
+        v = int(s)
+        return v if 1 <= v <= 12 else None
+    return _MONTHS.get(s.lower().rstrip("."))
+
+
+def extract_dates(text: str | None) -> list[DateMention]:
+    """Calendar dates in ``text``: ISO, "March 3, 2021", "3 March 2021", "3/15/2021",
+    "March 2021", "March 3" and bare years 1500-2099. Overlapping matches keep the
+    most specific (earliest pattern) one.
+
+    Examples
+    --------
+    >>> [d.key for d in extract_dates("From 2021-03 to March 3, 2021 and 3 March 2021")]
+    [(2021, 3, None), (2021, 3, 3), (2021, 3, 3)]
+    """
+    if not text:
+        return []
+    taken: list[tuple[int, int]] = []
+    out: list[DateMention] = []
+    for pat in _DATE_PATTERNS:
+        for m in pat.finditer(text):
+            if any(m.start() < e and s < m.end() for s, e in taken):
+                continue
+            g = m.groupdict()
+            mon = _month(g["mon"]) if g.get("mon") else None
+            if g.get("mon") and mon is None:
+                continue
+            day = int(g["day"]) if g.get("day") else None
+            if day is not None and not 1 <= day <= 31:
+                continue
+            # "may" is also a modal verb: only accept it with a day or a year
+            if g.get("mon") and g["mon"].lower() == "may" and not (g.get("year") and day):
+                if not g.get("year"):
+                    continue
+            year = int(g["year"]) if g.get("year") else None
+            taken.append((m.start(), m.end()))
+            out.append(DateMention(year, mon, day, m.group(0), m.start(), m.end()))
+    out.sort(key=lambda d: d.start)
+    return out
+
+
+def date_supported(answer_date: tuple, context_dates: list[tuple]) -> bool:
+    """True when some context date agrees with every part the answer date states.
+
+    >>> date_supported((2021, 3, None), [(2021, 3, 3)])
+    True
+    >>> date_supported((2021, 3, 3), [(2021, 3, None)])
+    False
+    """
+    parts = [(i, v) for i, v in enumerate(answer_date) if v is not None]
+    if not parts:
+        return False
+    return any(all(c[i] == v for i, v in parts) for c in context_dates)
+
+
+_TIME_RE = re.compile(r"\b(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>[ap]\.?m\.?)?(?=\W|$)", re.I)
+
+
+def normalize_time(text: str) -> tuple[int, int] | None:
+    """'3:30 pm' -> (15, 30); '15:30' -> (15, 30); None when no clock time is found."""
+    for m in _TIME_RE.finditer(text):
+        if not (m.group("m") or m.group("ap")):
+            continue
+        h, mi = int(m.group("h")), int(m.group("m") or 0)
+        ap = (m.group("ap") or "").lower().replace(".", "")
+        if ap == "pm" and h < 12:
+            h += 12
+        if ap == "am" and h == 12:
+            h = 0
+        if h < 24 and mi < 60:
+            return (h, mi)
+    return None
+
+
+def extract_times(text: str | None) -> list[tuple[tuple[int, int], int, int]]:
+    """All clock times in ``text`` as ((hour, minute), start, end)."""
+    out = []
+    for m in _TIME_RE.finditer(text or ""):
+        if m.group("m") or m.group("ap"):
+            t = normalize_time(m.group(0))
+            if t:
+                out.append((t, m.start(), m.end()))
+    return out
+
+

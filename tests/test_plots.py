@@ -1,0 +1,93 @@
+"""Figures: scales and directions from the registry, and no change to the caller's matplotlib settings."""
+import subprocess
+import sys
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalkit import plots
+
+SUMMARY = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "kind": "score",
+                        "metric": ["relevance", "hallucination", "faithfulness"] * 2,
+                        "mean": [0.6, 0.2, 80.0, 0.7, 0.1, 90.0]})
+TABLE = pd.DataFrame({"metric": ["relevance", "hallucination", "faithfulness"], "system_a": "a", "system_b": "b",
+                      "diff": [0.1, -0.1, 10.0], "low": [0.0, -0.2, 2.0], "high": [0.2, 0.0, 18.0]})
+SCORES = [0.1, 0.4, 0.35, 0.8, 0.2, 0.9, 0.7, 0.3]
+LABELS = [0, 0, 1, 1, 0, 1, 1, 0]
+
+
+def _heatmap_rows():
+    cols = {f"twin_lock_{k}": [8.0, 5.0] for k in plots.REGISTRY["twin_lock"].extra_columns}
+    return pd.DataFrame({"id": ["s1", "s2"], **cols})
+
+
+FIGURES = {
+    "metric_means": lambda: plots.metric_means(SUMMARY),
+    "verdict_counts": lambda: plots.verdict_counts(pd.DataFrame({"system": ["a", "b"], "verdict": ["PASS", "FAIL"]})),
+    "score_distributions": lambda: plots.score_distributions(
+        pd.DataFrame({"s": SCORES, "y": [bool(v) for v in LABELS]}), "s", "y", threshold=0.5),
+    "roc_pr": lambda: plots.roc_pr(SCORES, LABELS, threshold=0.5),
+    "threshold_sweep": lambda: plots.threshold_sweep(SCORES, LABELS, n_resamples=5, grid=5),
+    "reliability_diagram": lambda: plots.reliability_diagram(SCORES, LABELS, bins=4),
+    "comparison_forest": lambda: plots.comparison_forest(TABLE),
+    "summary_heatmap": lambda: plots.summary_heatmap(_heatmap_rows()),
+}
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_drawing_leaves_the_callers_settings_alone(name, tmp_path):
+    plt.close(plt.figure())  # the first figure resolves the backend, which is recorded in rcParams
+    with matplotlib.rc_context({"axes.facecolor": "pink", "font.size": 7}):  # a user's own settings
+        before = dict(matplotlib.rcParams)
+        fig = FIGURES[name]()
+        plots.save_figure(fig, name, tmp_path, formats=("svg",))
+        assert dict(matplotlib.rcParams) == before
+    assert fig.axes[0].get_facecolor() == matplotlib.colors.to_rgba("white")  # evalkit's style, on its figure
+    plt.close(fig)
+
+
+def test_importing_evalkit_changes_no_setting():
+    code = ("import matplotlib; before = dict(matplotlib.rcParams); import evalkit, evalkit.plots; "
+            "print(dict(matplotlib.rcParams) == before)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+
+
+def test_metric_means_one_panel_per_scale_with_direction():
+    fig = plots.metric_means(SUMMARY)
+    assert len(fig.axes) == 2
+    assert [ax.get_ylim() for ax in fig.axes] == [(0.0, 1.05), (0.0, 105.0)]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["relevance", "hallucination (lower is better)"]
+    assert [t.get_text() for t in fig.axes[1].get_xticklabels()] == ["faithfulness"]
+    # the 0..100 bars are drawn as stored, not divided by hand: a=80, b=90
+    assert sorted(round(p.get_height(), 6) for p in fig.axes[1].patches if p.get_height()) == [80.0, 90.0]
+    assert "0..100" in fig.axes[1].get_ylabel() and "0..1)" in fig.axes[0].get_ylabel()
+    plt.close(fig)
+
+
+def test_comparison_forest_one_panel_per_scale():
+    fig = plots.comparison_forest(TABLE)
+    assert [ax.get_xlabel() for ax in fig.axes] == ["mean difference (b - a), 0..1 scale",
+                                                   "mean difference (b - a), 0..100 scale"]
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["relevance", "hallucination (lower is better)"]
+    assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["faithfulness"]
+    plt.close(fig)
+
+
+def test_summary_heatmap_reads_columns_and_scale_from_the_registry():
+    fig = plots.summary_heatmap(_heatmap_rows())
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["coverage", "alignment", "hallucination", "relevance",
+                                                           "bias_toxicity"]
+    assert ax.collections[0].get_clim() == (0.0, 10.0)
+    plt.close(fig)
+
+
+def test_one_scale_is_one_panel():
+    fig = plots.metric_means(SUMMARY[SUMMARY["metric"] != "faithfulness"])
+    assert len(fig.axes) == 1 and fig.axes[0].get_title() == "Metric means by system"
+    plt.close(fig)
+    assert np.isfinite(fig.axes[0].get_ylim()).all()
