@@ -58,6 +58,12 @@ def _load_config(args):
     from .verdict import thresholds_from_profile
 
     cfg = EvalConfig.from_yaml(args.config) if getattr(args, "config", None) else EvalConfig()
+    flags = {k: getattr(args, f"judge_{k}", None) for k in ("timeout", "max_retries", "concurrency")}
+    if any(v is not None for v in flags.values()):  # flags win over the config file and the environment
+        import dataclasses
+
+        judge = {**cfg.judge, **{k: v for k, v in flags.items() if v is not None}}
+        cfg = dataclasses.replace(cfg, judge=judge).validate(getattr(args, "config", None) or "command line")
     if getattr(args, "thresholds", None):
         import dataclasses
 
@@ -258,6 +264,9 @@ def _add_score(sub) -> None:
     s.add_argument("--config", help="scoring config YAML (see evalkit.config.EvalConfig)")
     s.add_argument("--thresholds", help="calibrated threshold profile (YAML) for the verdict")
     s.add_argument("--columns", help=COLUMNS_HELP)
+    s.add_argument("--judge-timeout", type=float, help="seconds per judge call (also EVALKIT_JUDGE_TIMEOUT; default 60)")
+    s.add_argument("--judge-max-retries", type=int, help="retries of a failed judge call (EVALKIT_JUDGE_MAX_RETRIES; 4)")
+    s.add_argument("--judge-concurrency", type=int, help="judge calls in flight (EVALKIT_JUDGE_CONCURRENCY; 4)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary table")
 
 

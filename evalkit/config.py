@@ -70,6 +70,9 @@ class Thresholds:
 # the judge's endpoint and model can come from the environment; the API key only ever does
 JUDGE_ENV = {"base_url": "EVALKIT_JUDGE_BASE_URL", "model": "EVALKIT_JUDGE_MODEL"}
 JUDGE_API_KEY_ENV = "EVALKIT_JUDGE_API_KEY"
+# numeric settings the environment may override, as the README's export line shows
+JUDGE_ENV_NUMBERS = {"timeout": ("EVALKIT_JUDGE_TIMEOUT", float), "max_retries": ("EVALKIT_JUDGE_MAX_RETRIES", int),
+                     "concurrency": ("EVALKIT_JUDGE_CONCURRENCY", int)}
 
 
 @dataclass(frozen=True)
@@ -89,16 +92,38 @@ class JudgeConfig:
     concurrency: int = 4
     json_mode: bool = True
     cache_path: str | None = ".evalkit_cache/judge.sqlite"
+    circuit_breaker: int = 5  # consecutive failed calls after which the run stops calling the judge
+    cache_scope: str = "endpoint"  # "endpoint": a cached answer is reused only for the same base_url; "model": shared
 
     @property
     def configured(self) -> bool:
         return bool(self.base_url and self.model)
+
+    def __post_init__(self) -> None:
+        """Types and ranges are checked here, so a bad value fails at load, naming the key."""
+        for key, kind, lo in (("timeout", float, 0.0), ("max_retries", int, 0), ("concurrency", int, 1),
+                              ("circuit_breaker", int, 1), ("max_tokens", int, 1), ("temperature", float, 0.0),
+                              ("backoff", float, 0.0), ("max_backoff", float, 0.0)):
+            v = getattr(self, key)
+            ok = not isinstance(v, bool) and (isinstance(v, int) if kind is int else isinstance(v, (int, float)))
+            if not ok or v < lo or (key == "timeout" and v == 0):
+                raise ValueError(f"judge: {key} must be {'an integer' if kind is int else 'a number'} "
+                                 f"{'>' if key == 'timeout' else '>='} {lo:g}, got {v!r}")
+        if self.cache_scope not in ("endpoint", "model"):
+            raise ValueError(f"judge: cache_scope must be 'endpoint' or 'model', got {self.cache_scope!r}")
 
     @classmethod
     def resolve(cls, config: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> "JudgeConfig":
         """Environment variables first, then the config's ``judge:`` mapping on top."""
         env = os.environ if env is None else env
         values: dict[str, Any] = {k: env[v] for k, v in JUDGE_ENV.items() if env.get(v)}
+        for key, (var, kind) in JUDGE_ENV_NUMBERS.items():
+            if env.get(var):
+                try:
+                    values[key] = kind(env[var])
+                except ValueError:
+                    raise ValueError(f"judge: {var}={env[var]!r} is not {'an integer' if kind is int else 'a number'}") \
+                        from None
         known = {f.name for f in dataclasses.fields(cls)}
         for k, v in (config or {}).items():
             if k == "api_key":

@@ -110,10 +110,15 @@ def judge_configured(config: EvalConfig) -> bool:
     return JudgeConfig.resolve(config.judge).configured
 
 
+def wants_judge(metric: Metric, config: EvalConfig) -> bool:
+    """Does ``metric`` call the LLM judge with this configuration (judged metrics, ragas', judge-labelled summaries)?"""
+    return bool({"judge", "ragas"} & set(metric.resources)) or \
+        config.metric_params.get(metric.name, {}).get("provider") == "judge"
+
+
 def resource_problem(metric: Metric, config: EvalConfig) -> str | None:
     """Why ``metric`` cannot run with this configuration (None when it can)."""
-    wants_judge = "judge" in metric.resources or config.metric_params.get(metric.name, {}).get("provider") == "judge"
-    if wants_judge and not judge_configured(config):
+    if wants_judge(metric, config) and not judge_configured(config):
         from .judge import NOT_CONFIGURED
 
         return NOT_CONFIGURED
@@ -404,6 +409,8 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
 
         rules = load_rules(config.fact_checks)
     resources = Resources(config)
+    if any(wants_judge(m, config) for m in chosen):  # a dead endpoint, a wrong key or model: one line, before scoring
+        log.info("judge preflight: %s", resources.judge.preflight())
     out, all_errors, methods = _score_all(chosen, df, config, rules, resources, on_error, progress)
     names = [m.name for m in chosen]
     out["error"] = pd.Series([" | ".join(e) if e else None for e in all_errors], dtype=object)

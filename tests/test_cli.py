@@ -61,7 +61,12 @@ def test_calibrate_cli_writes_profile_used_by_score(tmp_path, sample_path, capsy
     out = json.loads(js.read_text())
     assert printed.startswith(f"hallucination vs hallucinated: n={out['n_used']} used")
     assert "protocol: threshold chosen and reported on the same rows (optimistic)" in printed
-    assert out["criterion"] == "f1" and 0.5 < out["roc_auc"]["estimate"] <= 1 and out["subgroups"]
+    from sklearn.metrics import roc_auc_score
+
+    scored = pd.read_parquet(res).dropna(subset=["hallucination"])
+    expected_auc = roc_auc_score(scored["hallucinated"].astype(bool), scored["hallucination"].astype(float))
+    assert out["criterion"] == "f1" and out["roc_auc"]["estimate"] == pytest.approx(expected_auc, abs=1e-9)
+    assert out["subgroups"]
     out2 = tmp_path / "res2.parquet"
     assert main(["score", str(sample_path), "-o", str(out2), "-q", "--thresholds", str(prof),
                  "--metrics", "relevance,completeness,hallucination"]) == 0

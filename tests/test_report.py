@@ -46,7 +46,12 @@ def test_metrics_json_content(two_reports):
     m = json.loads((a / "metrics.json").read_text())
     assert m["rows"] == 84 and m["errors"] == 0 and m["systems"] == ["rag-a", "rag-b"]
     assert {"overall", "by_system", "verdicts", "calibration", "comparison", "sections"} <= set(m)
-    assert 0.5 < m["calibration"]["roc_auc"]["estimate"] <= 1
+    from sklearn.metrics import roc_auc_score
+
+    res = pd.read_parquet(a / "results.parquet").dropna(subset=["hallucination"])
+    auc = roc_auc_score(res["hallucinated"].astype(bool), res["hallucination"].astype(float))
+    assert m["calibration"]["roc_auc"]["estimate"] == pytest.approx(auc, abs=1e-9)  # same rows protocol
+    assert m["calibration"]["n_used"] == len(res)
     assert m["sections"]["judge"]["applies"] is False and "configure a judge" in m["sections"]["judge"]["note"]
     assert m["fact_checks"]["unmatched"] == [] and m["fact_checks"]["rules"] > 0
     cmp = m["comparison"]

@@ -267,24 +267,22 @@ def test_resources_sign_only_what_was_loaded():
 
 
 def test_cli_exits_1_when_a_metric_failed_on_every_row(tmp_path, sample_path, capsys):
-    """A judge nobody answers: every faithfulness row errors. The results are written for inspection, the
-    exit code says the run failed, and stderr has one line that names the metric and its first error."""
-    import socket
-
+    """A judge that answers the preflight but fails every call: every faithfulness row errors. The results are
+    written for inspection, the exit code says the run failed, and stderr has one line naming the metric."""
     from evalkit.cli import main
+    from evalkit.testing import ScriptedJudgeServer
 
-    with socket.socket() as s:  # a port that was free a moment ago: connections are refused
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    cfg, out = tmp_path / "cfg.yaml", tmp_path / "out.parquet"
-    cfg.write_text(f"judge: {{base_url: 'http://127.0.0.1:{port}/v1', model: m, max_retries: 0, cache_path: null}}\n")
     data = tmp_path / "rows.jsonl"
-    data.write_text("".join(sample_path.read_text().splitlines(keepends=True)[:3]))
-    assert main(["score", str(data), "-o", str(out), "--config", str(cfg), "--metrics", "relevance,faithfulness",
-                 "-q"]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("evalkit: error: 1 metric(s) failed on all 3 rows: faithfulness: JudgeError: ")
-    assert err.count("\n") == 1
+    df = evalkit.load(sample_path).head(3)
+    df["answer"] = df["answer"] + " FAULT_500"  # the scripted server answers HTTP 500 to these
+    evalkit.save(df, data)
+    with ScriptedJudgeServer() as srv:
+        cfg, out = tmp_path / "cfg.yaml", tmp_path / "out.parquet"
+        cfg.write_text(f"judge: {{base_url: '{srv.url}', model: m, max_retries: 0, cache_path: null}}\n")
+        assert main(["score", str(data), "-o", str(out), "--config", str(cfg), "--metrics", "relevance,faithfulness",
+                     "-q"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("evalkit: error: 1 metric(s) failed on all 3 rows: faithfulness: JudgeError: ")
     written = pd.read_parquet(out)
     assert written["faithfulness"].isna().all() and written["relevance"].notna().all()
 

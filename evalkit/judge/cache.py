@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 
 
-def request_key(backend: str, model: str, messages: list[dict], params: dict[str, Any]) -> str:
-    blob = json.dumps({"backend": backend, "model": model, "messages": messages, "params": params},
-                      sort_keys=True, ensure_ascii=False)
+def request_key(backend: str, model: str, messages: list[dict], params: dict[str, Any], *, endpoint: str = "") -> str:
+    """The cache key: everything that changes the answer (the endpoint too, unless it is given empty)."""
+    fields = {"backend": backend, "model": model, "messages": messages, "params": params}
+    if endpoint:
+        fields["endpoint"] = endpoint
+    blob = json.dumps(fields, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

@@ -333,9 +333,29 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _refuse_key(self, owner: "ScriptedJudgeServer") -> bool:
+        """With ``api_key`` set, a request without ``Authorization: Bearer <key>`` gets 401, as OpenAI answers."""
+        if owner.api_key and self.headers.get("Authorization") != f"Bearer {owner.api_key}":
+            self._send(401, {"error": {"message": "invalid API key", "type": "invalid_request_error"}})
+            return True
+        return False
+
+    def do_GET(self) -> None:  # noqa: N802
+        owner = self.server.owner
+        with owner.lock:
+            owner.gets += 1
+        if self._refuse_key(owner):
+            return
+        if self.path.rstrip("/") != "/v1/models":
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        self._send(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in owner.models]})
+
     def do_POST(self) -> None:  # noqa: N802
         owner = self.server.owner
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self._refuse_key(owner):
+            return
         with owner.lock:
             owner.requests += 1
         if self.path.rstrip("/") != "/v1/chat/completions":
@@ -394,9 +414,13 @@ class ScriptedJudgeServer:
         owner: "ScriptedJudgeServer"
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, stall_seconds: float = 3.0, *,
-                 replies: Sequence[Mapping[str, Any]] = (), rules: str | Path | Mapping[str, Any] | None = None):
+                 replies: Sequence[Mapping[str, Any]] = (), rules: str | Path | Mapping[str, Any] | None = None,
+                 models: Sequence[str] = (), api_key: str | None = None):
         self.script = JudgeScript.load(rules, replies)
         self.lock = threading.Lock()
+        self.models = tuple(models)  # GET /v1/models lists these (empty: any model name is answered)
+        self.api_key = api_key  # when set, requests without this bearer key get 401
+        self.gets = 0
         self.requests = 0
         self.bodies: Counter = Counter()
         self.prompts: Counter = Counter()
