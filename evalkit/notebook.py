@@ -20,7 +20,7 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from .config import EvalConfig
 
@@ -53,6 +53,17 @@ class NotebookRun:
         from IPython.display import Markdown, display
 
         display(Markdown(f"> **Skipped:** {text}."))
+
+    def section(self, name: str) -> Mapping[str, Any] | None:
+        """The report's numbers for a section (``calibration``, ``comparison``), or None with a visible note
+        saying why there are none: the section does not apply to the data, or it could not be computed."""
+        numbers = self.metrics.get(name)
+        if numbers is None:
+            self.note(self.metrics["sections"][name]["note"])
+        elif "error" in numbers:
+            self.note(f"{name} could not be computed: {numbers['error']}")
+            return None
+        return numbers
 
     def skip(self, *columns: str, why: str) -> bool:
         """True (and a visible note) when a column the next cell needs is absent."""
@@ -94,6 +105,18 @@ class NotebookRun:
         fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
         display(Image(data=buf.getvalue(), format="png"))
         plt.close(fig)
+
+
+def interval_table(point: Mapping[str, Any], keys: Sequence[str]):
+    """Statistics with their 95% intervals (``{key: {estimate, low, high}}`` from metrics.json) as a small table.
+
+    >>> interval_table({"recall": {"estimate": 0.75, "low": 0.25, "high": 1.0}}, ["recall"]).to_dict()
+    {'recall': {'estimate': 0.75, '95% low': 0.25, '95% high': 1.0}}
+    """
+    import pandas as pd
+
+    return pd.DataFrame({k: [point[k]["estimate"], point[k]["low"], point[k]["high"]] for k in keys},
+                        index=["estimate", "95% low", "95% high"])
 
 
 def _from_root(path: str | Path, root: Path) -> Path:

@@ -44,19 +44,13 @@ res = run.results
 import pandas as pd
 from evalkit import plots
 from evalkit.calibrate import binary_labels, calibrate
+from evalkit.notebook import interval_table
 
-numbers = run.metrics.get("calibration")  # the numbers of metrics.json, under the experiment's protocol
-if numbers is None:
-    run.note(run.metrics["sections"]["calibration"]["note"])
-elif "error" in numbers:
-    print("calibration not possible:", numbers["error"])
-    numbers = None
+numbers = run.section("calibration")  # the numbers of metrics.json, under the experiment's protocol
 if numbers:
     print("\n".join(numbers["summary"]))
-    op = numbers["at_threshold"]
-    display(pd.DataFrame({k: [op[k]["estimate"], op[k]["low"], op[k]["high"]]
-                          for k in ("precision", "recall", "f1", "fpr", "tp", "fp", "tn", "fn")},
-                         index=["estimate", "95% low", "95% high"]).round(3))
+    display(interval_table(numbers["at_threshold"], ("precision", "recall", "f1", "fpr", "tp", "fp", "tn", "fn"))
+            .round(3))
 
 # %%
 if numbers:

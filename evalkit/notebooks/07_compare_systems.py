@@ -36,12 +36,7 @@ res = run.results
 import pandas as pd
 from evalkit import plots
 
-cmp = run.metrics.get("comparison")  # the numbers of metrics.json
-if cmp is None:
-    run.note(run.metrics["sections"]["comparison"]["note"])
-elif "error" in cmp:
-    print("comparison not possible:", cmp["error"])
-    cmp = None
+cmp = run.section("comparison")  # the numbers of metrics.json
 if cmp:
     table = pd.DataFrame(cmp["table"])
     print(f"{cmp['system_b']} minus {cmp['system_a']}, paired on {cmp['pair_on']!r}")

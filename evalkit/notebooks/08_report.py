@@ -68,23 +68,18 @@ if sections["verdicts"]["applies"]:
     display(pd.Series(numbers["verdicts"], name="answers").to_frame())
     run.show(plots.verdict_counts(res), "08_verdicts")
 else:
-    display(Markdown(f"> Skipped: {sections['verdicts']['note']}."))
+    run.note(sections['verdicts']['note'])
 
 # %% [markdown]
 # ## Calibrated threshold
 
 # %%
-cal = numbers.get("calibration")
-if not sections["calibration"]["applies"]:
-    display(Markdown(f"> Skipped: {sections['calibration']['note']}."))
-elif "error" in cal:
-    display(Markdown(f"> Calibration could not be computed: {cal['error']}"))
-else:
+from evalkit.notebook import interval_table
+
+cal = run.section("calibration")
+if cal:
     display(Markdown("\n\n".join(cal["summary"])))
-    at = cal["at_threshold"]
-    display(pd.DataFrame({k: [at[k]["estimate"], at[k]["low"], at[k]["high"]]
-                          for k in ("precision", "recall", "f1", "tp", "fp", "tn", "fn")},
-                         index=["estimate", "95% low", "95% high"]).round(3))
+    display(interval_table(cal["at_threshold"], ("precision", "recall", "f1", "tp", "fp", "tn", "fn")).round(3))
 
 # %% [markdown]
 # ## System comparison
@@ -92,12 +87,8 @@ else:
 # McNemar's exact test for paired binary outcomes. Rows flagged `small` have too few pairs to be findings.
 
 # %%
-cmp = numbers.get("comparison")
-if not sections["comparison"]["applies"]:
-    display(Markdown(f"> Skipped: {sections['comparison']['note']}."))
-elif "error" in cmp:
-    display(Markdown(f"> The comparison could not be computed: {cmp['error']}"))
-else:
+cmp = run.section("comparison")
+if cmp:
     table = pd.DataFrame(cmp["table"])
     display(Markdown(f"**{cmp['system_b']}** minus **{cmp['system_a']}**, paired on `{cmp['pair_on']}`"))
     cols = [c for c in ("metric", "n_pairs", "mean_a", "mean_b", "diff", "low", "high", "p_bootstrap", "p_holm",
