@@ -16,6 +16,7 @@ from ._version import __version__
 from .aggregate import summary
 from .config import ConfigError, EvalConfig, Thresholds
 from .data import DataError, load, save
+from .evidence import show
 from .metrics import REGISTRY, Score, get_metric
 from .pipeline import evaluate
 from .runner import MetricError
@@ -24,4 +25,4 @@ from . import calibrate, compare, notebook, report  # noqa: E402  (modules: eval
 
 __all__ = ["__version__", "load", "save", "evaluate", "summary", "verdict", "EvalConfig", "Thresholds",
            "ConfigError", "DataError", "MetricError", "REGISTRY", "Score", "get_metric", "apply_verdicts",
-           "calibrate", "compare", "notebook", "report"]
+           "calibrate", "compare", "notebook", "report", "show"]

@@ -50,6 +50,24 @@ def errored(results: pd.DataFrame, metric: str) -> pd.Series:
     return results["error"].map(lambda e: isinstance(e, str) and any(p.startswith(prefix) for p in e.split(" | ")))
 
 
+def _bootstrap(n: int, statistic, *, n_resamples: int, seed: int, level: float,
+               chunk: int) -> tuple[float | None, float | None]:
+    """Percentile interval of ``statistic(index_matrix) -> one value per resample`` over rows resampled with
+    replacement (seeded; ``chunk`` resamples at a time so memory stays ``chunk * n``)."""
+    import numpy as np
+
+    if n < 2 or n_resamples < 1:
+        return None, None
+    rng = np.random.default_rng(seed)
+    stats = np.concatenate([statistic(rng.integers(0, n, (min(chunk, n_resamples - i), n)))
+                            for i in range(0, n_resamples, chunk)])
+    stats = stats[~np.isnan(stats)]
+    if not len(stats):
+        return None, None
+    a = (1 - level) / 2
+    return float(np.quantile(stats, a)), float(np.quantile(stats, 1 - a))
+
+
 def mean_interval(values, *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95,
                   chunk: int = 200) -> tuple[float | None, float | None]:
     """Percentile bootstrap interval of a mean over rows (seeded; resampled in chunks so memory stays
@@ -64,13 +82,58 @@ def mean_interval(values, *, n_resamples: int = 1000, seed: int = 0, level: floa
     import numpy as np
 
     x = np.asarray(values, dtype=float)
-    if len(x) < 2 or n_resamples < 1:
-        return None, None
-    rng = np.random.default_rng(seed)
-    means = np.concatenate([x[rng.integers(0, len(x), (min(chunk, n_resamples - i), len(x)))].mean(axis=1)
-                            for i in range(0, n_resamples, chunk)])
-    a = (1 - level) / 2
-    return float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
+    return _bootstrap(len(x), lambda idx: x[idx].mean(axis=1), n_resamples=n_resamples, seed=seed, level=level,
+                      chunk=chunk)
+
+
+def ratio_interval(part, whole, *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95,
+                   chunk: int = 200) -> tuple[float | None, float | None]:
+    """Percentile bootstrap interval of a corpus ratio ``sum(part) / sum(whole)``, resampling rows (the
+    unit that was sampled), not the counted things inside them; resamples whose whole is 0 are dropped.
+
+    >>> ratio_interval([1, 2, 3], [2, 4, 6])  # every row is a half
+    (0.5, 0.5)
+    """
+    import numpy as np
+
+    p, w = np.asarray(part, dtype=float), np.asarray(whole, dtype=float)
+
+    def share(idx):
+        tot = w[idx].sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(tot > 0, p[idx].sum(axis=1) / np.where(tot > 0, tot, 1), np.nan)
+
+    return _bootstrap(len(p), share, n_resamples=n_resamples, seed=seed, level=level, chunk=chunk)
+
+
+def micro_cell(results: pd.DataFrame, metric: str, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The corpus (micro) value of a metric with typed statistics, on the metric's scale, with its interval.
+
+    ``micro`` sums the statistics columns over the rows that have them (see :mod:`evalkit.metrics.stats`);
+    None for a metric without statistics or when nothing was counted.
+
+    >>> df = pd.DataFrame({"completeness": [1.0, 0.25], "completeness_matched": [1, 1],
+    ...                    "completeness_expected": [1, 4]})
+    >>> micro_cell(df, "completeness", n_resamples=0)["micro"]  # (1 + 1) / (1 + 4); the row mean is 0.625
+    0.4
+    """
+    row: dict[str, Any] = {"micro": None, "micro_low": None, "micro_high": None}
+    m = REGISTRY[metric]
+    cols = m.stats.columns(metric) if m.stats is not None else ()
+    if not cols or not all(c in results.columns for c in cols):
+        return row
+    counts = results[list(cols)].dropna().astype("int64")
+    part, whole = counts[cols[0]].to_numpy(), counts[cols[1]].to_numpy()
+    share = m.stats.micro(dict(zip(m.stats.field_names(), (int(part.sum()), int(whole.sum())))))
+    if share is None:
+        return row
+    scale = m.range[1] if m.range and math.isfinite(m.range[1]) else 1.0
+    lo, hi = ratio_interval(part, whole, n_resamples=n_resamples, seed=seed)
+    if m.stats.COMPLEMENT and lo is not None:
+        lo, hi = 1.0 - hi, 1.0 - lo
+    row.update({"micro": scale * share, "micro_low": None if lo is None else scale * lo,
+                "micro_high": None if hi is None else scale * hi})
+    return row
 
 
 def _cell(col: pd.Series, kind: str, n_error: int, n_resamples: int, seed: int) -> dict[str, Any]:
@@ -103,7 +166,10 @@ def summary(results: pd.DataFrame, by: Sequence[str] | str | None = "system",
     ``n_undetermined`` (rows where it ran and had nothing to judge; ``n = n_determined + n_error +
     n_undetermined``), ``mean`` (scores; share of True for booleans; None for labels), ``low`` and
     ``high`` (seeded percentile bootstrap 95% interval of the mean over rows; ``n_resamples=0`` skips it),
-    ``count_true`` and ``pct_true`` (booleans only), ``counts`` (labels: JSON of label -> count).
+    ``count_true`` and ``pct_true`` (booleans only), ``counts`` (labels: JSON of label -> count);
+    ``micro``, ``micro_low``, ``micro_high``: the corpus value summed from the metric's typed statistics
+    (every counted anchor/keyword/check weighs the same, where ``mean`` weighs every row the same) with
+    its row-resampled 95% interval, for metrics that declare statistics (None for the rest).
 
     Parameters
     ----------
@@ -129,27 +195,45 @@ def summary(results: pd.DataFrame, by: Sequence[str] | str | None = "system",
         for m in metrics:
             row = {**dict(zip(keys, key)), "metric": m}
             row.update(_cell(g[m], REGISTRY[m].kind, int(errors[m].loc[g.index].sum()), n_resamples, seed))
+            row.update(micro_cell(g, m, n_resamples=n_resamples, seed=seed))
             rows.append(row)
     return pd.DataFrame(rows)
 
 
+def _label(metric: str) -> str:
+    """A metric as a table row names it: with its registry scale and direction."""
+    m = REGISTRY.get(metric)
+    if m is None:
+        return metric
+    return f"{metric} ({m.reads_as})"
+
+
+def _interval_text(values, lows, highs, fmt: str) -> list[str]:
+    return ["" if v is None or v != v else fmt.format(v) + (f" [{fmt.format(lo)}, {fmt.format(hi)}]"
+                                                             if lo is not None and lo == lo else "")
+            for v, lo, hi in zip(values, lows, highs)]
+
+
 def readable(summary_df: pd.DataFrame, by: str | None = "system", digits: int = 3) -> pd.DataFrame:
-    """A summary a person reads: one row per metric (direction marked), per group the mean with its
-    95% interval and the row counts ``n (undetermined, errors)``.
+    """A summary a person reads: one row per metric (its scale and direction named), per group the mean with
+    its 95% interval, the corpus (micro) value where the metric counts things, and the row counts
+    ``n (undetermined, errors)``.
 
     >>> df = pd.DataFrame({"metric": ["relevance"], "n": [3], "n_undetermined": [1], "n_error": [0],
     ...                    "mean": [0.5], "low": [0.25], "high": [0.75]})
     >>> readable(df, by=None).to_dict("records")
-    [{'metric': 'relevance (higher is better)', 'mean [95% CI]': '0.500 [0.250, 0.750]', 'n (undet., err.)': '3 (1, 0)'}]
+    [{'metric': 'relevance (0..1, higher is better)', 'mean [95% CI]': '0.500 [0.250, 0.750]', 'n (undet., err.)': '3 (1, 0)'}]
     """
     d = summary_df[summary_df["mean"].notna()].copy()
     fmt = f"{{:.{digits}f}}"
-    d["mean [95% CI]"] = [fmt.format(m) + (f" [{fmt.format(lo)}, {fmt.format(hi)}]" if lo is not None and lo == lo else "")
-                          for m, lo, hi in zip(d["mean"], d["low"], d["high"])]
+    d["mean [95% CI]"] = _interval_text(d["mean"], d["low"], d["high"], fmt)
+    cols = ["mean [95% CI]"]
+    if "micro" in d.columns and d["micro"].notna().any():
+        d["micro [95% CI]"] = _interval_text(d["micro"], d["micro_low"], d["micro_high"], fmt)
+        cols.append("micro [95% CI]")
     d["n (undet., err.)"] = [f"{n} ({u}, {e})" for n, u, e in zip(d["n"], d["n_undetermined"], d["n_error"])]
-    d["metric"] = [f"{m} ({REGISTRY[m].direction} is better)" if m in REGISTRY and REGISTRY[m].direction != "none"
-                   else m for m in d["metric"]]
-    cols = ["mean [95% CI]", "n (undet., err.)"]
+    cols.append("n (undet., err.)")
+    d["metric"] = [_label(m) for m in d["metric"]]
     if not by or by not in d.columns:
         return d[["metric", *cols]].reset_index(drop=True)
     out = d.pivot(index="metric", columns=by, values=cols)

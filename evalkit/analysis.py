@@ -25,6 +25,7 @@ from .aggregate import json_ready, scored_metrics, summary
 from .calibrate import CalibrationError, binary_labels, calibrate_frame
 from .compare import CompareError, compare_systems, default_pair_on
 from .experiment import Experiment
+from .judge_variance import judge_variance, repeated_metrics
 from .metrics import REGISTRY
 
 JUDGED_FAMILIES = ("judged", "ragas")
@@ -113,10 +114,20 @@ def plan_sections(results: pd.DataFrame, exp: Experiment) -> dict[str, Section]:
         Section("summaries", any(m in results.columns for m in SUMMARY_METRICS),
                 "" if any(m in results.columns for m in SUMMARY_METRICS) else
                 "no summary scorers: for summaries of articles, add twin_lock or judge_lock to metrics"),
+        _judge_variance_section(results, judged),
         _calibration_section(results, exp.calibration),
         _comparison_section(results, exp.compare),
     ]
     return {s.name: s for s in secs}
+
+
+def _judge_variance_section(results: pd.DataFrame, judged: list[str]) -> Section:
+    repeated = repeated_metrics(results)
+    if repeated:
+        return Section("judge_variance", True, "")
+    return Section("judge_variance", False, "each judged answer was asked once: set `judge.repeats: 3` (with a "
+                   "temperature above 0) to measure how much of the spread is the judge's own noise" if judged
+                   else "no judged metrics, so no judge noise to measure")
 
 
 def compare_pair(results: pd.DataFrame, cmp: Mapping[str, Any]) -> tuple[str, str]:
@@ -175,6 +186,8 @@ def analyze(results: pd.DataFrame, exp: Experiment, plan: Mapping[str, Section] 
         out["by_system"] = summary(results, by="system", **boot).drop(columns=["kind"]).to_dict(orient="records")
     if plan["verdicts"].applies:
         out["verdicts"] = _verdict_counts(results)
+    if plan["judge_variance"].applies:  # repeated judge runs: intervals over rows and repeats, agreement
+        out["judge_variance"] = judge_variance(results, **boot).to_dict(orient="records")
     for name, fn, sec in (("calibration", calibration_numbers, exp.calibration),
                           ("comparison", comparison_numbers, exp.compare)):
         if plan[name].applies:

@@ -21,6 +21,17 @@ import sys
 from pathlib import Path
 
 
+def _default_text(metric) -> str:
+    """Whether ``evalkit score`` without --metrics runs it: always, or when the judge / encoder it needs is there."""
+    from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS
+
+    if metric.name in DEFAULT_METRICS:
+        return "yes"
+    if metric.name in OPTIONAL_DEFAULTS:
+        return "with a judge" if "judge" in metric.resources or metric.derived else "with the embed extra"
+    return ""
+
+
 def _metrics_cmd(args) -> int:
     import dataclasses
 
@@ -39,8 +50,8 @@ def _metrics_cmd(args) -> int:
                            "evidence_keys": list(m.evidence_keys)} for m in REGISTRY.values()], indent=2))
         return 0
     header = ("name", "family", "kind", "value", "needs", "default", "formula")
-    rows = [(m.name, m.family, m.kind, m.reads_as, ",".join(m.needs), "yes" if m.name in DEFAULT_METRICS else "",
-             m.formula) for m in REGISTRY.values()]
+    rows = [(m.name, m.family, m.kind, m.reads_as, ",".join(m.needs), _default_text(m), m.formula)
+            for m in REGISTRY.values()]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header) - 1)]
     for r in [header, *rows]:  # the formula is last and not padded: it is the long column
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
@@ -58,7 +69,8 @@ def _load_config(args):
     from .verdict import thresholds_from_profile
 
     cfg = EvalConfig.from_yaml(args.config) if getattr(args, "config", None) else EvalConfig()
-    flags = {k: getattr(args, f"judge_{k}", None) for k in ("timeout", "max_retries", "concurrency")}
+    flags = {k: getattr(args, f"judge_{k}", None)
+             for k in ("timeout", "max_retries", "concurrency", "response_format", "repeats", "seed")}
     if any(v is not None for v in flags.values()):  # flags win over the config file and the environment
         import dataclasses
 
@@ -94,15 +106,19 @@ def _failed_everywhere(out) -> str | None:
 
 
 def _score_cmd(args) -> int:
-    from . import evaluate, load, save
+    from . import evaluate
     from .aggregate import summary, wide
+    from .stream import remove_parts, save_results
 
     _check_output_path(args.output)
     cfg = _load_config(args)
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
-    df = load(args.input, columns=_columns(args))
-    out = evaluate(df, metrics, cfg, progress=not args.quiet and None)
-    path = save(out, args.output)
+    parts = f"{args.output}.parts"  # finished chunks and their manifest: a re-run resumes from here
+    out = evaluate(args.input, metrics, cfg, progress=not args.quiet and None, engine=args.engine,
+                   scheduler=args.scheduler, chunk_size=args.chunk_size, parts_dir=parts, resume=args.resume,
+                   columns=_columns(args))
+    path = save_results(out, args.output)
+    remove_parts(parts)
     meta = out.attrs["evalkit"]
     n_err = int(out["error"].notna().sum())
     print(f"scored {len(out)} rows with {len(meta['metrics'])} metrics -> {path} ({n_err} rows with errors)")
@@ -112,9 +128,10 @@ def _score_cmd(args) -> int:
         for metric, u in sorted(meta["judge"]["usage"].items()):
             print(f"judge {metric}: {int(u.get('http_calls', 0))} HTTP calls, {int(u.get('cache_hits', 0))} cached, "
                   f"{int(u.get('retries', 0))} retries, {int(u.get('failures', 0))} failures, "
-                  f"{int(u.get('prompt_tokens', 0))}+{int(u.get('completion_tokens', 0))} tokens")
-    if not args.quiet:
-        print(wide(summary(out, by="system"), by="system").round(3).to_string())
+                  f"{int(u.get('prompt_tokens', 0))}+{int(u.get('completion_tokens', 0))} tokens"
+                  + (f", valid JSON {u['valid_json_rate']:.0%}" if u.get("valid_json_rate") is not None else ""))
+    if not args.quiet:  # metrics undetermined on every row have no mean to show (summary counts them)
+        print(wide(summary(out, by="system"), by="system").dropna(axis=1, how="all").round(3).to_string())
     print(meta["signature_string"])
     failed = _failed_everywhere(out)
     if failed:  # the results are written for inspection, but the run did not do its job
@@ -134,6 +151,8 @@ def _summary_cmd(args) -> int:
     from .aggregate import summary
 
     df = _read_results(args.results, _columns(args))
+    if args.by is None:  # results without a system column (one system) summarise as a whole
+        args.by = "system" if "system" in df.columns else ""
     by = [b for b in args.by.split(",") if b] if args.by else None
     missing = [b for b in by or [] if b not in df.columns]
     if missing:
@@ -141,14 +160,34 @@ def _summary_cmd(args) -> int:
     table = summary(df, by=by, n_resamples=args.resamples, seed=args.seed)
     if args.format == "tidy":
         print(table.round(4).to_string(index=False))
+        _print_judge_variance(df, args)
         return 0
     from .aggregate import readable
 
     if by and len(by) > 1:
         raise ValueError("--format text|markdown|latex shows one grouping column; use --format tidy for several")
     shown = readable(table, by=by[0] if by else None)
-    print({"latex": shown.to_latex, "markdown": shown.to_markdown, "text": shown.to_string}[args.format]())
+    # grouped tables are indexed by metric; an ungrouped one names the metric in a column
+    if args.format == "markdown":  # cells are text ("0.400 [0.3, 0.5]"): keep them as written
+        print(shown.to_markdown(index=bool(by), disable_numparse=True))
+    else:
+        print((shown.to_latex if args.format == "latex" else shown.to_string)(index=bool(by)))
+    _print_judge_variance(df, args)
     return 0
+
+
+def _print_judge_variance(df, args) -> None:
+    """Metrics scored with ``judge.repeats``: their intervals over rows and repeats, and the judge's agreement."""
+    from .judge_variance import judge_variance, repeated_metrics
+
+    if not repeated_metrics(df):
+        return
+    jv = judge_variance(df, n_resamples=args.resamples, seed=args.seed).set_index("metric").round(4)
+    print("\njudge variance (two-level bootstrap over rows and repeats; judge_share: variance between repeats):")
+    if args.format == "markdown":
+        print(jv.to_markdown())
+    else:
+        print((jv.to_latex if args.format == "latex" else jv.to_string)())
 
 
 def _report_cmd(args) -> int:
@@ -157,6 +196,9 @@ def _report_cmd(args) -> int:
     overrides = {"n_resamples": args.resamples} if args.resamples else None
     path = run_report(args.experiment, out_root=args.out, overrides=overrides)
     print(f"report: {path}")
+    sig = json.loads((path.parent / "signature.json").read_text(encoding="utf-8")).get("signature")
+    if sig:  # publish it with the numbers: it names everything that produced them
+        print(f"signature: {sig}")
     return 0
 
 
@@ -254,11 +296,14 @@ def _sub(sub, name: str, help: str, examples: str, func):
 
 
 def _add_score(sub) -> None:
-    s = _sub(sub, "score", "score a dataset and write per-row results",
+    s = _sub(sub, "score", "score a dataset and write per-row results (in checkpointed chunks: re-run to resume)",
              "  evalkit score data.jsonl -o results.parquet\n"
-             "  evalkit score data.csv -o results.csv --metrics relevance,hallucination --columns answer=output",
+             "  evalkit score data.csv -o results.csv --metrics relevance,hallucination --columns answer=output\n"
+             "  evalkit score 'logs/*.parquet' -o results.parquet --chunk-size 5000\n"
+             "  evalkit score data.jsonl -o results.parquet --engine dask --scheduler local:2\n"
+             "  evalkit score data.jsonl -o results.parquet --engine dask --scheduler tcp://10.0.0.5:8786",
              _score_cmd)
-    s.add_argument("input", help="CSV, JSONL or Parquet dataset")
+    s.add_argument("input", help="CSV, JSONL or Parquet dataset; or a directory or glob of Parquet/JSONL files")
     s.add_argument("-o", "--output", required=True, help="output path (.parquet, .csv or .jsonl)")
     s.add_argument("--metrics", help="comma-separated metric names (default: every default metric that applies)")
     s.add_argument("--config", help="scoring config YAML (see evalkit.config.EvalConfig)")
@@ -267,7 +312,18 @@ def _add_score(sub) -> None:
     s.add_argument("--judge-timeout", type=float, help="seconds per judge call (also EVALKIT_JUDGE_TIMEOUT; default 60)")
     s.add_argument("--judge-max-retries", type=int, help="retries of a failed judge call (EVALKIT_JUDGE_MAX_RETRIES; 4)")
     s.add_argument("--judge-concurrency", type=int, help="judge calls in flight (EVALKIT_JUDGE_CONCURRENCY; 4)")
+    s.add_argument("--judge-response-format", choices=["auto", "json_schema", "json_object_schema", "json_object", "none"],
+                   help="how the judge is asked for JSON (EVALKIT_JUDGE_RESPONSE_FORMAT; auto)")
+    s.add_argument("--judge-repeats", type=int, help="ask each judge question N times (EVALKIT_JUDGE_REPEATS; 1)")
+    s.add_argument("--judge-seed", type=int, help="seed sent to the judge; repeat r sends seed + r (EVALKIT_JUDGE_SEED)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary table")
+    s.add_argument("--chunk-size", type=int, default=2000,
+                   help="rows per chunk; each finished chunk is saved in OUTPUT.parts/ until the run completes")
+    s.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
+                   help="continue the run found in OUTPUT.parts/ (same input and settings); --no-resume starts over")
+    s.add_argument("--engine", default="local", choices=["local", "dask"], help="where chunks are scored")
+    s.add_argument("--scheduler", help="with --engine dask: tcp://HOST:PORT of a dask scheduler, or local:N for N "
+                                       "worker processes on this machine")
 
 
 def _add_report_and_init(sub) -> None:
@@ -354,7 +410,8 @@ def build_parser() -> argparse.ArgumentParser:
               "  evalkit summary results.parquet\n  evalkit summary results.parquet --format latex",
               _summary_cmd)
     sm.add_argument("results", help="scored results (.parquet, .csv, .jsonl)")
-    sm.add_argument("--by", default="system", help="comma-separated grouping columns ('' for none)")
+    sm.add_argument("--by", help="comma-separated grouping columns (default: system when the results have one; "
+                                  "'' for none)")
     sm.add_argument("--format", default="text", choices=["text", "markdown", "latex", "tidy"],
                     help="text/markdown/latex: mean [95%% CI] and counts per group; tidy: every column")
     sm.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of each mean's interval")
@@ -394,6 +451,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="evalkit: %(message)s")
     if "HF_HUB_OFFLINE" not in os.environ:  # the models ship in packages; never reach for a hub
         os.environ["HF_HUB_OFFLINE"] = "1"
+    # the console shows evalkit's own progress only, not a model loader's bar per notebook (the report's
+    # kernels inherit this); set it to 0 to see them
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         return _noting_renames(args.func, args)
     except KeyboardInterrupt:

@@ -68,11 +68,16 @@ class Thresholds:
 
 
 # the judge's endpoint and model can come from the environment; the API key only ever does
-JUDGE_ENV = {"base_url": "EVALKIT_JUDGE_BASE_URL", "model": "EVALKIT_JUDGE_MODEL"}
+JUDGE_ENV = {"base_url": "EVALKIT_JUDGE_BASE_URL", "model": "EVALKIT_JUDGE_MODEL",
+             "response_format": "EVALKIT_JUDGE_RESPONSE_FORMAT"}
 JUDGE_API_KEY_ENV = "EVALKIT_JUDGE_API_KEY"
 # numeric settings the environment may override, as the README's export line shows
 JUDGE_ENV_NUMBERS = {"timeout": ("EVALKIT_JUDGE_TIMEOUT", float), "max_retries": ("EVALKIT_JUDGE_MAX_RETRIES", int),
-                     "concurrency": ("EVALKIT_JUDGE_CONCURRENCY", int)}
+                     "concurrency": ("EVALKIT_JUDGE_CONCURRENCY", int), "repeats": ("EVALKIT_JUDGE_REPEATS", int),
+                     "seed": ("EVALKIT_JUDGE_SEED", int)}
+# how the judge is asked for JSON: "auto" tries json_schema, then json_object, then the prompt alone, falling
+# back when the server rejects a request with HTTP 400 (remembered per client)
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object_schema", "json_object", "none")
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,10 @@ class JudgeConfig:
     backoff: float = 1.0
     max_backoff: float = 30.0
     concurrency: int = 4
-    json_mode: bool = True
+    json_mode: bool = True  # superseded by response_format; False means response_format "none" (when left at auto)
+    response_format: str = "auto"
+    repeats: int = 1  # each judged call made k times (seed + r for repeat r); every repeat is kept and cached
+    seed: int | None = None  # sent in every request when set; repeats > 1 use seed + r (seed 0 when unset)
     cache_path: str | None = ".evalkit_cache/judge.sqlite"
     circuit_breaker: int = 5  # consecutive failed calls after which the run stops calling the judge
     cache_scope: str = "endpoint"  # "endpoint": a cached answer is reused only for the same base_url; "model": shared
@@ -103,7 +111,7 @@ class JudgeConfig:
         """Types and ranges are checked here, so a bad value fails at load, naming the key."""
         for key, kind, lo in (("timeout", float, 0.0), ("max_retries", int, 0), ("concurrency", int, 1),
                               ("circuit_breaker", int, 1), ("max_tokens", int, 1), ("temperature", float, 0.0),
-                              ("backoff", float, 0.0), ("max_backoff", float, 0.0)):
+                              ("backoff", float, 0.0), ("max_backoff", float, 0.0), ("repeats", int, 1)):
             v = getattr(self, key)
             ok = not isinstance(v, bool) and (isinstance(v, int) if kind is int else isinstance(v, (int, float)))
             if not ok or v < lo or (key == "timeout" and v == 0):
@@ -111,6 +119,13 @@ class JudgeConfig:
                                  f"{'>' if key == 'timeout' else '>='} {lo:g}, got {v!r}")
         if self.cache_scope not in ("endpoint", "model"):
             raise ValueError(f"judge: cache_scope must be 'endpoint' or 'model', got {self.cache_scope!r}")
+        if self.response_format not in RESPONSE_FORMATS:
+            raise ValueError(f"judge: response_format must be one of {list(RESPONSE_FORMATS)}, got "
+                             f"{self.response_format!r}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+            raise ValueError(f"judge: seed must be an integer, got {self.seed!r}")
+        if not self.json_mode and self.response_format == "auto":  # the older switch keeps its meaning
+            object.__setattr__(self, "response_format", "none")
 
     @classmethod
     def resolve(cls, config: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> "JudgeConfig":

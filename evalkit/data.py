@@ -63,19 +63,30 @@ def dataset_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def jsonl_record(path: str | Path, lineno: int, line: str) -> dict:
+    """One JSONL line as an object, or a :class:`DataError` naming the file, the line and the column.
+
+    >>> jsonl_record("d.jsonl", 7, '{"question": "Q?", "answer": \\n')
+    Traceback (most recent call last):
+    ...
+    evalkit.data.DataError: d.jsonl: line 7: malformed JSON (Expecting value at column 30)
+    """
+    try:
+        obj = json.loads(line.rstrip("\r\n"))  # without its newline a cut-short line reports its own column
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path}: line {lineno}: malformed JSON ({e.msg} at column {e.colno})") from None
+    if not isinstance(obj, dict):
+        raise DataError(f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
 def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[str]]:
     records, where = [], []
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
                 continue  # blank lines carry no record
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DataError(f"{path}: line {lineno}: malformed JSON ({e.msg} at column {e.colno})") from None
-            if not isinstance(obj, dict):
-                raise DataError(f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}")
-            records.append(obj)
+            records.append(jsonl_record(path, lineno, line))
             where.append(f"line {lineno}")
     return pd.DataFrame.from_records(records), where
 

@@ -86,8 +86,16 @@ class SentenceEncoder:
         self.model = SentenceTransformer(path, device="cpu")
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+        """One L2-normalised row per text; each distinct text is encoded once (reference answers and contexts
+        repeat across the rows of a batch: two systems, or a right and a wrong answer, per question)."""
+        texts = list(texts)
+        distinct = list(dict.fromkeys(texts))
+        vecs = np.asarray(self.model.encode(distinct, batch_size=self.batch_size, normalize_embeddings=True,
                                             show_progress_bar=False), dtype=np.float64)
+        if len(distinct) == len(texts):
+            return vecs
+        where = {t: i for i, t in enumerate(distinct)}
+        return vecs[[where[t] for t in texts]].reshape(len(texts), -1)
 
     def signature(self) -> str:
         return f"enc:{model_id(self.name)}"

@@ -93,18 +93,74 @@ class NotebookRun:
 
         return save_figure(fig, name, self.figures_dir) if self.figures_dir else []
 
-    def show(self, fig, name: str | None = None) -> None:
-        """Save ``fig`` as PNG and SVG (when named) and display it, whatever the matplotlib backend
-        (papermill runs under Agg, where figures are not shown by themselves)."""
+    def show(self, fig, name: str | None = None, caption: str | None = None) -> None:
+        """Save ``fig`` as PNG and SVG (when named) and display it with its caption under it, whatever the
+        matplotlib backend (papermill runs under Agg, where figures are not shown by themselves).
+
+        The caption (``caption``, else the one the :mod:`evalkit.plots` function attached: the numbers
+        the figure shows and how they were computed) is also the image's alt text."""
         import matplotlib.pyplot as plt
-        from IPython.display import Image, display
+        from IPython.display import HTML, display
+
+        from .plots import caption_of
 
         if name:
             self.save(fig, name)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
-        display(Image(data=buf.getvalue(), format="png"))
         plt.close(fig)
+        display(HTML(figure_html(buf.getvalue(), caption or caption_of(fig) or (name or "figure"))))
+
+
+def figure_html(png: bytes, caption: str) -> str:
+    """A PNG as an HTML figure: embedded, scaled to the page width, the caption under it and as alt text.
+
+    >>> figure_html(b"x", "a < b").startswith('<figure class="evalkit-figure"')
+    True
+    >>> 'alt="a &lt; b"' in figure_html(b"x", "a < b")
+    True
+    """
+    import base64
+    import html
+
+    text = html.escape(caption, quote=True)
+    return (f'<figure class="evalkit-figure" style="margin:1em 0;max-width:100%">'
+            f'<img src="data:image/png;base64,{base64.b64encode(png).decode()}" alt="{text}" '
+            f'style="max-width:100%;height:auto">'
+            f'<figcaption style="font-size:0.9em;color:#444;max-width:60em">{text}</figcaption></figure>')
+
+
+def split_lesson(optimistic, honest) -> str:
+    """What the optimistic (same rows) and honest (held-out) calibrations of one score say together, in words,
+    from their numbers (either may be None when its protocol could not run)."""
+    points = [r.at_threshold if r is not None else None for r in (optimistic, honest)]
+    if any(pt is None or pt.precision.estimate is None or pt.recall.estimate is None for pt in points):
+        return "Only one protocol could run on these rows, so the threshold's transfer cannot be checked here."
+    po, ph = optimistic.at_threshold.precision.estimate, honest.at_threshold.precision.estimate
+    ro, rh = optimistic.at_threshold.recall.estimate, honest.at_threshold.recall.estimate
+    moved = (f"the threshold moves from {optimistic.threshold:.3g} to {honest.threshold:.3g}"
+             if optimistic.threshold != honest.threshold else f"the threshold stays at {honest.threshold:.3g}")
+    text = (f"Chosen and scored on the same rows, precision is {po:.3f} and recall {ro:.3f}; chosen on one part "
+            f"and scored on the other, {moved}, precision is {ph:.3f} and recall {rh:.3f}.")
+    if ph < po - 0.05 or rh < ro - 0.05:
+        return text + (" The same-rows numbers fit this sample's noise and overstate what the threshold will do on "
+                       "new answers: publish the held-out ones, and recalibrate on your own labels.")
+    return text + " The held-out numbers stay close, so the threshold transfers within this data."
+
+
+def text_table(df) -> str:
+    """A table of mostly text as HTML a person reads: left-aligned, wrapped (never wider than the page), empty
+    cells blank rather than ``None``, every value escaped.
+
+    >>> import pandas as pd
+    >>> html = text_table(pd.DataFrame({"answer": ["<b>x</b>"], "error": [None]}))
+    >>> "&lt;b&gt;x&lt;/b&gt;" in html and "None" not in html
+    True
+    """
+    style = ("<style>.evalkit-text td,.evalkit-text th{text-align:left;vertical-align:top;white-space:normal;"
+             "overflow-wrap:anywhere;max-width:36em}.evalkit-text{table-layout:auto;max-width:100%}</style>")
+    shown = df.astype(object).where(df.notna(), "")  # None and NaN alike read as nothing, not as "None"
+    return style + shown.to_html(index=False, escape=True, classes="evalkit-text", border=0)
 
 
 def interval_table(point: Mapping[str, Any], keys: Sequence[str]):

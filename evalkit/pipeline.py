@@ -30,15 +30,31 @@ log = logging.getLogger("evalkit")
 
 def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
              config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *,
-             on_error: str = "record", progress: bool | None = None) -> pd.DataFrame:
+             on_error: str = "record", progress: bool | None = None, engine: Any = None,
+             scheduler: str | None = None, chunk_size: int | None = None, parts_dir: str | Path | None = None,
+             resume: bool = True, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Score every row of ``data`` (:func:`evalkit.runner.score`, whose parameters these are), then add
     ``verdict`` and ``verdict_rule`` when the triad (hallucination, relevance, completeness) was scored.
+
+    With any of ``engine`` ('local', 'dask' with ``scheduler`` ``tcp://HOST:PORT`` or ``local:N``, or an engine
+    object), ``chunk_size`` or ``parts_dir``, rows are scored in chunks by :func:`evalkit.stream.score_chunks`
+    (checkpointed in ``parts_dir`` and resumed when ``resume``; ``data`` may then also be a directory or glob of
+    Parquet/JSONL files, read with ``columns``); the scores are the same as in one piece.
 
     Returns the scored rows (same order, none dropped) with the verdict columns before ``error``;
     ``attrs["evalkit"]`` holds the run's metrics, config and signature.
     """
     config = as_config(config)
-    out = score(data, metrics, config, on_error=on_error, progress=progress)
+    if engine is None and chunk_size is None and parts_dir is None:
+        out = score(data, metrics, config, on_error=on_error, progress=progress)
+    else:
+        from .engine import make_engine
+        from .stream import DEFAULT_CHUNK, score_chunks
+
+        with make_engine(engine, scheduler) as runner_engine:
+            out = score_chunks(data, metrics, config, parts_dir=parts_dir, chunk_size=chunk_size or DEFAULT_CHUNK,
+                               resume=resume, columns=columns, on_error=on_error, engine=runner_engine,
+                               progress=progress)
     if not all(m in out.attrs["evalkit"]["metrics"] for m in TRIAD):
         return out
     attrs = out.attrs["evalkit"]

@@ -77,6 +77,25 @@ def _title(fig, axes, text: str) -> None:
         fig.suptitle(text)
 
 
+def caption_of(fig) -> str:
+    """The caption a figure function attached: the numbers the figure shows and how they were computed
+    (:meth:`evalkit.notebook.NotebookRun.show` prints it under the figure and uses it as alt text)."""
+    return getattr(fig, "evalkit_caption", "")
+
+
+def _captioned(fig, text: str):
+    fig.evalkit_caption = " ".join(text.split())
+    return fig
+
+
+def _fmt(v) -> str:
+    return "n/a" if v is None or v != v else f"{v:.3g}"
+
+
+def _interval(mean, lo, hi) -> str:
+    return _fmt(mean) + ("" if lo is None or lo != lo else f" [{_fmt(lo)}, {_fmt(hi)}]")
+
+
 def save_figure(fig, name: str, out_dir: str | Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
     """Write ``fig`` as ``out_dir/name.png`` and ``.svg`` (reproducible bytes: no dates, fixed ids)."""
     out = Path(out_dir)
@@ -93,7 +112,8 @@ def save_figure(fig, name: str, out_dir: str | Path, formats: Sequence[str] = ("
 
 @_styled
 def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None, by: str = "system"):
-    """Bar chart of metric means per group from :func:`evalkit.summary` output, one panel per scale.
+    """Bar chart of metric means per group from :func:`evalkit.summary` output, one panel per scale, with the
+    summary's bootstrap 95% intervals as error bars and a caption that lists every bar's number.
 
     Metrics read on different scales (0..1, 0..100, 0..10, per the registry) never share an axis;
     each panel's axis spans its scale, and metrics where lower is better are marked.
@@ -101,12 +121,14 @@ def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None,
     Examples
     --------
     >>> df = pd.DataFrame({"metric": ["relevance", "hallucination", "faithfulness"], "kind": "score",
-    ...                    "mean": [0.5, 0.2, 80.0]})
+    ...                    "mean": [0.5, 0.2, 80.0], "low": [0.4, 0.1, 70.0], "high": [0.6, 0.3, 90.0]})
     >>> fig = metric_means(df, by="system")
     >>> [float(ax.get_ylim()[1]) for ax in fig.axes]
     [1.05, 105.0]
     >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
     ['relevance', 'hallucination (lower is better)']
+    >>> caption_of(fig).split("; ")[1]
+    'relevance 0.5 [0.4, 0.6]'
     """
     d = summary_df if metrics is None else summary_df[summary_df["metric"].isin(metrics)]
     d = d[d["kind"] != "label"].dropna(subset=["mean"])
@@ -116,26 +138,51 @@ def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None,
     fig, axes = plt.subplots(1, len(panels), figsize=(width, 4), squeeze=False,
                              gridspec_kw={"width_ratios": [max(len(ms), 1) for _, ms in panels]})
     axes = list(axes[0])
+    groups = list(dict.fromkeys(d[hue])) if hue else [None]
     for ax, (scale, ms) in zip(axes, panels):
-        if ms:
-            part = d[d["metric"].isin(ms)].assign(metric=lambda x: x["metric"].map(_with_direction))
-            sns.barplot(data=part, x="metric", y="mean", hue=hue, order=[_with_direction(m) for m in ms],
-                        hue_order=list(dict.fromkeys(d[hue])) if hue else None, ax=ax)
+        _bars_with_intervals(ax, d, ms, hue, groups)
         if scale is not None and scale[1] != float("inf"):
             ax.set_ylim(scale[0], scale[0] + 1.05 * (scale[1] - scale[0]))
-        ax.set_xlabel("")
         ax.set_ylabel(f"{'mean over determined rows' if ax is axes[0] else 'mean'} ({_scale_label(scale)})")
-        ax.tick_params(axis="x", rotation=30)
-        for t in ax.get_xticklabels():
-            t.set_ha("right")
-        if ax.get_legend() is not None:  # one legend for the figure, beside the last panel, never over a bar
-            if ax is axes[-1]:
-                sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1), frameon=False)
-            else:
-                ax.get_legend().remove()
+    if hue:  # one legend for the figure, beside the last panel, never over a bar
+        axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, title=hue)
     _title(fig, axes, "Metric means by " + by if hue else "Metric means")
     fig.tight_layout()
-    return fig
+    return _captioned(fig, _means_caption(d, hue))
+
+
+def _bars_with_intervals(ax, d: pd.DataFrame, metrics: Sequence[str], hue: str | None, groups: list) -> None:
+    """Side-by-side bars (one per group) for each metric, with the interval [low, high] as an error bar."""
+    width = 0.8 / len(groups)
+    colors = sns.color_palette("deep", len(groups))
+    for k, g in enumerate(groups):
+        part = d if g is None else d[d[hue] == g]
+        rows = [part[part["metric"] == m] for m in metrics]
+        xs = [i - 0.4 + width * (k + 0.5) for i, r in enumerate(rows) if len(r)]
+        means = [float(r["mean"].iloc[0]) for r in rows if len(r)]
+        lows = [_or(r, "low", float(r["mean"].iloc[0])) for r in rows if len(r)]
+        highs = [_or(r, "high", float(r["mean"].iloc[0])) for r in rows if len(r)]
+        ax.bar(xs, means, width=width * 0.95, color=colors[k], label=None if g is None else str(g))
+        ax.errorbar(xs, means, yerr=[np.subtract(means, lows), np.subtract(highs, means)], fmt="none",
+                    ecolor="#333333", capsize=3, lw=1)
+    ax.set_xticks(range(len(metrics)), [_with_direction(m) for m in metrics], rotation=30, ha="right")
+    ax.set_xlabel("")
+
+
+def _or(row: pd.DataFrame, col: str, default: float) -> float:
+    v = row[col].iloc[0] if col in row.columns else None
+    return default if v is None or v != v else float(v)
+
+
+def _means_caption(d: pd.DataFrame, hue: str | None) -> str:
+    parts = ["Bars show means over determined rows, with seeded bootstrap 95% intervals (rows resampled) as error bars"]
+    for m in dict.fromkeys(d["metric"]):
+        cells = d[d["metric"] == m]
+        vals = [(f"{g} " if hue else "") + _interval(r["mean"], r.get("low"), r.get("high"))
+                + (f" (n={int(r['n_determined'])})" if "n_determined" in r and r["n_determined"] == r["n_determined"] else "")
+                for g, (_, r) in zip(cells[hue] if hue else [None] * len(cells), cells.iterrows())]
+        parts.append(f"{m} " + ", ".join(vals))
+    return "; ".join(parts) + "."
 
 
 @_styled
@@ -151,7 +198,8 @@ def verdict_counts(results: pd.DataFrame, by: str = "system"):
     ax.set_title("Verdicts")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small", frameon=False)
     fig.tight_layout()
-    return fig
+    counts = "; ".join(f"{k}: " + ", ".join(f"{v} {int(tab.loc[k, v])}" for v in order) for k in tab.index)
+    return _captioned(fig, f"Answers per verdict (the first rule that fires, in registry order). {counts}.")
 
 
 def _rule(metric: str, threshold, direction: str = "higher"):
@@ -175,7 +223,10 @@ def score_distributions(results: pd.DataFrame, metric: str, label: str, threshol
         ax.text(rule.value, ax.get_ylim()[1] * 0.95, f" flagged: {rule}", va="top", fontsize="small")
     ax.set_title(f"{metric} by {label}")
     fig.tight_layout()
-    return fig
+    groups = "; ".join(f"{g}: n={len(x)}, mean {_fmt(x[metric].mean())}" for g, x in d.groupby(label, sort=True))
+    rule_text = f" Dashed line: {_rule(metric, threshold)}." if threshold is not None else ""
+    return _captioned(fig, f"Counts of {metric} in 20 equal-width bins, by the human label {label!r} "
+                           f"(rows with both). {groups}.{rule_text}")
 
 
 @_styled
@@ -209,7 +260,12 @@ def roc_pr(scores, labels, direction: str = "higher", threshold=None, title: str
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    return fig
+    text = (f"ROC AUC {roc_auc_score(y, s):.3f} and average precision {average_precision_score(y, s):.3f} "
+            f"over {int(y.sum())} positive and {int(len(y) - y.sum())} negative rows "
+            f"({'higher' if direction == 'higher' else 'lower'} score = more likely positive); dotted: chance.")
+    if threshold is not None:
+        text += f" Dot: the rule {rule} (recall {r:.3f}, false positive rate {f:.3f}, precision {p:.3f})."
+    return _captioned(fig, text)
 
 
 @_styled
@@ -245,7 +301,10 @@ def threshold_sweep(scores, labels, direction: str = "higher", *, n_resamples: i
            title=f"Threshold sweep (positive when score {'>=' if direction == 'higher' else '<='} t; 95% bands)")
     ax.legend()
     fig.tight_layout()
-    return fig
+    at = f" Dashed line: the threshold {threshold:.3g}." if threshold is not None else ""
+    return _captioned(fig, f"Precision, recall and F1 if rows scoring {'>=' if direction == 'higher' else '<='} t "
+                           f"are called positive, at {len(ts)} thresholds over {len(y)} rows ({int(y.sum())} "
+                           f"positive); bands: 95% stratified bootstrap ({n_resamples} resamples, seed {seed}).{at}")
 
 
 @_styled
@@ -271,43 +330,63 @@ def reliability_diagram(probs, labels, bins: int = 10, title: str = "Reliability
     ax.set(xlabel="mean score in bin", ylabel="observed positive rate", xlim=(0, 1), ylim=(0, 1), title=title)
     ax.legend(loc="upper left")
     fig.tight_layout()
-    return fig
+    pts = ", ".join(f"{x:.2f} -> {yy:.2f} (n={n})" for x, yy, n in zip(xs, ys, ns))
+    return _captioned(fig, f"Observed positive rate against the mean score in {bins} equal-width bins "
+                           f"(mean score -> observed rate): {pts}; expected calibration error {ece:.3f}.")
 
 
 @_styled
 def comparison_forest(table: pd.DataFrame, title: str = "System comparison"):
     """Mean paired difference with its CI per metric (rows of :func:`evalkit.compare.compare_systems`).
 
-    One panel per scale (a 0..100 difference and a 0..1 difference never share an axis); metrics
-    where lower is better are marked, since a positive difference there is a step back.
+    One panel per scale and direction: a 0..100 difference and a 0..1 difference never share an axis, and
+    metrics where lower is better sit in their own panel, titled so, since a positive difference there is a
+    step back. The caption lists every difference with its interval.
 
     Examples
     --------
-    >>> t = pd.DataFrame({"metric": ["relevance", "faithfulness"], "system_a": "a", "system_b": "b",
-    ...                   "diff": [0.1, -5.0], "low": [0.0, -9.0], "high": [0.2, -1.0]})
-    >>> [ax.get_xlabel() for ax in comparison_forest(t).axes]
-    ['mean difference (b - a), 0..1 scale', 'mean difference (b - a), 0..100 scale']
+    >>> t = pd.DataFrame({"metric": ["relevance", "faithfulness", "hallucination"], "system_a": "a",
+    ...                   "system_b": "b", "diff": [0.1, -5.0, 0.2], "low": [0.0, -9.0, 0.1], "high": [0.2, -1.0, 0.3]})
+    >>> fig = comparison_forest(t)
+    >>> [ax.get_title() for ax in fig.axes]
+    ['0..1, higher is better', '0..100, higher is better', '0..1, lower is better']
+    >>> caption_of(fig).split("; ")[0]
+    'Mean paired difference b - a with its 95% bootstrap interval (pairs resampled): relevance 0.1 [0, 0.2]'
     """
     d = table.dropna(subset=["diff"]).reset_index(drop=True)
-    panels = _by_scale(list(dict.fromkeys(d["metric"])))
+    panels = _by_scale_and_direction(list(dict.fromkeys(d["metric"])))
     rows = [max(int(d["metric"].isin(ms).sum()), 1) for _, ms in panels]
     fig, axes = plt.subplots(len(panels), 1, squeeze=False, gridspec_kw={"height_ratios": rows},
                              figsize=(7, 0.4 * sum(rows) + 1.5 + 1.0 * (len(panels) - 1)))
     axes = list(axes[:, 0])
-    for ax, (scale, ms) in zip(axes, panels):
+    b, a = (d["system_b"].iloc[0], d["system_a"].iloc[0]) if len(d) else ("b", "a")
+    for ax, ((scale, direction), ms) in zip(axes, panels):
         part = d[d["metric"].isin(ms)]
-        labels = part["metric"].map(_with_direction) + (
-            " · " + part["question_type"].astype(str) if "question_type" in part.columns else "")
+        labels = part["metric"] + (" · " + part["question_type"].astype(str) if "question_type" in part.columns else "")
         ypos = np.arange(len(part))[::-1]
         ax.errorbar(part["diff"], ypos, xerr=[part["diff"] - part["low"], part["high"] - part["diff"]], fmt="o",
                     capsize=3)
         ax.axvline(0, color="grey", ls=":")
         ax.set_yticks(ypos, labels)
-        ax.set_xlabel(f"mean difference ({d['system_b'].iloc[0]} - {d['system_a'].iloc[0]}), "
-                      f"{_scale_label(scale)} scale" if len(d) else "difference")
-    _title(fig, axes, title)
+        ax.set_title(f"{_scale_label(scale)}, {direction} is better" if direction in ("higher", "lower")
+                     else _scale_label(scale), fontsize="medium")
+        ax.set_xlabel(f"mean difference ({b} - {a}), {_scale_label(scale)} scale" if len(d) else "difference")
+    if len(axes) > 1 or title:
+        fig.suptitle(title)
     fig.tight_layout()
-    return fig
+    diffs = "; ".join(f"{r.metric}{' · ' + str(r.question_type) if 'question_type' in d.columns else ''} "
+                      f"{_interval(r.diff, r.low, r.high)}" for r in d.itertuples())
+    return _captioned(fig, f"Mean paired difference {b} - {a} with its 95% bootstrap interval (pairs resampled): "
+                           f"{diffs}.")
+
+
+def _by_scale_and_direction(metrics: Sequence[str]) -> list[tuple[tuple, list[str]]]:
+    """Metrics grouped by (scale, direction), one group per panel, in order of first appearance."""
+    groups: dict = {}
+    for m in metrics:
+        spec = REGISTRY.get(m)
+        groups.setdefault((_scale(m), spec.direction if spec else "none"), []).append(m)
+    return list(groups.items()) or [((None, "none"), [])]
 
 
 @_styled
@@ -326,4 +405,7 @@ def summary_heatmap(results: pd.DataFrame, variant: str = "twin_lock", label: st
     ax.set_title(f"{variant.replace('_', '-')} scores (blank: the metric reported an error)")
     ax.set_ylabel("")
     fig.tight_layout()
-    return fig
+    means = ", ".join(f"{c} {_fmt(d[c].mean())}" for c in d.columns)
+    return _captioned(fig, f"Each summary's {variant} scores ({lo:g}..{hi:g}, the number in each cell); "
+                           f"{int(d.isna().any(axis=1).sum())} of {len(d)} rows have a blank (an error). "
+                           f"Column means: {means}.")

@@ -34,12 +34,33 @@ def _execute(src: Path, dst: Path, params: dict[str, Any], cwd: Path) -> None:
     from papermill.exceptions import PapermillExecutionError
 
     declared = pm.inspect_notebook(str(src))
+    extra = {"kernel_manager_class": _encrypted_kernel_manager()} if _curve_available() else {}
     try:
         pm.execute_notebook(str(src), str(dst), parameters={k: v for k, v in params.items() if k in declared},
-                            kernel_name="python3", progress_bar=False, cwd=str(cwd))
+                            kernel_name="python3", progress_bar=False, cwd=str(cwd), **extra)
     except PapermillExecutionError as e:
         raise ReportError(f"notebook {src.name} failed at cell {e.exec_count} (index {e.cell_index}): "
                           f"{e.ename}: {e.evalue}; the partial notebook is kept at {dst}") from None
+
+
+def _curve_available() -> bool:
+    import zmq
+    from jupyter_client.manager import AsyncKernelManager
+
+    return bool(zmq.has("curve")) and "transport_encryption" in AsyncKernelManager.class_trait_names()
+
+
+def _encrypted_kernel_manager():
+    """nbclient's kernel manager, asking for encrypted (CurveZMQ) kernel sockets, so the kernel has nothing to
+    warn about on every notebook; nbclient still owns it, starts and stops it."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class EncryptedKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs):
+            kwargs.setdefault("transport_encryption", "required")
+            super().__init__(**kwargs)
+
+    return EncryptedKernelManager
 
 
 def to_html(notebook: Path, signature: str, title: str) -> str:

@@ -73,7 +73,8 @@ class Resources:
 
     @property
     def judge_config(self):
-        """The resolved judge settings, for the ragas adapter (whose LLM client is ragas' own)."""
+        """The resolved judge settings; the ragas metrics ask for them so that ragas' version and the judge it
+        called (through evalkit's own client, :func:`evalkit.metrics.ragas.judge_llm`) enter the signature."""
         if self._judge_config is None:
             from .judge import JudgeConfig
 
@@ -97,7 +98,7 @@ class Resources:
                 out[key] = res.signature()
         for provider, lab in sorted(self._labelers.items()):
             out[f"labels_{provider}"] = lab.signature()
-        if self._judge_config is not None:  # only ragas' adapter asks for it: its client is ragas' own
+        if self._judge_config is not None:  # only the ragas metrics ask for it: sign ragas' version beside the judge
             from .metrics.ragas import ragas_signature
 
             out["ragas"] = ragas_signature(self._judge_config)
@@ -156,6 +157,9 @@ def _to_json(details: Mapping[str, Any]) -> str:
 def _check_score(metric: Metric, s: Any) -> Score:
     if not isinstance(s, Score):
         raise TypeError(f"{metric.name} returned {type(s).__name__}, expected Score")
+    if s.stats is not None and not (metric.stats is not None and isinstance(s.stats, metric.stats)):
+        raise TypeError(f"{metric.name} returned stats {s.stats!r}; its registry entry declares "
+                        f"{getattr(metric.stats, '__name__', None)}")
     v = s.value
     if v is None:
         return s
@@ -335,6 +339,8 @@ def resolve_metrics(names: Iterable[str] | None, columns: Iterable[str],
         cand = [REGISTRY[n] for n in DEFAULT_METRICS + OPTIONAL_DEFAULTS]
         cand = [m for m in cand if m.derived or set(m.needs) <= cols]
         cand = [m for m in cand if resource_problem(m, config) is None]
+        # an optional derived metric (ragas_score) is left out quietly when its components are: nobody asked
+        cand = [m for m in cand if not m.derived or all(REGISTRY[c] in cand for c in m.needs)]
     else:
         cand = _with_components([get_metric(n) for n in names])
         for m in cand:
@@ -473,6 +479,7 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules
             for key in m.extra_columns:
                 out[f"{m.name}_{key}"] = pd.Series([s.details.get(key) if s is not None else None for s in scores],
                                                    dtype=object)
+            out = _with_stats(out, m, scores)
             for i, e in enumerate(errors):
                 if e:
                     all_errors[i].append(e)
@@ -480,6 +487,16 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules
         if bar is not None:
             bar.close()
     return out, all_errors, methods
+
+
+def _with_stats(out: pd.DataFrame, metric: Metric, scores: list[Score | None]) -> pd.DataFrame:
+    """The metric's typed sufficient statistics as nullable integer columns (<NA> where it errored)."""
+    if metric.stats is None:
+        return out
+    for col, name in zip(metric.stats.columns(metric.name), metric.stats.field_names()):
+        out[col] = pd.array([getattr(s.stats, name) if s is not None and s.stats is not None else None
+                             for s in scores], dtype="Int64")
+    return out
 
 
 def _run_meta(df: pd.DataFrame, names: list[str], config: EvalConfig, resources: Resources,

@@ -37,12 +37,12 @@ def git_commit(path: str | Path = ".") -> str | None:
     """The current git commit of ``path`` (with '-dirty' when the tree has changes), or None."""
     try:
         r = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=path, capture_output=True,
-                           text=True, timeout=5)
+                           text=True, timeout=60)
         commit = r.stdout.strip()
         if r.returncode != 0 or len(commit) != 40:
             return None
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=path,
-                               capture_output=True, text=True, timeout=5).stdout.strip()
+                               capture_output=True, text=True, timeout=60).stdout.strip()
         return commit + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return None
@@ -71,14 +71,20 @@ def lexicons_sha256(config: EvalConfig) -> str:
 
 
 @lru_cache(maxsize=1)
+def _grounding_model_identity() -> tuple[str, str]:
+    raw = pkg_resources.files("evalkit").joinpath(GROUNDING_MODEL).read_bytes()
+    return json.loads(raw)["name"], hashlib.sha256(raw).hexdigest()
+
+
 def grounding_model_signature() -> dict[str, str]:
-    """Name and SHA-256 (of the file's bytes) of the shipped grounding model.
+    """Name and SHA-256 (of the file's bytes) of the shipped grounding model (a fresh dict per call; the
+    cached identity is an immutable tuple).
 
     >>> sorted(grounding_model_signature())
     ['name', 'sha256']
     """
-    raw = pkg_resources.files("evalkit").joinpath(GROUNDING_MODEL).read_bytes()
-    return {"name": json.loads(raw)["name"], "sha256": hashlib.sha256(raw).hexdigest()}
+    name, sha = _grounding_model_identity()
+    return {"name": name, "sha256": sha}
 
 
 def rows_sha256(df) -> str:
@@ -97,14 +103,18 @@ def rows_sha256(df) -> str:
 
 
 def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics: Sequence[str], *,
-                    extra: dict[str, Any] | None = None, repo: str | Path = ".",
+                    extra: dict[str, Any] | None = None, repo: str | Path | None = None,
                     judge: dict[str, Any] | None = None, resources: Mapping[str, str] | None = None,
                     methods: Mapping[str, str] | None = None, rows_sha256: str | None = None) -> dict[str, Any]:
     """Everything that determines a result: versions, commit, thresholds, data and config hashes, seed,
     the signature of every resource loaded (``resources``: spaCy pipeline, encoder, BERTScore, label
     providers, judge, ragas), resolved method switches (``methods``, e.g. ``answer_relevance: rubric``)
-    and, when ``grounding_risk`` ran, the name and SHA-256 of its model file."""
+    and, when ``grounding_risk`` ran, the name and SHA-256 of its model file.
+
+    ``git_commit`` is the commit of the evalkit source that ran (``repo`` defaults to the package's own
+    folder, whatever the working directory), None for an installed wheel: its version says it."""
     config = config or EvalConfig()
+    repo = Path(__file__).resolve().parent if repo is None else repo
     from .text import get_tokenizer
 
     th = config.thresholds

@@ -14,6 +14,7 @@ BENCH = ROOT.parent / "shared" / "bench"
 def pytest_configure(config):
     # deselected by default through pyproject's addopts (-m "not slow"); run them with: pytest -m slow
     config.addinivalue_line("markers", "slow: minutes of work (e.g. retraining the grounding model); pytest -m slow")
+    config.addinivalue_line("markers", "server: needs a real inference server (llama-cpp-python, `pip install -e .[server]`); pytest -m server")
 
 
 @pytest.fixture(scope="session")

@@ -182,7 +182,7 @@ def test_score_with_judge_from_environment(tmp_path, sample_path, capsys, monkey
             "--config", str(cfg), "-q"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "judge faithfulness:" in out and "judge:openai-chat:scripted@t0+prompts:" in out
+    assert "judge faithfulness:" in out and "judge:openai-chat:scripted@t0,rf=json_schema+prompts:" in out
     n = judge_server.requests
     assert main(args) == 0  # cached: zero HTTP calls
     assert judge_server.requests == n and " 0 HTTP calls" in capsys.readouterr().out
@@ -194,7 +194,7 @@ def test_summary_formats_with_intervals_and_counts(tmp_path, capsys):
                error=[None, None, "relevance: ValueError: boom", None, None])
     assert main(["summary", t, "--format", "markdown", "--resamples", "200"]) == 0
     out = capsys.readouterr().out
-    row = next(line for line in out.splitlines() if line.startswith("| relevance (higher is better)"))
+    row = next(line for line in out.splitlines() if line.startswith("| relevance (0..1, higher is better)"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1].startswith("0.300 [") and cells[2] == "3 (0, 1)"  # 3 rows, 0 undetermined, 1 error
     assert cells[3] == "0.600 [0.600, 0.600]" and cells[4] == "2 (0, 0)"
@@ -202,3 +202,29 @@ def test_summary_formats_with_intervals_and_counts(tmp_path, capsys):
     assert "\\begin{tabular}" in capsys.readouterr().out
     assert main(["summary", t, "--by", "nope"]) == 2
     assert "--by names absent column(s) ['nope']" in capsys.readouterr().err
+
+
+def test_summary_shows_the_corpus_value_beside_the_mean(tmp_path, capsys):
+    # keyword counts 1/1 and 1/4: the row mean is (1 + 0.25) / 2 = 0.625, the corpus value (1 + 1) / (1 + 4) = 0.4
+    t = _table(tmp_path, "r.csv", completeness=[1.0, 0.25], completeness_matched=[1, 1], completeness_expected=[1, 4])
+    assert main(["summary", t, "--format", "markdown", "--resamples", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "micro [95% CI]" in out
+    row = next(line for line in out.splitlines() if line.startswith("| completeness (0..1, higher is better)"))
+    assert [c.strip() for c in row.strip("|").split("|")][1:] == ["0.625", "0.400", "2 (0, 0)"]
+
+
+def test_summary_adds_judge_variance_when_the_judge_was_asked_repeatedly(tmp_path, capsys):
+    import json as _json
+
+    # three answers, each judged twice: row means 90, 50, 0 -> mean 140 / 3; only the first row disagrees with itself
+    t = _table(tmp_path, "r.csv", faithfulness=[90.0, 50.0, 0.0],
+               faithfulness_details=[_json.dumps({"repeats": r}) for r in ([80.0, 100.0], [50.0, 50.0], [0.0, 0.0])])
+    assert main(["summary", t, "--format", "text", "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "judge variance" in out
+    row = next(line for line in out.splitlines() if line.startswith("faithfulness") and "46.6667" in line)
+    assert row.split()[1:3] == ["3", "0"]  # rows, undetermined rows
+    plain = _table(tmp_path, "p.csv", faithfulness=[90.0], faithfulness_details=['{"claims": []}'])
+    assert main(["summary", plain, "--resamples", "0"]) == 0
+    assert "judge variance" not in capsys.readouterr().out

@@ -23,17 +23,19 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     # load: configuration, data, text processing and resources every later step shares; the scripted judge
     # server for tests lives here because it must not depend on the code it stands in for
     ("base", frozenset({"config", "thresholds", "data", "text", "nlp", "encoders", "_version", "signature",
-                        "testing"})),
+                        "testing", "sources"})),  # sources: inputs larger than memory, read chunk by chunk
     ("judge", frozenset({"judge"})),  # the judge protocol, client, cache, prompts: nothing from metrics/
     ("score", frozenset({"metrics"})),  # the registry and every metric (ragas' adapter, summary scorers)
-    ("run", frozenset({"runner"})),  # evaluate(): one execution path over the registry
-    ("aggregate/verdict", frozenset({"verdict", "aggregate", "pipeline"})),  # pipeline: evaluate() = score + verdict
+    ("run", frozenset({"runner", "stream", "engine"})),  # score(): one execution path over the registry; stream:
+    # the same in checkpointed chunks; engine: where the chunks run (dask)
+    ("aggregate/verdict", frozenset({"verdict", "aggregate", "pipeline", "judge_variance"})),  # pipeline: evaluate()
+    # = score + verdict; judge_variance: repeated judge runs -> two-level intervals, agreement
     ("calibrate", frozenset({"calibrate"})),
     ("compare", frozenset({"compare"})),
     ("analysis", frozenset({"analysis", "experiment"})),
     ("plots", frozenset({"plots"})),
     ("notebook", frozenset({"notebook"})),
-    ("report", frozenset({"report"})),
+    ("report", frozenset({"report", "evidence"})),  # evidence: one row's evidence as HTML (show)
     ("top", frozenset({"cli", "__init__"})),
 ]
 RANK = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}

@@ -94,7 +94,10 @@ def test_notebook_executes_with_papermill(path, report_dirs, tmp_path):
     if path.stem in ("07_compare_systems", "08_report"):
         assert f"{numbers['comparison']['system_b']}" in text and "paired on" in text
     if path.stem == "00_quickstart":
-        assert "84 rows, 2 system(s), 42 ids; rows with errors: 0" in text and "PASS example" in text
+        assert "84 rows, 2 system(s), 42 ids; rows with errors: 0" in text and "A PASS answer" in text
+        assert "The contexts support" in text and "<- decided" in text  # the rows' evidence, in words and marked
+    if path.stem == "05_judged_metrics":  # inside a report it shows only what the report scored
+        assert "were not scored in this report's run" in text
 
 
 def test_notebook_scores_data_when_opened_alone(tmp_path):
@@ -107,3 +110,18 @@ def test_notebook_scores_data_when_opened_alone(tmp_path):
     nb = nbformat.read(out, as_version=4)
     assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert (ROOT / "reports" / "interactive" / "summaries" / "figures" / "09_twin_lock_heatmap.png").exists()
+
+
+def test_judged_notebook_demonstrates_the_scripted_judge_when_opened_alone(tmp_path):
+    """Opened on its own with no judge configured, 05 scores the sample through the scripted judge server and
+    says so; its numbers then come from real HTTP calls (the usage table), not from the report."""
+    import papermill as pm
+
+    out = tmp_path / "05.ipynb"
+    pm.execute_notebook(str(ROOT / "notebooks" / "05_judged_metrics.ipynb"), str(out), kernel_name="python3",
+                        progress_bar=False, cwd=str(ROOT / "notebooks"), parameters={"n_resamples": 50})
+    nb = nbformat.read(out, as_version=4)
+    assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    text = _text(nb)
+    assert "using the scripted judge server" in text and "judge: openai-chat:scripted" in text
+    assert "faithfulness" in text and "ROC AUC" in text

@@ -68,13 +68,28 @@ def test_metric_means_one_panel_per_scale_with_direction():
     plt.close(fig)
 
 
-def test_comparison_forest_one_panel_per_scale():
+def test_comparison_forest_one_panel_per_scale_and_direction():
     fig = plots.comparison_forest(TABLE)
-    assert [ax.get_xlabel() for ax in fig.axes] == ["mean difference (b - a), 0..1 scale",
-                                                   "mean difference (b - a), 0..100 scale"]
-    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["relevance", "hallucination (lower is better)"]
-    assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["faithfulness"]
+    assert [ax.get_title() for ax in fig.axes] == ["0..1, higher is better", "0..1, lower is better",
+                                                   "0..100, higher is better"]
+    assert [ax.get_xlabel() for ax in fig.axes] == ["mean difference (b - a), 0..1 scale"] * 2 + [
+        "mean difference (b - a), 0..100 scale"]
+    assert [[t.get_text() for t in ax.get_yticklabels()] for ax in fig.axes] == [["relevance"], ["hallucination"],
+                                                                               ["faithfulness"]]
     plt.close(fig)
+
+
+def test_figures_carry_captions_with_their_numbers():
+    fig = plots.metric_means(SUMMARY)
+    # SUMMARY's rows, by hand: each bar's mean appears in the caption, grouped by metric
+    for row in SUMMARY.itertuples():
+        assert f"{row.system} {row.mean:.3g}" in plots.caption_of(fig)
+    assert "bootstrap 95% intervals" in plots.caption_of(fig)
+    plt.close(fig)
+    cmp = plots.comparison_forest(TABLE)
+    for row in TABLE.itertuples():
+        assert f"{row.metric} {row.diff:.3g} [{row.low:.3g}, {row.high:.3g}]" in plots.caption_of(cmp)
+    plt.close(cmp)
 
 
 def test_summary_heatmap_reads_columns_and_scale_from_the_registry():

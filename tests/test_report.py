@@ -163,3 +163,59 @@ def test_fact_check_rules_that_match_no_row_are_reported(tmp_path):
 def test_the_example_scoring_config_holds_no_dataset_rules():
     cfg = yaml.safe_load((ROOT / "experiments" / "default.config.yaml").read_text())
     assert "fact_checks" not in cfg
+
+
+def test_split_lesson_reads_the_two_protocols_numbers():
+    from types import SimpleNamespace as NS
+
+    from evalkit.calibrate.core import Interval
+    from evalkit.notebook import split_lesson
+
+    def result(t, p, r):
+        return NS(threshold=t, at_threshold=NS(precision=Interval(p, None, None), recall=Interval(r, None, None)))
+
+    text = split_lesson(result(0.5, 0.905, 0.95), result(0.2, 0.625, 0.9))
+    assert "moves from 0.5 to 0.2" in text and "precision is 0.905" in text and "precision is 0.625" in text
+    assert "overstate" in text
+    steady = split_lesson(result(0.4, 0.8, 0.8), result(0.4, 0.78, 0.79))
+    assert "stays at 0.4" in steady and "transfers" in steady
+    assert "Only one protocol" in split_lesson(result(0.4, 0.8, 0.8), None)
+
+
+def test_every_figure_has_a_caption_with_numbers_and_none_repeats(two_reports):
+    import re
+
+    a, _, _ = two_reports
+    html = (a / "report.html").read_text()
+    figures = re.findall(r'<figure class="evalkit-figure".*?</figure>', html, flags=re.S)
+    assert len(figures) == html.count('src="data:image/png;base64') >= 3
+    for fig in figures:
+        alt = re.search(r'alt="([^"]*)"', fig).group(1)
+        caption = re.search(r"<figcaption[^>]*>(.*?)</figcaption>", fig, flags=re.S).group(1)
+        assert alt == caption and re.search(r"\d", caption), caption  # a caption states numbers
+    m = json.loads((a / "metrics.json").read_text())
+    means = next(f for f in figures if "Bars show means" in f)
+    rel = next(r for r in m["by_system"] if r["metric"] == "relevance" and r["system"] == "rag-a")
+    assert f"rag-a {rel['mean']:.3g} [{rel['low']:.3g}, {rel['high']:.3g}]" in means  # the numbers of metrics.json
+    digests = [hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((a / "figures").glob("*.png"))]
+    assert len(digests) == len(set(digests)), "two figures of the report are byte-identical"
+
+
+def test_report_console_is_quiet(tmp_path):
+    import subprocess
+    import sys
+
+    exp = yaml.safe_load((ROOT / "experiments" / "default.yaml").read_text())
+    exp.update({"name": "quiet", "data": str(ROOT / "data" / "sample_rag.jsonl"),
+                "scoring": str(ROOT / "experiments" / "default.config.yaml"), "fact_checks": None,
+                "metrics": ["relevance", "completeness", "hallucination", "semantic_similarity"],
+                "notebooks": ["00_quickstart", "08_report"]})  # semantic_similarity loads a transformer (and its
+    # loader's bar); two notebooks, so that the first one's kernel client is collected while the run goes on
+    p = tmp_path / "quiet.yaml"
+    p.write_text(yaml.safe_dump(exp))
+    r = subprocess.run([sys.executable, "-m", "evalkit.cli", "report", str(p), "--out", str(tmp_path / "r"),
+                        "--resamples", "50"], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stderr
+    noise = [line for line in (r.stdout + r.stderr).splitlines()
+             if any(k in line for k in ("IPKernelApp", "Alternative text", "WARNING", "Loading weights", "zmq"))]
+    assert not noise, noise

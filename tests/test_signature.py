@@ -109,7 +109,8 @@ def test_auto_method_without_the_embed_extra_is_rubric_and_says_so(rows, judge_c
 
 def test_judge_signature_and_prompts(rows, judge_cfg):
     sig = evalkit.evaluate(rows, ["faithfulness"], judge_cfg, progress=False).attrs["evalkit"]["signature"]
-    assert sig["resources"] == {"judge": "openai-chat:scripted@t0"} and sig["judge"] == "openai-chat:scripted@t0"
+    assert sig["resources"] == {"judge": "openai-chat:scripted@t0,rf=json_schema"}
+    assert sig["judge"] == "openai-chat:scripted@t0,rf=json_schema"
     assert set(sig["judge_prompts"]) == {"faithfulness_statements", "faithfulness_verdicts"}
     assert len(sig["judge_prompts_sha256"]) == 64
 

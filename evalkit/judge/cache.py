@@ -14,11 +14,15 @@ from pathlib import Path
 from typing import Any
 
 
-def request_key(backend: str, model: str, messages: list[dict], params: dict[str, Any], *, endpoint: str = "") -> str:
-    """The cache key: everything that changes the answer (the endpoint too, unless it is given empty)."""
-    fields = {"backend": backend, "model": model, "messages": messages, "params": params}
+def request_key(backend: str, model: str, messages: list[dict], params: dict[str, Any], *, endpoint: str = "",
+                repeat: int | None = None) -> str:
+    """The cache key: everything that changes the answer (the endpoint too, unless it is given empty; the repeat
+    index of a repeated call, so each repeat keeps its own answer)."""
+    fields: dict[str, Any] = {"backend": backend, "model": model, "messages": messages, "params": params}
     if endpoint:
         fields["endpoint"] = endpoint
+    if repeat is not None:
+        fields["repeat"] = repeat
     blob = json.dumps(fields, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()
 

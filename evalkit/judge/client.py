@@ -9,7 +9,20 @@ and an unknown model apart (:class:`JudgeUnavailable`). 429, 5xx and timeouts ar
 backoff and a warning line each; a refused connection, 401, 403 and 404 are not retried; after
 ``circuit_breaker`` failed calls in a row the judge stops calling and every remaining row says why. A reply
 that is not the expected JSON gets one repair attempt, then :class:`JudgeError`. Calls, cache hits,
-retries and tokens are counted per metric.
+retries, tokens and the share of first replies that were valid JSON of the expected shape are counted per
+metric; at most ``concurrency`` HTTP calls are in flight per client, whichever metric (or ragas) makes them.
+
+Structured outputs (``response_format``): ``json_schema`` sends the reply's JSON schema (OpenAI's
+``{"type": "json_schema", "json_schema": {"name", "schema", "strict": true}}``; OpenAI and vLLM accept it),
+``json_object_schema`` sends it the way llama-cpp-python takes it (``{"type": "json_object", "schema": ...}``),
+``json_object`` asks for any JSON object, ``none`` relies on the prompt. ``auto`` (the default) tries them in
+that order: when the server rejects a request (HTTP 400/422, or a 500 whose body names ``response_format``, as
+llama-cpp-python 0.3.36 answers) and the next mode succeeds, the client keeps the next mode for the rest of its
+life and warns once. The mode an answer was obtained with is part of its cache key
+and of :meth:`OpenAIJudge.signature`.
+
+Repeats (``repeats: k``): a judged metric asks every question k times through :meth:`OpenAIJudge.for_repeat`;
+repeat r sends ``seed + r`` and is cached under its index, so a re-run makes zero calls.
 """
 from __future__ import annotations
 
@@ -19,9 +32,10 @@ import os
 import re
 import threading
 import time
-from collections import defaultdict
-from dataclasses import dataclass
-from typing import Any, Mapping, Protocol
+from collections import Counter, defaultdict
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping, Protocol
 
 from ..config import JudgeConfig  # judge settings are configuration data: they live (and are validated) there
 from .cache import JudgeCache, request_key
@@ -39,6 +53,24 @@ class JudgeUnavailable(JudgeError):
     """The endpoint cannot be used at all (unreachable, key refused, model unknown): the run stops."""
 
 
+class JudgeRejected(JudgeError):
+    """The server refused this request (a 4xx other than 429): sending it again would fail again."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+class FormatRejected(JudgeRejected):
+    """The server rejected a request whose response format ``auto`` may still change: the next mode is tried."""
+
+
+# what "auto" tries, in order; a 400/422 to one moves to the next
+FALLBACK = {"json_schema": "json_object_schema", "json_object_schema": "json_object", "json_object": "none"}
+FALLBACK_STATUS = (400, 422, 500)  # 500 only as raised for a body naming response_format (see _post_with_retries)
+MODES = ("json_schema", "json_object_schema", "json_object", "none")
+
+
 class JudgeNotConfigured(RuntimeError):
     """No judge is configured; the message says how to configure one."""
 
@@ -53,6 +85,24 @@ class JudgeReply:
     data: dict[str, Any]
     usage: Mapping[str, int]
     cached: bool
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One question for the judge: the user message, the name and JSON schema of the reply (sent as a structured
+    output request), ``check`` (None when a parsed reply has the expected shape, else what is wrong) and
+    ``expect`` (how the repair request describes the expected reply)."""
+
+    text: str
+    name: str
+    schema: Mapping[str, Any]
+    check: Callable[[Any], str | None]
+    expect: str = field(default="")
+
+    @classmethod
+    def from_prompt(cls, prompt: Prompt, variables: Mapping[str, Any]) -> "JudgeRequest":
+        return cls(prompt.render(**variables), prompt.name, prompt.json_schema(), prompt.check,
+                   f"with keys {dict(prompt.returns)}")
 
 
 class Judge(Protocol):
@@ -93,9 +143,13 @@ class OpenAIJudge:
         self._http = httpx.Client(base_url=config.base_url.rstrip("/"), headers=headers,
                                   timeout=httpx.Timeout(config.timeout))
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(config.concurrency)  # shared by every metric using this client
         self._failures_in_a_row, self._last_failure = 0, ""
+        self._mode = "json_schema" if config.response_format == "auto" else config.response_format
         self.stats: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
         self.prompts_used: dict[str, str] = {}
+        self.modes_used: Counter = Counter()  # response_format of every answer returned (cached ones too)
+        self._flights: dict[str, threading.Event] = {}  # questions being asked now, so a duplicate waits for them
 
     # -- bookkeeping ---------------------------------------------------------
     def _count(self, metric: str, **inc: float) -> None:
@@ -104,19 +158,53 @@ class OpenAIJudge:
                 self.stats[metric or "-"][k] += v
 
     def usage(self) -> dict[str, dict[str, float]]:
-        """Per metric: http_calls, cache_hits, retries, failures, repairs, prompt_tokens, completion_tokens."""
+        """Per metric: http_calls, cache_hits, retries, failures, repairs, prompt_tokens, completion_tokens,
+        first_replies (answers to a first request), valid_json (of those, parsed and of the expected shape) and
+        ``valid_json_rate = valid_json / first_replies`` (absent before any reply)."""
         with self._lock:
-            return {m: dict(v) for m, v in self.stats.items()}
+            out = {m: dict(v) for m, v in self.stats.items()}
+        for u in out.values():
+            if u.get("first_replies"):
+                u["valid_json_rate"] = u.get("valid_json", 0.0) / u["first_replies"]
+        return out
+
+    @property
+    def response_format(self) -> str:
+        """The mode new requests use now (after any fallback this client made)."""
+        with self._lock:
+            return self._mode
 
     def signature(self) -> str:
-        return f"{self.backend}:{self.config.model}@t{self.config.temperature:g}"
+        """``openai-chat:<model>@t<temperature>,rf=<modes used>``, plus ``,k=<repeats>,seed=<seed>`` with repeats or a
+        seed. ``rf=`` names the configured mode until an answer was returned, then every mode that returned one
+        (joined by ``/``); no ``|`` or ``+``, which separate the fields of the run's signature line."""
+        cfg = self.config
+        with self._lock:
+            modes = "/".join(sorted(self.modes_used)) or cfg.response_format
+        out = f"{self.backend}:{cfg.model}@t{cfg.temperature:g},rf={modes}"
+        if cfg.repeats > 1 or cfg.seed is not None:
+            out += f",k={cfg.repeats},seed={cfg.seed or 0}"
+        return out
+
+    def for_repeat(self, repeat: int) -> "RepeatJudge":
+        """This client asking as repeat ``repeat`` (seed ``seed + repeat``, cached under that index)."""
+        return RepeatJudge(self, repeat)
 
     # -- HTTP ------------------------------------------------------------------
-    def _post(self, payload: dict[str, Any], metric: str) -> dict[str, Any]:
-        """One chat-completions call with retries; the circuit breaker counts calls that failed for good."""
+    def _post(self, payload: dict[str, Any], metric: str, may_fall_back: bool = False) -> dict[str, Any]:
+        """One chat-completions call with retries; the circuit breaker counts calls that failed for good (a
+        structured-output request the server rejects, when another mode is left to try, is not a failure)."""
         self._check_circuit()
         try:
             body = self._post_with_retries(payload, metric)
+        except JudgeRejected as e:
+            if may_fall_back and e.status in FALLBACK_STATUS:
+                raise FormatRejected(str(e), e.status) from None
+            self._count(metric, failures=1)
+            with self._lock:
+                self._failures_in_a_row += 1
+                self._last_failure = str(e)
+            raise
         except JudgeError as e:
             self._count(metric, failures=1)
             with self._lock:
@@ -145,7 +233,8 @@ class OpenAIJudge:
             r = None
             try:
                 self._count(metric, http_calls=1)
-                r = self._http.post("/chat/completions", json=payload)
+                with self._slots:
+                    r = self._http.post("/chat/completions", json=payload)
             except httpx.ConnectError as e:  # nothing listens there: retrying only delays the error
                 raise JudgeUnavailable(f"cannot reach the judge at {self.config.base_url}: {e}") from None
             except (httpx.TimeoutException, httpx.TransportError) as e:
@@ -158,7 +247,9 @@ class OpenAIJudge:
                         raise JudgeError(f"judge endpoint returned non-JSON HTTP body: {r.text[:200]!r}") from None
                 last = f"HTTP {r.status_code}: {r.text[:200]}"
                 if r.status_code != 429 and r.status_code < 500:  # 400, 401, 403, 404: the same request fails again
-                    raise JudgeError(f"judge request rejected ({last})")
+                    raise JudgeRejected(f"judge request rejected ({last})", r.status_code)
+                if r.status_code == 500 and "response_format" in r.text:  # a validation error, not a hiccup
+                    raise JudgeRejected(f"judge request rejected ({last})", r.status_code)
             if attempt < cfg.max_retries:
                 self._sleep_before_retry(r, attempt, last, metric)
         raise JudgeError(f"judge call failed after {cfg.max_retries + 1} attempts; last error: {last}")
@@ -237,50 +328,139 @@ class OpenAIJudge:
         return content or ""
 
     # -- public --------------------------------------------------------------
-    def complete(self, prompt: Prompt, variables: Mapping[str, Any], *, metric: str = "") -> JudgeReply:
+    def complete(self, prompt: Prompt, variables: Mapping[str, Any], *, metric: str = "",
+                 repeat: int | None = None) -> JudgeReply:
         """Render ``prompt`` with ``variables``, ask the judge, return the validated JSON object."""
-        cfg = self.config
-        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt.render(**variables)}]
-        params: dict[str, Any] = {"temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
-        if cfg.json_mode:
-            params["response_format"] = {"type": "json_object"}
-        # the endpoint is part of the identity of an answer: the same model name on another server is another judge
-        scope = "" if cfg.cache_scope == "model" else cfg.base_url.rstrip("/")
-        key = request_key(self.backend, cfg.model, messages, params, endpoint=scope)
         with self._lock:
             self.prompts_used[prompt.name] = prompt.sha256
-        hit = self.cache.get(key)
+        return self.ask(JudgeRequest.from_prompt(prompt, variables), metric=metric, repeat=repeat)
+
+    def ask(self, request: JudgeRequest, *, metric: str = "", repeat: int | None = None) -> JudgeReply:
+        """Ask ``request`` (cached; with the response format this client uses, falling back under ``auto``).
+
+        ``repeat`` (None: not a repeated call) sends ``seed + repeat`` and keys the cache on the index."""
+        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": request.text}]
+        chain = self._fallback_chain(self.response_format)
+        hit = self._cached(messages, request, repeat, chain, metric)
         if hit is not None:
-            self._count(metric, cache_hits=1)
-            return JudgeReply(hit["data"], hit["usage"], True)
-        payload = {"model": cfg.model, "messages": messages, **params}
-        body = self._post(payload, metric)
-        content = self._content(body, metric)
-        problem = None
+            return hit
+        flight = self._key(messages, self._params(chain[0], request, repeat), repeat)
+        with self._in_flight(flight):
+            # looked up again: another thread may have asked the same question meanwhile (and this one waited)
+            hit = self._cached(messages, request, repeat, chain, metric)
+            if hit is not None:
+                return hit
+            for mode in chain:  # the last mode's rejection is an error like any other
+                params = self._params(mode, request, repeat)
+                try:
+                    data, usage = self._answer(messages, params, request, metric, may_fall_back=mode != chain[-1])
+                    break
+                except FormatRejected:
+                    continue
+            self._fell_back(mode)
+            self._used(mode)
+            self.cache.put(self._key(messages, params, repeat), {"data": data, "usage": usage})
+        return JudgeReply(data, usage, False)
+
+    def _cached(self, messages: list[dict], request: JudgeRequest, repeat: int | None, chain: list[str],
+                metric: str) -> JudgeReply | None:
+        for tried in chain:  # under auto, an answer cached after a fallback is replayed
+            hit = self.cache.get(self._key(messages, self._params(tried, request, repeat), repeat))
+            if hit is not None:
+                self._count(metric, cache_hits=1)
+                self._used(tried)
+                return JudgeReply(hit["data"], hit["usage"], True)
+        return None
+
+    @contextmanager
+    def _in_flight(self, key: str) -> Iterator[None]:
+        """While one thread asks ``key``, another thread asking the same waits here for it to finish (and then
+        finds its answer in the cache instead of calling again)."""
+        with self._lock:
+            done = self._flights.get(key)
+            if done is None:
+                self._flights[key] = threading.Event()
+        if done is not None:
+            done.wait()
+            yield
+            return
         try:
-            data = self._parse(content)
-            problem = prompt.check(data)
-        except (json.JSONDecodeError, ValueError) as e:
-            problem = f"not JSON ({e})"
+            yield
+        finally:
+            with self._lock:
+                self._flights.pop(key).set()
+
+    def _fallback_chain(self, mode: str) -> list[str]:
+        chain = [mode]
+        while self.config.response_format == "auto" and chain[-1] in FALLBACK:
+            chain.append(FALLBACK[chain[-1]])
+        return chain
+
+    def _params(self, mode: str, request: JudgeRequest, repeat: int | None) -> dict[str, Any]:
+        """Generation parameters: temperature, max_tokens, the response format of ``mode``, and the seed."""
+        cfg = self.config
+        params: dict[str, Any] = {"temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
+        if mode == "json_schema":
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": request.name, "schema": dict(request.schema), "strict": True}}
+        elif mode == "json_object_schema":
+            params["response_format"] = {"type": "json_object", "schema": dict(request.schema)}
+        elif mode == "json_object":
+            params["response_format"] = {"type": "json_object"}
+        if repeat is not None or cfg.seed is not None:
+            params["seed"] = (cfg.seed or 0) + (repeat or 0)
+        return params
+
+    def _key(self, messages: list[dict], params: dict[str, Any], repeat: int | None) -> str:
+        cfg = self.config
+        # the endpoint is part of the identity of an answer: the same model name on another server is another judge
+        scope = "" if cfg.cache_scope == "model" else cfg.base_url.rstrip("/")
+        return request_key(self.backend, cfg.model, messages, params, endpoint=scope, repeat=repeat)
+
+    def _used(self, mode: str) -> None:
+        with self._lock:
+            self.modes_used[mode] += 1
+
+    def _fell_back(self, mode: str) -> None:
+        """Remember a fallback the server forced (warned once per client: later calls start at ``mode``)."""
+        order = MODES
+        with self._lock:  # only ever forward along the chain, whichever thread gets here first
+            before = self._mode
+            self._mode = max(before, mode, key=order.index)
+        if before != self._mode:
+            log.warning("judge at %s rejected response_format %s (HTTP %s); using %s from now on (set "
+                        "judge.response_format to choose)", self.config.base_url, before,
+                        "/".join(map(str, FALLBACK_STATUS)), self._mode)
+
+    def _answer(self, messages: list[dict], params: dict[str, Any], request: JudgeRequest, metric: str,
+                may_fall_back: bool) -> tuple[dict[str, Any], dict[str, int]]:
+        """Post, parse and check the reply; one repair request when it is not the expected JSON."""
+        model = self.config.model
+        body = self._post({"model": model, "messages": messages, **params}, metric, may_fall_back)
+        content = self._content(body, metric)
+        data, problem = self._checked(content, request)
+        self._count(metric, first_replies=1, valid_json=0 if problem else 1)
         if problem:  # one repair attempt
             self._count(metric, repairs=1)
             repair = messages + [{"role": "assistant", "content": content},
                                  {"role": "user", "content": f"That reply was not valid: {problem}. Reply again with "
-                                  f"only the JSON object, with keys {dict(prompt.returns)}."}]
-            body = self._post({"model": cfg.model, "messages": repair, **params}, metric)
+                                  f"only the JSON object, {request.expect}."}]
+            body = self._post({"model": model, "messages": repair, **params}, metric)
             content2 = self._content(body, metric)
-            try:
-                data = self._parse(content2)
-                problem = prompt.check(data)
-            except (json.JSONDecodeError, ValueError) as e:
-                problem = f"not JSON ({e})"
+            data, problem = self._checked(content2, request)
             if problem:
                 self._count(metric, failures=1)
-                raise JudgeError(f"judge reply for prompt {prompt.name!r} is not the expected JSON after one repair "
+                raise JudgeError(f"judge reply for prompt {request.name!r} is not the expected JSON after one repair "
                                  f"attempt: {problem}; reply began {content2[:120]!r}")
         usage = {k: int(v) for k, v in (body.get("usage") or {}).items() if isinstance(v, (int, float))}
-        self.cache.put(key, {"data": data, "usage": usage})
-        return JudgeReply(data, usage, False)
+        return data, usage
+
+    def _checked(self, content: str, request: JudgeRequest) -> tuple[Any, str | None]:
+        try:
+            data = self._parse(content)
+        except (json.JSONDecodeError, ValueError) as e:
+            return None, f"not JSON ({e})"
+        return data, request.check(data)
 
     def close(self) -> None:
         self._http.close()
@@ -299,3 +479,20 @@ def make_judge(config: Mapping[str, Any] | JudgeConfig | None = None) -> OpenAIJ
     """The default judge from the environment and an optional ``judge:`` config mapping."""
     cfg = config if isinstance(config, JudgeConfig) else JudgeConfig.resolve(config)
     return OpenAIJudge(cfg)
+
+
+class RepeatJudge:
+    """An :class:`OpenAIJudge` seen as repeat ``repeat``: the same client, cache and counters; each call sends
+    ``seed + repeat`` and is cached under the repeat index."""
+
+    def __init__(self, judge: OpenAIJudge, repeat: int):
+        self.judge, self.repeat, self.config = judge, repeat, judge.config
+
+    def complete(self, prompt: Prompt, variables: Mapping[str, Any], *, metric: str = "") -> JudgeReply:
+        return self.judge.complete(prompt, variables, metric=metric, repeat=self.repeat)
+
+    def ask(self, request: JudgeRequest, *, metric: str = "") -> JudgeReply:
+        return self.judge.ask(request, metric=metric, repeat=self.repeat)
+
+    def signature(self) -> str:
+        return self.judge.signature()

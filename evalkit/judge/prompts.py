@@ -1,7 +1,10 @@
 """Prompts as versioned data files (``evalkit/judge/prompts/*.txt``): YAML front matter + a template.
 
 Front matter: ``name``, ``version`` and ``returns`` (the JSON keys the reply must have, with their
-types: list, str, int, number, bool). The template fills ``{{variable}}`` placeholders; single braces
+types: list, str, int, number, bool); optionally ``items`` (the type of a list's entries: a type name, or a
+mapping of keys to types for a list of objects) and ``extra`` (keys the reply should also carry, such as
+``reason``, that are not checked). These make the JSON schema sent as a structured-output request
+(:meth:`Prompt.json_schema`). The template fills ``{{variable}}`` placeholders; single braces
 are literal, so JSON examples need no escaping. Each prompt's hash and the hash of the whole set
 travel with the results.
 
@@ -17,15 +20,18 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from types import MappingProxyType
 from typing import Any, Mapping
 
 import yaml
 
 _VAR = re.compile(r"\{\{(\w+)\}\}")
 TYPES = {"list": list, "str": str, "int": int, "number": (int, float), "bool": bool, "dict": dict}
+JSON_TYPES = {"list": "array", "str": "string", "int": "integer", "number": "number", "bool": "boolean",
+              "dict": "object"}
 
 
 class PromptError(ValueError):
@@ -38,6 +44,8 @@ class Prompt:
     version: int
     returns: Mapping[str, str]
     template: str
+    items: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def variables(self) -> set[str]:
@@ -52,6 +60,15 @@ class Prompt:
         if missing:
             raise PromptError(f"prompt {self.name!r}: missing variable(s) {sorted(missing)}")
         return _VAR.sub(lambda m: str(values[m.group(1)]), self.template)
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON schema of the reply, strict in OpenAI's sense (every key required, no other keys).
+
+        >>> load_prompts()["answer_correct"].json_schema()["properties"]
+        {'verdict': {'type': 'string'}, 'reason': {'type': 'string'}}
+        """
+        keys = {**self.returns, **self.extra}
+        return _object_schema({k: _type_schema(t, self.items.get(k)) for k, t in keys.items()})
 
     def check(self, data: Any) -> str | None:
         """None when ``data`` has the expected shape, else what is wrong."""
@@ -69,6 +86,31 @@ class Prompt:
         return None
 
 
+def _type_schema(typ: str, items: Any = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": JSON_TYPES[typ]}
+    if typ == "list" and items is not None:
+        schema["items"] = _object_schema({k: _type_schema(t) for k, t in items.items()}) \
+            if isinstance(items, Mapping) else _type_schema(items)
+    return schema
+
+
+def _object_schema(properties: Mapping[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": dict(properties), "required": list(properties),
+            "additionalProperties": False}
+
+
+def _check_types(meta: Mapping[str, Any], source: str) -> None:
+    bad = {k: v for k, v in meta["returns"].items() if v not in TYPES}
+    bad.update({k: v for k, v in (meta.get("extra") or {}).items() if v not in TYPES})
+    for key, items in (meta.get("items") or {}).items():
+        inner = items.values() if isinstance(items, Mapping) else [items]
+        if key not in meta["returns"] or meta["returns"][key] != "list":
+            raise PromptError(f"{source}: items names {key!r}, which is not a list in returns")
+        bad.update({key: v for v in inner if v not in TYPES})
+    if bad:
+        raise PromptError(f"{source}: unknown return types {bad}; use {sorted(TYPES)}")
+
+
 def parse_prompt(text: str, source: str = "<prompt>") -> Prompt:
     m = re.match(r"^---\n(.*?)\n---\n(.*)$", text, re.S)
     if not m:
@@ -77,10 +119,9 @@ def parse_prompt(text: str, source: str = "<prompt>") -> Prompt:
     for key in ("name", "version", "returns"):
         if key not in meta:
             raise PromptError(f"{source}: front matter lacks {key!r}")
-    bad = {k: v for k, v in meta["returns"].items() if v not in TYPES}
-    if bad:
-        raise PromptError(f"{source}: unknown return types {bad}; use {sorted(TYPES)}")
-    return Prompt(str(meta["name"]), int(meta["version"]), dict(meta["returns"]), m.group(2).strip() + "\n")
+    _check_types(meta, source)
+    return Prompt(str(meta["name"]), int(meta["version"]), dict(meta["returns"]), m.group(2).strip() + "\n",
+                  MappingProxyType(dict(meta.get("items") or {})), MappingProxyType(dict(meta.get("extra") or {})))
 
 
 @lru_cache(maxsize=None)

@@ -26,6 +26,7 @@ from .summary import SCORE_KEYS, judge_lock_batch, judge_lock_score, twin_lock_b
 from .reference import (answer_completeness, dont_know, exact_match, keyword_coverage, number_match,
                         source_citation)
 from .ragas import ragas_metric as _ragas
+from .stats import AnchorSupport, CheckPasses, KeywordHits, NovelTokens
 
 _TOK = ("tokenizer",)
 _RF, _RFB = _ragas("faithfulness", ("question", "answer", "contexts"))
@@ -44,13 +45,14 @@ _REGISTRY_LIST = [
            empty_policy="0.0 for an empty question or answer", verdict_role=_RELEVANCE_ROLE,
            evidence_keys=("cosine", "jaccard")),
     Metric("completeness", completeness, needs=("question", "answer"), direction="higher", range=(0.0, 1.0),
-           batch=completeness_batch, params=("stop_list", "tokenizer"), family="triad",
+           batch=completeness_batch, params=("stop_list", "tokenizer"), stats=KeywordHits, family="triad",
            formula="question keywords found in the answer / question keywords",
            empty_policy="1.0 when the question has no keywords", verdict_role=_COMPLETENESS_ROLE,
            evidence_keys=("missing", "matched")),
     Metric("hallucination", hallucination, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            batch=hallucination_batch, resources=("nlp",),
-           params=("spacy_model", "hedges", "window", "phrases", "short_tokens", "short_chars"), family="triad",
+           params=("spacy_model", "hedges", "window", "phrases", "short_tokens", "short_chars"), stats=AnchorSupport,
+           family="triad",
            formula="max(unsupported anchors / anchors, 0.2 if n-gram overlap with contexts < 0.2)",
            empty_policy="0.0 for an empty answer or an abstention; no contexts: anchors unsupported",
            verdict_role=_HALLUCINATION_ROLE, evidence_keys=("unsupported", "matched", "ngram_overlap", "p_drift")),
@@ -59,12 +61,13 @@ _REGISTRY_LIST = [
            formula="answer equals the ground truth after lower-casing and whitespace normalisation",
            empty_policy="undetermined without ground truth"),
     Metric("keyword_coverage", keyword_coverage, needs=("answer", "ground_truth"), direction="higher",
-           range=(0.0, 1.0), params=("stop_list",), family="reference",
+           range=(0.0, 1.0), params=("stop_list",), stats=KeywordHits, family="reference",
            formula="the ground truth's phrases, numbers and 4+ letter words found in the answer / all of them",
            empty_policy="undetermined without ground truth; 1.0 with no keywords",
            evidence_keys=("missing", "matched")),
     Metric("number_match", number_match, needs=("answer", "ground_truth"), direction="higher", range=(0.0, 1.0),
-           family="reference", formula='the ground truth\'s numeric values stated in the answer / its values '
+           stats=KeywordHits, family="reference",
+           formula='the ground truth\'s numeric values stated in the answer / its values '
                                        '("$604" matches "604.00"; "-0.133%" does not match "0.133%")',
            empty_policy="undetermined without ground truth or numbers in it", evidence_keys=("missing", "matched")),
     Metric("answer_completeness", answer_completeness, needs=("answer", "ground_truth"), direction="higher",
@@ -80,7 +83,7 @@ _REGISTRY_LIST = [
            formula="the answer declines: an uncertainty phrase or a short non-answer",
            empty_policy="True for an empty answer", evidence_keys=("matched",)),
     Metric("fact_checks", fact_checks, needs=("answer",), optional=("id", "question_type"), direction="higher",
-           range=(0.0, 1.0), batch=fact_checks_batch, params=("rules",), family="reference",
+           range=(0.0, 1.0), batch=fact_checks_batch, params=("rules",), stats=CheckPasses, family="reference",
            formula="mean of the per-question YAML checks the experiment names (fact_checks:); "
                    "is_correct in fact_checks_is_correct",
            empty_policy="undetermined when no rule applies", extra_columns=("is_correct",),
@@ -132,13 +135,15 @@ _REGISTRY_LIST = [
            family="baseline", unit="words", formula="word tokens in the answer (trivial baseline)",
            empty_policy="0 for an empty answer"),
     Metric("novel_token_rate", novel_token_rate, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
-           family="baseline", formula="answer tokens absent from the contexts / answer tokens (trivial baseline)",
+           stats=NovelTokens, family="baseline",
+           formula="answer tokens absent from the contexts / answer tokens (trivial baseline)",
            empty_policy="undetermined for an empty answer"),
     Metric("grounding_risk", grounding_score, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            batch=grounding_batch, resources=("nlp",), params=("align", "phrases", "short_tokens", "short_chars"),
            family="detector", unit="probability",
-           formula="calibrated probability of hallucination: gradient-boosted trees on sentence-evidence and "
-                   "mismatch features, Platt-scaled",
+           formula="calibrated probability of hallucination: gradient-boosted trees, monotone in every evidence "
+                   "feature (more unsupported evidence never lowers it), on sentence-evidence, mismatch and "
+                   "substitution features; answer length is no input; Platt-scaled",
            empty_policy="undetermined for an empty answer or no contexts; 0.0 for an abstention",
            evidence_keys=("matched",)),
     Metric("twin_lock", twin_lock_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),

@@ -34,6 +34,7 @@ from typing import Any, Mapping, Sequence
 from ..text import (date_supported, declines_to_answer, extract_dates, extract_numbers, extract_times, find_entity,
                     ngrams, normalize_time, snippet, word_tokens)
 from .base import Score
+from .stats import AnchorSupport
 
 NUMERIC_LABELS = {"MONEY", "CARDINAL", "PERCENT", "QUANTITY"}
 DATE_LABELS = {"DATE", "TIME"}
@@ -300,12 +301,12 @@ def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextInde
     """
     if not answer or not answer.strip():
         return Score(0.0, {"reason": "empty answer: nothing asserted", "abstention": False, "anchors": [],
-                           "supported": 0, "total": 0, "s_claims": 0.0, "ngram_overlap": 1.0, "p_drift": 0.0})
+                           "s_claims": 0.0, "ngram_overlap": 1.0, "p_drift": 0.0}, AnchorSupport(supported=0, anchors=0))
     if abstention:
         declines, matched = declines_to_answer(answer, **(decline or {}))
         if declines:
             return Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": matched, "anchors": [],
-                               "supported": 0, "total": 0, "s_claims": 0.0, "p_drift": 0.0, "unsupported": []})
+                               "s_claims": 0.0, "p_drift": 0.0, "unsupported": []}, AnchorSupport(supported=0, anchors=0))
     anchors = extract_anchors(answer_doc, hedges)
     rows, supported = [], 0
     for a in anchors:
@@ -316,14 +317,14 @@ def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextInde
     s_claims = (total - supported) / total if total else 0.0
     overlap = ngram_overlap(word_tokens(answer), index.tokens if index is not None else [])
     p_drift = DRIFT_PENALTY if overlap < DRIFT_THRESHOLD else 0.0
-    details = {"abstention": False, "anchors": rows, "supported": supported, "total": total, "s_claims": s_claims,
+    details = {"abstention": False, "anchors": rows, "s_claims": s_claims,
                "ngram_overlap": overlap, "p_drift": p_drift,
                "unsupported": [r["text"] for r in rows if not r["supported"]]}
     if not has_contexts:
         details["reason"] = "no contexts: every anchor is unsupported"
     elif not total:
         details["reason"] = "no anchors in the answer"
-    return Score(max(s_claims, p_drift), details)
+    return Score(max(s_claims, p_drift), details, AnchorSupport(supported=supported, anchors=total))
 
 
 def decline_params(params: Mapping[str, Any] | None) -> dict[str, Any]:

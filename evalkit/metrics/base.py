@@ -14,12 +14,15 @@ class Score:
 
     ``value`` is a float/bool/label, or None when the metric is *undetermined*
     for this row (``details["reason"]`` says why; aggregates count such rows
-    instead of averaging a NaN). ``details`` is JSON-serialisable evidence and
-    per-row sufficient statistics (e.g. ``supported``/``total`` anchors).
+    instead of averaging a NaN). ``details`` is JSON-serialisable evidence (what was checked
+    and found). ``stats`` holds the row's typed sufficient statistics (e.g.
+    :class:`evalkit.metrics.stats.AnchorSupport`) for metrics that declare them, from which
+    corpus-level (micro) values are summed.
     """
 
     value: float | bool | str | None
     details: Mapping[str, Any] = field(default_factory=dict)
+    stats: Any = None
 
 
 BatchFn = Callable[[Mapping[str, Sequence[Any]], Mapping[str, Any], Any], list[Score]]
@@ -75,6 +78,8 @@ class Metric:
     unit : what one step of the value is, when the scale alone does not say (``"words"``, ``"probability"``).
     verdict_role : the rule the verdict applies to this metric, or None.
     evidence_keys : detail keys worth reading beside the value (:func:`evalkit.aggregate.evidence_table`).
+    stats : the :mod:`evalkit.metrics.stats` type of the row's sufficient statistics (``Score.stats``),
+        written as integer columns ``<name>_<field>`` and summed to a micro value; None for none.
     """
 
     name: str
@@ -95,6 +100,7 @@ class Metric:
     unit: str = ""
     verdict_role: VerdictRole | None = None
     evidence_keys: tuple[str, ...] = ()
+    stats: type | None = None
 
     @property
     def display_scale(self) -> str:

@@ -9,6 +9,7 @@ from typing import Sequence
 
 from ..text import word_tokens
 from .base import Score
+from .stats import NovelTokens
 
 
 def answer_length(answer: str | None) -> Score:
@@ -33,4 +34,4 @@ def novel_token_rate(answer: str | None, contexts: Sequence[str] | None) -> Scor
         return Score(None, {"reason": "empty answer"})
     ctx = set(word_tokens("\n".join(contexts or [])))
     novel = [t for t in toks if t not in ctx]
-    return Score(len(novel) / len(toks), {"novel": sorted(set(novel)), "n_novel": len(novel), "n_tokens": len(toks)})
+    return Score(len(novel) / len(toks), {"novel": sorted(set(novel))}, NovelTokens(novel=len(novel), tokens=len(toks)))

@@ -51,7 +51,8 @@ def semantic_similarity_batch(inputs: Mapping[str, Sequence[Any]], params: Mappi
     enc = resources.encoder
 
     def pairs(a, g):
-        va, vg = enc.encode(a), enc.encode(g)
+        v = enc.encode([*a, *g])  # one call: a text shared by answers and references is encoded once
+        va, vg = v[:len(a)], v[len(a):]
         return [compute_semantic_similarity(x, y) for x, y in zip(va, vg)]
 
     return _pairwise_batch(inputs, pairs)

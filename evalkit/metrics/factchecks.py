@@ -34,6 +34,7 @@ import yaml
 
 from ..text import extract_numbers, normalize_ws, phrase_pattern
 from .base import Score
+from .stats import CheckPasses
 
 CHECK_TYPES = ("must_contain", "numbers", "any_of", "forbid", "list_items")
 _LIST_LINE = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*)$", re.M)
@@ -252,8 +253,8 @@ def fact_checks(answer: str | None, *, id: str | None = None, question_type: str
         correct = correct and _is_correct(rule, res)
         checks += [{"rule": rule.name, **c} for c in res]
     score = sum(c["passed"] for c in checks) / len(checks)
-    return Score(score, {"checks": checks, "rules": [r.name for r in applied], "is_correct": correct,
-                         "passed": sum(c["passed"] for c in checks), "total": len(checks)})
+    return Score(score, {"checks": checks, "rules": [r.name for r in applied], "is_correct": correct},
+                 CheckPasses(passed=sum(c["passed"] for c in checks), checks=len(checks)))
 
 
 def fact_checks_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,

@@ -1,15 +1,26 @@
-"""Offline grounding detector: sentence-level evidence, mismatch features, a learned calibrated combination.
+"""Offline grounding detector: sentence-level evidence, mismatch features, a learned monotone combination.
 
 For each answer sentence, its best evidence sentence in the contexts is the one covering most of its
-content words (lexical alignment). Against that evidence (and the whole context) evalkit measures
-mismatches: numbers, dates and named entities the evidence lacks; negation and modality flips; content
-words absent from the context weighted by rarity (``wordfreq`` Zipf frequencies, offline); new proper
-nouns; relation words that differ for a subject-object pair the context does contain. Answer-level
-features add the length ratio and the share of unsupported sentences, and the seed anchor score.
-Gradient-boosted trees trained by ``benchmarks/train_grounding.py`` on ``../shared/bench`` (grouped CV),
-followed by Platt scaling fitted on out-of-fold scores, turn the features into a calibrated probability of
-hallucination. The model ships as plain JSON, ``evalkit/resources/grounding_model.json`` (trees as arrays,
-feature list, calibration, training-data hash), so loading it needs no pickle and no scikit-learn version match.
+content words (lexical alignment). Preamble sentences ("Here is a concise summary:") are not claims, and a
+framing prefix ("The passage discusses ...") is cut before scoring (:mod:`evalkit.text.meta`). Against the
+evidence (and the whole context) evalkit measures mismatches: numbers, dates and named entities the evidence
+lacks (an abbreviation of a name the context spells out, "WA" / "Western Australia", and a number in another
+format, "5 mln" / "5 million", count as support); negation and modality flips; content words absent from the
+context weighted by rarity (``wordfreq`` Zipf frequencies, offline); new proper nouns; relation words that
+differ for a subject-object pair the context does contain; and substitutions, words replaced at the same
+position of an otherwise copied phrase, by kind (antonym, number, name, another word of the document, a new
+word; :mod:`evalkit.metrics.grounding_substitution`). The seed anchor score is one more feature.
+
+Gradient-boosted trees with monotonic constraints (:data:`MONOTONE`: more unsupported evidence never lowers
+the risk, more support never raises it), trained by ``benchmarks/train_grounding.py`` on ``../shared/bench``
+(the configuration chosen by the worst SummEdits domain left out; FactCC-style synthetic pairs were compared and
+not chosen), then Platt scaling fitted on out-of-fold scores, turn the features into a probability of
+hallucination. The answer's length and the raw counts that grow with it are computed and
+reported but are no model input (:data:`NOT_MODEL_INPUTS`). The probability is calibrated on the training
+rows (HaluEval and SummEdits development data): recalibrate the threshold on your own labels with
+``evalkit calibrate``. The model ships as plain JSON, ``evalkit/resources/grounding_model.json`` (trees as
+arrays, feature list, constraints, calibration, training-data hash), so loading it needs no pickle and no
+scikit-learn version match.
 
 The number/date normaliser and the anchor matcher are :mod:`evalkit.text` and
 :mod:`evalkit.metrics.anchors`: nothing here re-implements them.
@@ -28,16 +39,19 @@ import numpy as np
 
 from ..text import (content_words, date_supported, declines_to_answer, extract_dates, extract_numbers,
                     normalize_entity, sentences, word_tokens)
+from ..text.acronyms import acronym_supported
+from ..text.meta import meta_prefix_length
 from .anchors import (ABSTENTION_REASON, ContextIndex, decline_params, default_hedges, extract_claims,
                       hallucination_from_parsed)
 from .base import Score
+from .grounding_substitution import KINDS as SUB_KINDS, substitutions
 
 NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "n't", "without", "cannot"})
 ENTITY_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "EVENT", "PRODUCT", "FAC", "WORK_OF_ART", "LAW", "LANGUAGE"}
 SUPPORTED_AT = 0.5  # a sentence is "supported" when its best evidence covers half its content words
 
 FEATURES = (
-    "log_answer_tokens", "log_context_tokens", "length_ratio", "n_sentences",
+    "log_answer_tokens", "log_context_tokens", "length_ratio", "n_sentences", "meta_sentences",
     "support_min", "support_mean", "unsupported_sentence_share", "global_support_min",
     "novel_rarity_max", "novel_rarity_mean", "novel_token_rate",
     "numbers", "numbers_missing_evidence", "numbers_missing_context",
@@ -46,9 +60,10 @@ FEATURES = (
     "negation_flips", "modality_flips",
     "claims", "claims_unsupported", "relation_mismatch",
     "seed_s_claims", "seed_ngram_overlap",
+    "sub_antonym", "sub_number", "sub_entity", "sub_doc_word", "sub_other",
 )
 GROUPS = {
-    "length": ("log_answer_tokens", "log_context_tokens", "length_ratio", "n_sentences"),
+    "length & preamble": ("log_answer_tokens", "log_context_tokens", "length_ratio", "n_sentences", "meta_sentences"),
     "lexical support": ("support_min", "support_mean", "unsupported_sentence_share", "global_support_min"),
     "rarity-weighted novelty": ("novel_rarity_max", "novel_rarity_mean", "novel_token_rate"),
     "numbers & dates": ("numbers", "numbers_missing_evidence", "numbers_missing_context", "dates",
@@ -57,7 +72,23 @@ GROUPS = {
     "negation & modality": ("negation_flips", "modality_flips"),
     "relations (claims)": ("claims", "claims_unsupported", "relation_mismatch"),
     "seed anchor score": ("seed_s_claims", "seed_ngram_overlap"),
+    "substitutions": ("sub_antonym", "sub_number", "sub_entity", "sub_doc_word", "sub_other"),
 }
+# The answer's own length is no model input: it separated HaluEval's classes and carried over nowhere else. Nor
+# are the raw counts of numbers, dates, entities and claims: they grow with length, and a model free to read
+# "more numbers" as "safer" could lower the risk when an unsupported number is added.
+NOT_MODEL_INPUTS = ("log_answer_tokens", "length_ratio", "n_sentences", "numbers", "dates", "entities", "claims")
+# The combination is monotone: +1 = more of this evidence never lowers the risk, -1 = more support never raises
+# it, 0 = a control the model may use either way (how long the context is, how many numbers the answer states).
+MONOTONE = {
+    **{f: 1 for f in ("unsupported_sentence_share", "novel_rarity_max", "novel_rarity_mean", "novel_token_rate",
+                      "numbers_missing_evidence", "numbers_missing_context", "dates_missing_context",
+                      "entities_missing_context", "propn_missing_context", "negation_flips", "modality_flips",
+                      "claims_unsupported", "relation_mismatch", "seed_s_claims", *(f"sub_{k}" for k in SUB_KINDS))},
+    **{f: -1 for f in ("support_min", "support_mean", "global_support_min", "seed_ngram_overlap")},
+    **{f: 0 for f in ("log_context_tokens", "meta_sentences")},
+}
+MODEL_FEATURES = tuple(f for f in FEATURES if f not in NOT_MODEL_INPUTS)
 
 
 @lru_cache(maxsize=200_000)
@@ -92,15 +123,8 @@ def _neg(words: Sequence[str]) -> int:
     return sum(w in NEGATIONS or w.endswith("n't") for w in words)
 
 
-def sentence_features(sent, ev: Evidence, hedges, vec: np.ndarray | None = None) -> dict[str, Any]:
-    """Mismatch features of one answer sentence (a spaCy ``Span``) against its best evidence sentence.
-
-    The best evidence sentence covers most of the sentence's content words (lexical alignment), or,
-    with ``vec`` and embedded evidence (``align="embedding"``), has the highest cosine similarity.
-    """
-    toks = word_tokens(sent.text)
-    cw = content_words(sent.text)
-    cset = set(cw)
+def _align(cset: set[str], ev: Evidence, vec: np.ndarray | None) -> tuple[float, int]:
+    """Best evidence sentence for a sentence's content words: most coverage, or highest cosine with ``vec``."""
     best, best_i = -1.0, 0
     for i, s in enumerate(ev.sent_words):
         r = len(cset & s) / len(cset) if cset else 1.0
@@ -109,22 +133,37 @@ def sentence_features(sent, ev: Evidence, hedges, vec: np.ndarray | None = None)
     if vec is not None and ev.sent_vecs is not None and len(ev.sent_vecs):
         best_i = int(np.argmax(ev.sent_vecs @ vec))
         best = len(cset & ev.sent_words[best_i]) / len(cset) if cset else 1.0
-    evidence = ev.sents[best_i] if ev.sents else ""
-    global_support = len(cset & ev.words) / len(cset) if cset else 1.0
-    novel = [w for w in cw if w not in ev.words]
-    weights = [rarity(w) for w in cw]
-    novel_rarity = (sum(rarity(w) for w in novel) / sum(weights)) if sum(weights) > 0 else 0.0
-    nums = extract_numbers(sent.text)
+    return best, best_i
+
+
+def _name_supported(name: str, ev: Evidence) -> bool:
+    """A name is supported when the context holds it (the shared matcher) or its abbreviation/expansion."""
+    return ev.index.find_entity(name) is not None or acronym_supported(name, ev.text)
+
+
+def _names(sent, ev: Evidence) -> dict[str, Any]:
+    # one name matcher (ContextIndex.find_entity): "Norwick Pumps'" is "Norwick Pumps"; a span with under two
+    # letters or digits is no name (the "h." that spaCy tags PROPN in "km/h."); "WA" is "Western Australia"
+    ents = [e for e in sent.ents if e.label_ in ENTITY_LABELS and normalize_entity(e.text)]
+    propn = [t for t in sent if t.pos_ == "PROPN" and normalize_entity(t.text)]
+    covered = {t.i for e in ents for t in e if _name_supported(e.text, ev)}
+    return {"entities": len(ents), "entities_missing": [e.text for e in ents if not _name_supported(e.text, ev)],
+            "propn_missing": sorted({t.text for t in propn if t.i not in covered and not _name_supported(t.text, ev)}),
+            "names": {w for x in [*ents, *propn] for w in word_tokens(x.text)}}
+
+
+def _numbers(text: str, evidence: str, ev: Evidence) -> dict[str, int]:
+    nums = extract_numbers(text)
     ev_nums = {n.key for n in extract_numbers(evidence)}
     ctx_nums = {n.key for n in ev.index.numbers}
-    dates = extract_dates(sent.text)
+    dates = extract_dates(text)
     ctx_dates = [d.key for d in ev.index.dates]
-    # one name matcher (ContextIndex.find_entity): "Norwick Pumps'" is "Norwick Pumps"; a span with under two
-    # letters or digits is no name (the "h." that spaCy tags PROPN in "km/h.")
-    ents = [e for e in sent.ents if e.label_ in ENTITY_LABELS and normalize_entity(e.text)]
-    ents_missing = [e.text for e in ents if ev.index.find_entity(e.text) is None]
-    propn_missing = sorted({t.text for t in sent if t.pos_ == "PROPN" and normalize_entity(t.text)
-                            and ev.index.find_entity(t.text) is None})
+    return {"numbers": len(nums), "numbers_missing_evidence": sum(n.key not in ev_nums for n in nums),
+            "numbers_missing_context": sum(n.key not in ctx_nums for n in nums),
+            "dates": len(dates), "dates_missing_context": sum(not date_supported(d.key, ctx_dates) for d in dates)}
+
+
+def _flips_and_claims(sent, toks: list[str], evidence: str, ev: Evidence, hedges) -> dict[str, int]:
     ev_words = word_tokens(evidence)
     neg_flip = int((_neg(toks) % 2) != (_neg(ev_words) % 2))
     hedge_words = hedges.auxiliaries | hedges.adverbs | hedges.verbs
@@ -137,55 +176,95 @@ def sentence_features(sent, ev: Evidence, hedges, vec: np.ndarray | None = None)
             unsupported += 1
         elif c.key[1] not in ev.words and not re.search(r"(?<!\w)" + re.escape(c.key[1][:4]), snip.lower()):
             relation += 1  # subject and object co-occur, but the verb near them is a different one
+    return {"negation_flip": neg_flip, "modality_flip": modal_flip, "claims": len(claims),
+            "claims_unsupported": unsupported, "relation_mismatch": relation}
+
+
+def sentence_features(sent, ev: Evidence, hedges, vec: np.ndarray | None = None) -> dict[str, Any]:
+    """Mismatch features of one answer sentence (a spaCy ``Span``) against its best evidence sentence.
+
+    The best evidence sentence covers most of the sentence's content words (lexical alignment), or,
+    with ``vec`` and embedded evidence (``align="embedding"``), has the highest cosine similarity.
+    Substitutions (:mod:`evalkit.metrics.grounding_substitution`) are counted by kind as ``sub_<kind>``.
+    """
+    toks = word_tokens(sent.text)
+    cw = content_words(sent.text)
+    cset = set(cw)
+    best, best_i = _align(cset, ev, vec)
+    evidence = ev.sents[best_i] if ev.sents else ""
+    novel = [w for w in cw if w not in ev.words]
+    weights = [rarity(w) for w in cw]
+    novel_rarity = (sum(rarity(w) for w in novel) / sum(weights)) if sum(weights) > 0 else 0.0
+    names = _names(sent, ev)
+    subs = substitutions(sent.text, names.pop("names"), evidence, ev.words)
     return {
-        "sentence": sent.text, "evidence": evidence, "support": round(best, 4), "global_support": round(global_support, 4),
+        "sentence": sent.text, "evidence": evidence, "support": round(best, 4),
+        "global_support": round(len(cset & ev.words) / len(cset) if cset else 1.0, 4),
         "novel_rarity": round(novel_rarity, 4), "novel_words": sorted(set(novel)),
-        "numbers": len(nums), "numbers_missing_evidence": sum(n.key not in ev_nums for n in nums),
-        "numbers_missing_context": sum(n.key not in ctx_nums for n in nums),
-        "dates": len(dates), "dates_missing_context": sum(not date_supported(d.key, ctx_dates) for d in dates),
-        "entities": len(ents), "entities_missing": ents_missing, "propn_missing": propn_missing,
-        "negation_flip": neg_flip, "modality_flip": modal_flip,
-        "claims": len(claims), "claims_unsupported": unsupported, "relation_mismatch": relation,
+        **_numbers(sent.text, evidence, ev), **names, **_flips_and_claims(sent, toks, evidence, ev, hedges),
+        **{f"sub_{k}": sum(s.kind == k for s in subs) for k in SUB_KINDS},
+        "substitutions": [f"{' '.join(s.evidence_words)} -> {' '.join(s.answer_words)} ({s.kind})" for s in subs],
     }
 
 
+def claim_spans(answer_doc) -> tuple[list, int]:
+    """The answer's sentences as claims, meta text removed, and how many sentences were pure preamble.
+
+    A preamble ("Here is a concise summary:") is dropped; a framed sentence ("The passage discusses the
+    merger") keeps only what follows the frame (:func:`evalkit.text.meta.meta_prefix_length`).
+    """
+    spans, meta = [], 0
+    for s in answer_doc.sents:
+        if not word_tokens(s.text):
+            continue
+        cut = meta_prefix_length(s.text)
+        if cut:
+            rest = [t for t in s if t.idx >= s.start_char + cut]
+            if not rest or not word_tokens(s.text[cut:]):
+                meta += 1
+                continue
+            s = answer_doc[rest[0].i:s.end]
+        spans.append(s)
+    return spans, meta
+
+
 def answer_features(answer: str, answer_doc, ev: Evidence, hedges=None, encoder=None) -> tuple[dict[str, float], list[dict]]:
-    """The model's feature vector (:data:`FEATURES`) and the per-sentence evidence of one answer."""
+    """The feature vector (:data:`FEATURES`) and the per-sentence evidence of one answer.
+
+    Preamble sentences are not claims (:func:`claim_spans`): they add to ``meta_sentences`` only.
+    """
     hedges = hedges or default_hedges()
-    sents = [s for s in answer_doc.sents if word_tokens(s.text)]
+    sents, meta = claim_spans(answer_doc)
     vecs = encoder.encode([s.text for s in sents]) if encoder is not None and sents else [None] * len(sents)
     per = [sentence_features(s, ev, hedges, v) for s, v in zip(sents, vecs)]
     a_tok = word_tokens(answer)
+    claim_tok = [t for s in sents for t in word_tokens(s.text)]
     c_tok = len(word_tokens(ev.text))
     # the seed score is a feature of the answer's anchors, also for an answer that declines
     seed = hallucination_from_parsed(answer, answer_doc, ev.index, hedges=hedges, abstention=False)
     sup = [p["support"] for p in per] or [1.0]
+
+    def total(key: str) -> float:
+        return float(sum(p[key] if isinstance(p[key], (int, float)) else len(p[key]) for p in per))
+
     f = {
         "log_answer_tokens": math.log1p(len(a_tok)), "log_context_tokens": math.log1p(c_tok),
-        "length_ratio": len(a_tok) / max(1, c_tok), "n_sentences": float(len(per)),
+        "length_ratio": len(a_tok) / max(1, c_tok), "n_sentences": float(len(per)), "meta_sentences": float(meta),
         "support_min": min(sup), "support_mean": float(np.mean(sup)),
         "unsupported_sentence_share": float(np.mean([s < SUPPORTED_AT for s in sup])),
         "global_support_min": min([p["global_support"] for p in per] or [1.0]),
         "novel_rarity_max": max([p["novel_rarity"] for p in per] or [0.0]),
         "novel_rarity_mean": float(np.mean([p["novel_rarity"] for p in per] or [0.0])),
-        "novel_token_rate": len([t for t in a_tok if t not in ev.words]) / max(1, len(a_tok)),
-        "numbers": float(sum(p["numbers"] for p in per)),
-        "numbers_missing_evidence": float(sum(p["numbers_missing_evidence"] for p in per)),
-        "numbers_missing_context": float(sum(p["numbers_missing_context"] for p in per)),
-        "dates": float(sum(p["dates"] for p in per)),
-        "dates_missing_context": float(sum(p["dates_missing_context"] for p in per)),
-        "entities": float(sum(p["entities"] for p in per)),
-        "entities_missing_context": float(sum(len(p["entities_missing"]) for p in per)),
-        "propn_missing_context": float(sum(len(p["propn_missing"]) for p in per)),
-        "negation_flips": float(sum(p["negation_flip"] for p in per)),
-        "modality_flips": float(sum(p["modality_flip"] for p in per)),
-        "claims": float(sum(p["claims"] for p in per)),
-        "claims_unsupported": float(sum(p["claims_unsupported"] for p in per)),
-        "relation_mismatch": float(sum(p["relation_mismatch"] for p in per)),
+        "novel_token_rate": len([t for t in claim_tok if t not in ev.words]) / max(1, len(claim_tok)),
+        "entities_missing_context": total("entities_missing"), "propn_missing_context": total("propn_missing"),
+        "negation_flips": total("negation_flip"), "modality_flips": total("modality_flip"),
         "seed_s_claims": float(seed.details.get("s_claims", 0.0)),
         "seed_ngram_overlap": float(seed.details.get("ngram_overlap", 1.0)),
     }
-    return f, per
+    for key in ("numbers", "numbers_missing_evidence", "numbers_missing_context", "dates", "dates_missing_context",
+                "entities", "claims", "claims_unsupported", "relation_mismatch", *(f"sub_{k}" for k in SUB_KINDS)):
+        f[key] = total(key)
+    return {k: f[k] for k in FEATURES}, per
 
 
 @lru_cache(maxsize=4)
@@ -193,7 +272,7 @@ def load_model(name: str = "grounding_model.json") -> dict[str, Any]:
     """The shipped model (JSON): feature list, boosted trees, Platt calibration, provenance."""
     with resources.files("evalkit").joinpath(f"resources/{name}").open(encoding="utf-8") as f:
         m = json.load(f)
-    if list(m["features"]) != list(FEATURES):
+    if not set(m["features"]) <= set(FEATURES):
         raise RuntimeError(f"{name} was trained on features {m['features']}, this evalkit computes {list(FEATURES)}: "
                            "re-run benchmarks/train_grounding.py")
     m["_trees"] = [{k: np.asarray(v) for k, v in t.items()} for t in m["trees"]]
@@ -243,6 +322,10 @@ def fired(f: Mapping[str, float], per: list[dict]) -> list[str]:
                 out.append(f"{what}: {p['sentence'][:80]}")
         if p["entities_missing"]:
             out.append(f"entities not in the context: {', '.join(p['entities_missing'])}")
+        for sub in p["substitutions"]:
+            out.append(f"word replaced against the evidence: {sub}")
+    if f.get("meta_sentences"):
+        out.append(f"{int(f['meta_sentences'])} preamble sentence(s) not scored as claims")
     return out
 
 

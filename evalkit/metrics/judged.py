@@ -328,9 +328,44 @@ def answer_class(question: str | None, answer: str | None, ground_truth: str | N
 # ---------------------------------------------------------------------------
 
 
+def combine_repeats(results: Sequence[Score | Exception]) -> Score | Exception:
+    """One row's Score from its repeats (in repeat order): ``details["repeats"]`` lists every repeat's value
+    (None for an undetermined or failed one); the value is the mean of the determined numeric values, or the
+    most frequent label for a labelled metric (ties: the label seen first). The details are the first
+    determined repeat's. Only when every repeat failed is the row an error (the first repeat's).
+
+    >>> s = combine_repeats([Score(80.0, {"total": 5}), Score(None, {"reason": "x"}), Score(100.0, {"total": 5})])
+    >>> s.value, s.details["repeats"], s.details["total"]
+    (90.0, [80.0, None, 100.0], 5)
+    >>> combine_repeats([Score("WRONG", {}), Score("CORRECT", {}), Score("CORRECT", {})]).value
+    'CORRECT'
+    """
+    scores = [r for r in results if isinstance(r, Score)]
+    if not scores:
+        return results[0]
+    values = [r.value if isinstance(r, Score) else None for r in results]
+    determined = [v for v in values if v is not None]
+    errors = [f"repeat {i}: {type(r).__name__}: {r}" for i, r in enumerate(results) if isinstance(r, Exception)]
+    first = next((r for r in scores if r.value is not None), scores[0])
+    details = {**first.details, "repeats": values, **({"repeat_errors": errors} if errors else {})}
+    if not determined:
+        return Score(None, details)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in determined):
+        return Score(float(np.mean(determined)), details)
+    counts = {v: determined.count(v) for v in dict.fromkeys(determined)}
+    return Score(max(counts, key=counts.get), details)
+
+
+def repeats_of(judge: Any) -> int:
+    """How many times the judge asks each question (``judge.repeats``; 1 for a judge without the setting)."""
+    return int(getattr(getattr(judge, "config", None), "repeats", 1) or 1)
+
+
 def threaded(fn: Callable[..., Score], uses_encoder: bool = False):
     """A batch function running ``fn`` on every row in a thread pool of the judge's concurrency.
 
+    With ``judge.repeats: k`` > 1 each row is scored k times, repeat r through ``judge.for_repeat(r)``
+    (its own seed and cache entries), and the repeats are combined by :func:`combine_repeats`.
     A row that fails yields its exception (the runner records it in that row's ``error``)."""
 
     def batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
@@ -344,16 +379,19 @@ def threaded(fn: Callable[..., Score], uses_encoder: bool = False):
         if uses_encoder:  # the method switch decides, never whether a package happens to be installed
             kw["method"] = resolve_method(kw.get("method", "auto"))
             kw["encoder"] = getattr(resources, "encoder", None) if kw["method"] == "embedding" else None
-        n = len(next(iter(inputs.values())))
+        n, k = len(next(iter(inputs.values()))), repeats_of(judge)
 
-        def one(i: int) -> Score | Exception:
+        def one(task: tuple[int, int]) -> Score | Exception:
+            i, r = task
             try:
-                return fn(**{k: v[i] for k, v in inputs.items()}, **kw)
+                return fn(**{c: v[i] for c, v in inputs.items()}, **{**kw, "judge": judge.for_repeat(r) if k > 1
+                                                                      else judge})
             except Exception as e:  # recorded per row
                 return e
 
         workers = max(1, int(getattr(getattr(judge, "config", None), "concurrency", 4)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(one, range(n)))
+            out = list(pool.map(one, [(i, r) for i in range(n) for r in range(k)]))
+        return out if k == 1 else [combine_repeats(out[i * k:(i + 1) * k]) for i in range(n)]
 
     return batch

@@ -13,6 +13,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from ..text import get_tokenizer, stop_words
 from .base import Score
+from .stats import KeywordHits
 
 # sklearn's smooth idf with n = 2 documents: idf = ln((1 + 2) / (1 + df)) + 1
 _IDF_ONE_DOC = math.log(3 / 2) + 1.0  # term in only one of Q, R
@@ -146,12 +147,13 @@ def completeness(question: str | None, answer: str | None, *, stop_list: str = "
     """
     kw = question_keywords(question, stop_list=stop_list, tokenizer=tokenizer)
     if not kw:
-        return Score(1.0, {"keywords": [], "missing": [], "matched": 0, "total": 0,
-                           "reason": "question has no keywords"})
+        return Score(1.0, {"keywords": [], "matched": [], "missing": [], "reason": "question has no keywords"},
+                     KeywordHits(matched=0, expected=0))
     r_tokens = set(get_tokenizer(tokenizer).tokenize(answer or ""))
+    matched = [k for k in kw if k in r_tokens]
     missing = [k for k in kw if k not in r_tokens]
-    matched = len(kw) - len(missing)
-    return Score(matched / len(kw), {"keywords": kw, "missing": missing, "matched": matched, "total": len(kw)})
+    return Score(len(matched) / len(kw), {"keywords": kw, "matched": matched, "missing": missing},
+                 KeywordHits(matched=len(matched), expected=len(kw)))
 
 
 def completeness_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,

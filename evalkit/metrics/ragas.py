@@ -1,10 +1,14 @@
 """Run ragas' own metric implementations (ragas 0.4 ``metrics.collections``) on evalkit data, for users
 who want ragas numbers. Needs the ``ragas`` extra (``ragas==0.4.3`` with ``langchain-community<0.4``).
 
-The LLM is the configured judge endpoint (same ``base_url``/``model``/API-key variable as
-:class:`~evalkit.judge.JudgeConfig`), reached through ragas' ``llm_factory`` on an ``openai.AsyncOpenAI``
-client. Values are ragas' own (0..1). These calls go through ragas and openai, so evalkit's judge cache
-and counters do not see them.
+ragas 0.4's collection metrics ask their LLM for structured output: ``await llm.agenerate(prompt,
+ResponseModel)`` on an ``InstructorBaseRagasLLM``, returning a pydantic object. evalkit gives them
+:func:`judge_llm`, an object with that interface backed by evalkit's judge client
+(:class:`~evalkit.judge.client.OpenAIJudge`): the prompt ragas wrote is sent with the response model's JSON
+schema as a structured-output request (or JSON mode / the prompt alone, per ``judge.response_format``), and the
+reply is validated into the model. So ragas' calls share the judge's cache (a re-run makes zero calls; a
+killed run resumes), retries and circuit breaker, concurrency limit, usage counters (under ``ragas_<name>``),
+repeats and signature. Values are ragas' own (0..1).
 
 ragas reports usage to its authors unless ``RAGAS_DO_NOT_TRACK`` is ``true``; evalkit sets it only while
 ragas runs (:func:`ragas_environment`) and restores the previous value afterwards.
@@ -15,12 +19,15 @@ import asyncio
 import inspect
 import math
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any, Callable, Coroutine, Iterator, Mapping, Sequence, TypeVar
 
-from ..judge.client import NOT_CONFIGURED, JudgeConfig, JudgeNotConfigured
+from ..judge.client import JudgeConfig, JudgeRequest
 from .base import Score
+from .judged import combine_repeats, repeats_of
 
 T = TypeVar("T")
 RAGAS_INSTALL = "install the ragas extra: pip install 'evalkit[ragas]' (ragas==0.4.3, langchain-community<0.4)"
@@ -58,15 +65,85 @@ def ragas_environment(values: Mapping[str, str] | None = None) -> Iterator[None]
             os.environ.pop(k, None)
 
 
-def _llm(cfg: JudgeConfig):
+def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` (a pydantic JSON schema) made strict in OpenAI's sense: every object lists all its properties as
+    required and allows no others (pydantic leaves defaulted fields optional).
+
+    >>> strict_schema({"type": "object", "properties": {"a": {"type": "integer", "default": 0}}})
+    {'type': 'object', 'properties': {'a': {'type': 'integer', 'default': 0}}, 'required': ['a'], 'additionalProperties': False}
+    """
+    if isinstance(schema, list):
+        return [strict_schema(s) for s in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    out = {k: strict_schema(v) for k, v in schema.items()}
+    if out.get("type") == "object" and isinstance(out.get("properties"), Mapping):
+        out["required"] = list(out["properties"])
+        out["additionalProperties"] = False
+    return out
+
+
+def _request(prompt: str, response_model: Any) -> JudgeRequest:
+    from pydantic import ValidationError
+
+    def check(data: Any) -> str | None:
+        try:
+            response_model.model_validate(data)
+        except ValidationError as e:
+            return f"does not match {response_model.__name__}: {str(e).splitlines()[1:3]}"
+        return None
+
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", response_model.__name__)[:64]
+    return JudgeRequest(prompt, name, strict_schema(response_model.model_json_schema()), check,
+                        f"matching the JSON schema of {response_model.__name__}")
+
+
+@lru_cache(maxsize=1)
+def _adapter_class() -> type:
     try:
-        from openai import AsyncOpenAI
-        from ragas.llms import llm_factory
+        from ragas.llms.base import InstructorBaseRagasLLM
     except ImportError as e:
         raise RuntimeError(f"ragas is not importable ({e}); {RAGAS_INSTALL}") from None
-    client = AsyncOpenAI(base_url=cfg.base_url, api_key=os.environ.get(cfg.api_key_env) or "unused",
-                         timeout=cfg.timeout, max_retries=cfg.max_retries)
-    return llm_factory(cfg.model, client=client, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
+
+    class JudgeRagasLLM(InstructorBaseRagasLLM):
+        """ragas' structured-output LLM interface, answered by evalkit's judge client."""
+
+        def __init__(self, judge: Any, metric: str, repeat: int | None = None):
+            self.judge, self.metric, self.repeat = judge, metric, repeat
+
+        def generate(self, prompt: str, response_model: Any) -> Any:
+            reply = self.judge.ask(_request(prompt, response_model), metric=self.metric, repeat=self.repeat)
+            return response_model.model_validate(reply.data)
+
+        async def agenerate(self, prompt: str, response_model: Any) -> Any:
+            # the judge client is synchronous (threads, shared slots): run it off this loop's thread
+            return await asyncio.to_thread(self.generate, prompt, response_model)
+
+        def __repr__(self) -> str:
+            return f"JudgeRagasLLM({self.judge.signature()}, metric={self.metric!r}, repeat={self.repeat})"
+
+    return JudgeRagasLLM
+
+
+def judge_llm(judge: Any, metric: str = "ragas", repeat: int | None = None) -> Any:
+    """An LLM for ragas 0.4 collection metrics (an ``InstructorBaseRagasLLM``) that asks evalkit's ``judge``
+    (an :class:`~evalkit.judge.client.OpenAIJudge`): its calls are cached, retried, limited and counted under
+    ``metric``; ``repeat`` makes them repeat ``repeat`` of ``judge.repeats``.
+
+    Examples
+    --------
+    >>> from evalkit.judge import JudgeConfig, OpenAIJudge
+    >>> from evalkit.testing import ScriptedJudgeServer
+    >>> from ragas.metrics.collections import Faithfulness
+    >>> with ScriptedJudgeServer() as srv:
+    ...     judge = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None))
+    ...     m = Faithfulness(llm=judge_llm(judge, "ragas_faithfulness"))
+    ...     r = run_sync(lambda: m.ascore(user_input="Fee?", response="The fee is 604 dollars.",
+    ...                                   retrieved_contexts=["The fee is 604 dollars a year."]))
+    >>> r.value, judge.usage()["ragas_faithfulness"]["http_calls"]
+    (1.0, 2.0)
+    """
+    return _adapter_class()(judge, metric, repeat)
 
 
 def _metric(name: str, llm):
@@ -111,69 +188,93 @@ def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
 
 
 def ragas_signature(cfg: JudgeConfig) -> str:
-    """``ragas-<version>:openai-chat:<model>@t<temperature>``, for the run signature."""
+    """``ragas-<version>:evalkit-judge:<model>@t<temperature>``, for the run signature (ragas' calls go through
+    evalkit's judge, whose own signature, with the response format, is beside it)."""
     from importlib import metadata
 
     try:
         version = metadata.version("ragas")
     except metadata.PackageNotFoundError:
         version = "absent"
-    return f"ragas-{version}:openai-chat:{cfg.model}@t{cfg.temperature:g}"
+    return f"ragas-{version}:evalkit-judge:{cfg.model}@t{cfg.temperature:g}"
 
 
-def ragas_scores(name: str, rows: Sequence[Mapping[str, Any]], cfg: JudgeConfig) -> list[Score | Exception]:
-    """ragas' ``name`` metric on every row (concurrency bounded by ``cfg.concurrency``); a row that fails
-    yields its exception. Works inside a running event loop (see :func:`run_sync`)."""
-    if not cfg.configured:
-        raise JudgeNotConfigured(NOT_CONFIGURED)
+def _one_score(result: Any) -> Score:
+    v = result.value
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return Score(None, {"reason": "ragas returned NaN (e.g. no statements)", "ragas_reason": result.reason})
+    return Score(float(v), {"ragas_reason": result.reason} if result.reason else {})
+
+
+def ragas_scores(name: str, rows: Sequence[Mapping[str, Any]], judge: Any) -> list[Score | Exception]:
+    """ragas' ``name`` metric on every row through evalkit's ``judge`` (an
+    :class:`~evalkit.judge.client.OpenAIJudge`); a row that fails yields its exception. With ``judge.repeats: k``
+    each row is scored k times (repeat r through its own seed and cache entries) and combined by
+    :func:`~evalkit.metrics.judged.combine_repeats`. Works inside a running event loop (see :func:`run_sync`)."""
+    k = repeats_of(judge)
+    metrics = [_metric(name, judge_llm(judge, f"ragas_{name}", r if k > 1 else None)) for r in range(k)]
 
     async def run() -> list[Score | Exception]:
-        metric = _metric(name, _llm(cfg))  # its AsyncOpenAI client belongs to this loop
-        sem = asyncio.Semaphore(max(1, cfg.concurrency))
+        workers = max(1, judge.config.concurrency)
+        # the adapter runs the judge's calls in threads: as many as the judge allows in flight (asyncio's default
+        # pool is sized by CPUs); asyncio.run shuts this pool down with its loop
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(workers, "evalkit-ragas"))
+        sem = asyncio.Semaphore(workers)
 
-        async def one(row):
+        async def one(row, r):
             async with sem:
                 try:
-                    r = await metric.ascore(**_kwargs(name, row))
+                    return _one_score(await metrics[r].ascore(**_kwargs(name, row)))
                 except Exception as e:  # recorded per row by the runner
                     return e
-                v = r.value
-                if v is None or (isinstance(v, float) and math.isnan(v)):
-                    return Score(None, {"reason": "ragas returned NaN (e.g. no statements)", "ragas_reason": r.reason})
-                return Score(float(v), {"ragas_reason": r.reason} if r.reason else {})
 
-        return await asyncio.gather(*(one(r) for r in rows))
+        return await asyncio.gather(*(one(row, r) for row in rows for r in range(k)))
 
     with ragas_environment():
-        return run_sync(run)
+        out = run_sync(run)
+    return out if k == 1 else [combine_repeats(out[i * k:(i + 1) * k]) for i in range(len(rows))]
 
 
 def ragas_metric(name: str, needs: tuple[str, ...]) -> tuple[Callable[..., Score], Callable[..., list]]:
     """The row function and the batch function of ragas' metric ``name`` ("faithfulness",
     "context_precision" or "context_recall"), taking the inputs ``needs``, for the registry.
 
+    The row function takes the judge (``judge=``), or makes one from ``judge_config`` (default: the environment).
+
     Examples
     --------
     >>> fn, batch = ragas_metric("faithfulness", ("question", "answer", "contexts"))
     >>> list(inspect.signature(fn).parameters)
-    ['question', 'answer', 'contexts', 'judge_config']
+    ['question', 'answer', 'contexts', 'judge', 'judge_config']
     """
     def fn(**kw) -> Score:
-        cfg = kw.pop("judge_config", None) or JudgeConfig.resolve()
-        res = ragas_scores(name, [kw], cfg)[0]
+        judge, cfg = kw.pop("judge", None), kw.pop("judge_config", None)
+        own = judge is None
+        if own:
+            from ..judge.client import make_judge
+
+            judge = make_judge(cfg or JudgeConfig.resolve())
+        try:
+            res = ragas_scores(name, [kw], judge)[0]
+        finally:
+            if own:
+                judge.close()
         if isinstance(res, Exception):
             raise res
         return res
 
     def batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None, resources: Any = None):
-        cfg = resources.judge_config if resources is not None else JudgeConfig.resolve()
+        if resources is None:
+            return [fn(**{k: inputs[k][i] for k in needs}) for i in range(len(next(iter(inputs.values()))))]
+        resources.judge_config  # noqa: B018 -- asking for it puts ragas' version in the run signature
         n = len(next(iter(inputs.values())))
-        rows = [{k: inputs[k][i] for k in needs} for i in range(n)]
-        return ragas_scores(name, rows, cfg)
+        return ragas_scores(name, [{k: inputs[k][i] for k in needs} for i in range(n)], resources.judge)
 
-    fn.__doc__ = (f"ragas' own ``{name}`` (ragas 0.4 collections), 0..1, on the configured judge endpoint.\n\n"
+    fn.__doc__ = (f"ragas' own ``{name}`` (ragas 0.4 collections), 0..1, asked through evalkit's judge client.\n\n"
                   f"Empty policy: ragas' (it raises on missing inputs; the runner records the row's error; NaN "
                   f"becomes undetermined).")
-    fn.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in needs] +
-                                         [inspect.Parameter("judge_config", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    kw_only = inspect.Parameter.KEYWORD_ONLY
+    fn.__signature__ = inspect.Signature([inspect.Parameter(n, kw_only) for n in needs] +
+                                         [inspect.Parameter("judge", kw_only, default=None),
+                                          inspect.Parameter("judge_config", kw_only, default=None)])
     return fn, batch

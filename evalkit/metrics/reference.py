@@ -11,6 +11,7 @@ from typing import Any, Sequence
 from ..text import (contains_phrase, declines_to_answer, extract_numbers, normalize_ws, phrase_pattern,
                     stop_words, word_tokens)
 from .base import Score
+from .stats import KeywordHits
 
 _NO_GT = "no ground truth"
 
@@ -95,7 +96,8 @@ def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list:
     kw = expected_keywords(ground_truth, stop_list=stop_list)
     expected = kw["phrases"] + kw["numbers"] + kw["words"]
     if not expected:
-        return Score(1.0, {"matched": [], "missing": [], "total": 0, "reason": "ground truth has no keywords"})
+        return Score(1.0, {"matched": [], "missing": [], "reason": "ground truth has no keywords"},
+                     KeywordHits(matched=0, expected=0))
     norm = normalize_ws(answer)
     a_nums = {n.key for n in extract_numbers(answer)}
     a_tokens = set(word_tokens(answer))
@@ -106,7 +108,8 @@ def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list:
     matched += [n for n in kw["numbers"] if keys[n] in a_nums]
     matched += [w for w in kw["words"] if w in a_tokens]
     missing = [k for k in expected if k not in matched]
-    return Score(len(matched) / len(expected), {"matched": matched, "missing": missing, "total": len(expected)})
+    return Score(len(matched) / len(expected), {"matched": matched, "missing": missing},
+                 KeywordHits(matched=len(matched), expected=len(expected)))
 
 
 def number_match(answer: str | None, ground_truth: str | None) -> Score:
@@ -131,7 +134,8 @@ def number_match(answer: str | None, ground_truth: str | None) -> Score:
     got = {n.key for n in extract_numbers(answer)}
     matched = [t for k, t in expected.items() if k in got]
     missing = [t for k, t in expected.items() if k not in got]
-    return Score(len(matched) / len(expected), {"matched": matched, "missing": missing, "total": len(expected)})
+    return Score(len(matched) / len(expected), {"matched": matched, "missing": missing},
+                 KeywordHits(matched=len(matched), expected=len(expected)))
 
 
 def answer_completeness(answer: str | None, ground_truth: str | None, *, stop_list: str = "sklearn") -> Score:

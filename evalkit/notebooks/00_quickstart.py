@@ -54,34 +54,41 @@ pd.DataFrame([{"metric": m.name, "family": m.family, "better": m.direction, "nee
 
 # %% [markdown]
 # ## Summary
-# Means are over determined rows; `n_undetermined` counts rows where a metric had nothing to judge
-# (for example `number_match` when the expected answer has no numbers).
+# Means are over determined rows, with seeded bootstrap 95% intervals (`low`, `high`); `micro` sums the
+# counted things (anchors, keywords, checks) over rows; `n_undetermined` counts rows where a metric had
+# nothing to judge (for example `number_match` when the expected answer has no numbers). These are the
+# numbers of the report's `metrics.json` (opened alone: the same computation on the experiment's data).
 
 # %%
 by = "system" if run.has("system") else None
-summ = evalkit.summary(res, by=by)
+summ = pd.DataFrame(run.metrics["by_system"] if by else run.metrics["overall"])
 summ.round(3)
 
 # %%
 from evalkit import plots
 
-fig = plots.metric_means(summ, ["relevance", "completeness", "hallucination", "keyword_coverage", "number_match",
-                                "answer_completeness", "fact_checks"], by=by or "system")
-run.show(fig, "00_metric_means")
+triad = [m for m in summ["metric"].unique() if evalkit.REGISTRY[m].family == "triad"]  # the verdict's metrics
+fig = plots.metric_means(summ.assign(kind="score"), triad, by=by or "system")
+run.show(fig, "00_triad_means")
 
 # %% [markdown]
 # ## Verdicts, and the evidence behind one passing and one failing answer
 # The verdict is PASS / WARN / FAIL / ABSTAIN (the answer declines) with the rule that fired.
 # The evidence columns explain a score: for `hallucination`, every anchor (number, date, claim) of the
-# answer and whether the contexts support it.
+# answer and whether the contexts support it. `evalkit.show(results, id)` draws one row's evidence: the
+# answer with each unsupported anchor marked (hover for the context sentence that was checked), and every
+# rule of the verdict with its value and threshold. Below, the first passing and the first failing answer,
+# and what their numbers mean, read from the row.
 
 # %%
+from IPython.display import Markdown
+from evalkit.evidence import triad_in_words
+
 if not run.skip("verdict", why="verdicts need relevance, completeness and hallucination (a 'contexts' column)"):
     run.show(plots.verdict_counts(res), "00_verdicts")
     for outcome in ("PASS", "FAIL"):
         rows = res.index[res["verdict"].eq(outcome)]
         if len(rows):
             r = res.loc[rows[0]]
-            print(f"{outcome} example, id {r['id']}: {r['verdict_rule']}")
-            display(evalkit.aggregate.evidence_table(res, "hallucination", rows=[rows[0]],
-                                                     columns=("id", "question", "answer")))
+            display(Markdown(f"### A {outcome} answer (id `{r['id']}`)\n\n" + triad_in_words(r)))
+            display(evalkit.show(res, r["id"], system=r["system"] if run.has("system") else None))

@@ -31,6 +31,7 @@
 # %% tags=["parameters"]
 experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
 report_dir = ""  # inside a report: the report folder (results, numbers, figures)
+n_resamples = 1000  # bootstrap resamples of the by-question-type intervals (the report passes its own)
 
 # %%
 import evalkit
@@ -73,18 +74,17 @@ if not run.skip("fact_checks", why="fact checks need a rules file named by the e
 
 # %%
 keys = [k for k in ("system", "question_type") if run.has(k)]
-ref = [c for c in ("exact_match", "keyword_coverage", "number_match", "answer_completeness", "source_citation",
-                   "dont_know", "fact_checks") if run.has(c)]
-summ = evalkit.summary(res, by=keys or None, metrics=ref)
+ref = [m for m, spec in evalkit.REGISTRY.items() if spec.family == "reference" and run.has(m)]
+summ = evalkit.summary(res, by=keys or None, metrics=ref, n_resamples=n_resamples, seed=run.config.seed)
 summ.round(3)
 
 # %%
 from evalkit import plots
 
 by = "system" if run.has("system") else None
-fig = plots.metric_means(evalkit.summary(res, by=by),
-                         ["keyword_coverage", "number_match", "answer_completeness", "source_citation", "fact_checks"],
-                         by=by or "system")
+numbers = pd.DataFrame(run.metrics["by_system"] if by else run.metrics["overall"])  # the report's metrics.json
+scores = [m for m in ref if evalkit.REGISTRY[m].kind == "score"]
+fig = plots.metric_means(numbers.assign(kind="score"), scores, by=by or "system")
 run.show(fig, "04_reference_means")
 
 # %% [markdown]

@@ -54,7 +54,11 @@ judge_cfg = dict(judge)
 if all(run.has(m) for m in ("faithfulness", "factual_accuracy")):
     judged = res  # scored in the report's single pass
     print("judged metrics from the scored results")
-else:
+elif report_dir:  # inside a report every number comes from the report's one scoring pass
+    judged = res
+    print("The judged metrics were not scored in this report's run: add faithfulness and factual_accuracy "
+          "(and a judge) to the experiment's metrics.")
+else:  # opened on its own: a demonstration run, labelled as such
     judge_cfg, server = judge_or_scripted(judge)
     if server is not None:
         print("No judge configured: using the scripted judge server at", server.url, "(heuristic labels, not an LLM)")
@@ -69,9 +73,10 @@ else:
 # %%
 import json
 
-row = judged[judged["faithfulness"] < 100].iloc[0] if (judged["faithfulness"] < 100).any() else judged.iloc[0]
-print(row["answer"])
-pd.DataFrame(json.loads(row["faithfulness_details"])["claims"])
+if "faithfulness_details" in judged:
+    row = judged[judged["faithfulness"] < 100].iloc[0] if (judged["faithfulness"] < 100).any() else judged.iloc[0]
+    print(row["answer"])
+    display(pd.DataFrame(json.loads(row["faithfulness_details"])["claims"]))
 
 # %% [markdown]
 # ## Scores by system
@@ -80,7 +85,8 @@ pd.DataFrame(json.loads(row["faithfulness_details"])["claims"])
 cols = ["faithfulness", "context_precision", "context_recall", "answer_relevance", "ragas_score",
         "factual_accuracy", "semantic_similarity", "bert_score_f1"]
 cols = [c for c in cols if c in judged.columns]
-judged.groupby("system")[cols].mean().round(1) if run.has("system") else judged[cols].mean().round(1)
+if cols:
+    display(judged.groupby("system")[cols].mean().round(1) if run.has("system") else judged[cols].mean().round(1))
 
 # %%
 by = "system" if run.has("system") else None
@@ -97,8 +103,9 @@ if "factual_accuracy_grade" in judged.columns:
 from evalkit import plots
 
 # one panel per scale: every metric here is read on 0..100, as the registry declares
-fig = plots.metric_means(evalkit.summary(judged, by=by, metrics=cols), cols)
-run.show(fig, "05_judged_means")
+if cols:
+    fig = plots.metric_means(evalkit.summary(judged, by=by, metrics=cols), cols)
+    run.show(fig, "05_judged_means")
 
 # %% [markdown]
 # ## Against the human labels
@@ -110,7 +117,7 @@ from evalkit.calibrate import roc_auc
 
 labels = {name: run.label(name, why=f"checking judged metrics against people needs a {name!r} label")
           for name in ("hallucinated", "correct")}
-if labels["hallucinated"] is not None:
+if labels["hallucinated"] is not None and "faithfulness" in judged.columns:
     run.show(plots.score_distributions(judged.assign(hallucinated=labels["hallucinated"]), "faithfulness",
                                        "hallucinated"), "05_faithfulness_by_label")
 for metric, label, direction in (("faithfulness", "hallucinated", "lower"), ("semantic_similarity", "correct", "higher"),
@@ -142,7 +149,7 @@ from evalkit.metrics.ragas import available
 show = ["id", "system", "ragas_faithfulness", "faithfulness", "ragas_context_recall", "context_recall"]
 if run.has("ragas_faithfulness"):
     display(judged[[c for c in show if c in judged.columns]])
-elif server is None and not judge_cfg:
+elif report_dir or (server is None and not judge_cfg):
     print("ragas' metrics were not scored in this run: add ragas_faithfulness to the experiment's metrics")
 elif available():
     rg = evalkit.evaluate(res.head(12), ["ragas_faithfulness", "ragas_context_recall", "faithfulness",

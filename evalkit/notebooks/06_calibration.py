@@ -91,8 +91,9 @@ if numbers:
             continue
         rows.append({"protocol": name, "threshold": r.threshold, "ROC AUC": str(r.roc_auc),
                      "precision": str(r.at_threshold.precision), "recall": str(r.at_threshold.recall),
-                     "reported on": r.reported_on})
-    display(pd.DataFrame(rows))
+                     "reported on": r.reported_on, "_result": r})
+    display(pd.DataFrame(rows).drop(columns="_result", errors="ignore"))
+    print(evalkit.notebook.split_lesson(*[r.get("_result") for r in rows]))
 
 # %% [markdown]
 # ## Confounds: does the label sit in one system or one kind of question?

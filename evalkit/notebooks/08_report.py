@@ -47,18 +47,23 @@ if skipped:
 
 # %% [markdown]
 # ## Scores
-# Means over determined rows with seeded bootstrap 95% intervals (resampling rows); `n (undet., err.)`
-# counts the rows, those a metric could not judge, and those where it failed.
+# Means over determined rows with seeded bootstrap 95% intervals (resampling rows); `micro` is the corpus
+# value where a metric counts things (anchors, keywords, checks), summed over rows so that every counted
+# item weighs the same; `n (undet., err.)` counts the rows, those a metric could not judge, and those where
+# it failed. Each metric is on its own scale (named beside it), with its direction.
 
 # %%
 from evalkit.aggregate import readable
 
 by_system = sections["by_system"]["applies"]
 summ = pd.DataFrame(numbers["by_system"] if by_system else numbers["overall"])
-display(readable(summ, by="system" if by_system else None))
+# one table per system, stacked: side by side they would run off a page 1280 px wide
+for system, part in (summ.groupby("system", sort=True) if by_system else [(None, summ)]):
+    if system is not None:
+        display(Markdown(f"**{system}**"))
+    display(readable(part, by=None).set_index("metric").rename_axis(None))
 summ = summ[summ["mean"].notna()].assign(kind="score")
-run.show(plots.metric_means(summ, ["relevance", "completeness", "hallucination", "grounding_risk",
-                                   "keyword_coverage", "number_match", "fact_checks"], by="system"), "08_metric_means")
+run.show(plots.metric_means(summ, by="system"), "08_metric_means")  # every metric scored, one panel per scale
 
 # %% [markdown]
 # ## Verdicts
@@ -66,9 +71,21 @@ run.show(plots.metric_means(summ, ["relevance", "completeness", "hallucination",
 # %%
 if sections["verdicts"]["applies"]:
     display(pd.Series(numbers["verdicts"], name="answers").to_frame())
-    run.show(plots.verdict_counts(res), "08_verdicts")
+    if run.has("question_type"):  # by system is the quick start's figure; here, where in the questions they fall
+        run.show(plots.verdict_counts(res, by="question_type"), "08_verdicts_by_question_type")
 else:
     run.note(sections['verdicts']['note'])
+
+# %% [markdown]
+# ## Judge variance
+# With `judge.repeats: k` every judged answer is asked k times (seed + r, temperature above 0). The interval
+# resamples rows and then repeats within a row, so it includes the judge's own noise; `judge_share` is the
+# part of the variance between repeats of the same answer, `alpha` Krippendorff's agreement across repeats.
+
+# %%
+jv = run.section("judge_variance")
+if jv:
+    display(pd.DataFrame(jv).set_index("metric").round(3))
 
 # %% [markdown]
 # ## Calibrated threshold
@@ -107,21 +124,22 @@ if cmp:
 # Answers and contexts are shown as text (HTML-escaped).
 
 # %%
-from evalkit.aggregate import evidence_table
+from IPython.display import HTML
+from evalkit.evidence import evidence_html
 
 if "verdict" in res.columns:
     fails = res[res["verdict"].eq("FAIL")]
-    display(fails[[c for c in ("id", "system", "answer", "verdict_rule") if c in fails.columns]].head(12)
-            .set_index("id"))
-    halluc = fails[fails["verdict_rule"].str.startswith("hallucination")]
-    if len(halluc):
-        display(evidence_table(res, "hallucination", rows=halluc.index[:12]))
+    print(f"{len(fails)} of {len(res)} answers failed; the first {min(len(fails), 12)}, each with only the rule that "
+          f"fired and its evidence (evalkit.show(results, id) shows every rule of a row):")
+    for i in fails.index[:12]:
+        display(HTML(evidence_html(res.loc[i])))
 
 # %% [markdown]
 # ## Appendix: every answer, its scores and its verdict
 
 # %%
+from IPython.display import HTML
+
 cols = [c for c in ("id", "system", "question_type", "answer", "relevance", "completeness", "hallucination",
                     "verdict", "verdict_rule", "error") if c in res.columns]
-with pd.option_context("display.max_rows", None, "display.max_colwidth", 160):
-    display(res[cols].round(3))
+display(HTML(evalkit.notebook.text_table(res[cols].round(3))))

@@ -15,8 +15,20 @@ independent double; its numbers are heuristics, never a judge's. Run one from a 
 
 Fault triggers, by a marker anywhere in the prompt:
 ``FAULT_429`` (first request for that body answers 429, then succeeds), ``FAULT_500`` (always 500),
+``FAULT_400`` (always 400, whatever the response format),
 ``FAULT_STALL`` (replies after ``stall_seconds``), ``FAULT_BADJSON`` (non-JSON first, valid JSON to the
 repair request), ``FAULT_GARBAGE`` (never JSON).
+
+Server behaviours, by option:
+``rejects=("json_schema",)`` answers HTTP 400 to a request whose ``response_format`` type is listed, as a server
+without structured outputs does; ``malformed_share=0.3`` answers that share of first requests (chosen by a hash
+of the request body, so the same request always gets the same answer) with a Python-style dict that is not JSON,
+unless the request carries a ``json_schema`` response format, which the server honours (as constrained decoding
+does); ``noise=0.2`` flips each 0/1 label and CORRECT/WRONG verdict of an answer with that probability, moves
+0..10 grades by one and 0..1 scores by up to 0.2, drawn from a generator seeded by the request's ``seed`` and
+prompt (without a seed, by how often this body was seen), so repeats with different seeds disagree and a
+repeated request is answered the same. ``response_formats`` and ``seeds`` count what requests carried;
+``received`` keeps the latest 1000 request bodies; ``malformed_sent`` counts the malformed replies.
 
 Examples
 --------
@@ -29,10 +41,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 import re
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -353,6 +366,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         owner = self.server.owner
+        with owner.lock:  # how many requests are being answered at once: what a client's concurrency limit bounds
+            owner.in_flight += 1
+            owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)
+        try:
+            if owner.latency:
+                time.sleep(owner.latency)
+        finally:  # counted down before the reply leaves, so a client's next request cannot overlap this one here
+            with owner.lock:
+                owner.in_flight -= 1
+        self._answer_post(owner)
+
+    def _answer_post(self, owner: "ScriptedJudgeServer") -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         if self._refuse_key(owner):
             return
@@ -362,6 +387,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
         req = json.loads(raw)
+        rf_body = req.get("response_format") or {}
+        # llama-cpp-python's form of a schema: {"type": "json_object", "schema": {...}}
+        rf = rf_body.get("type", "none") + ("+schema" if rf_body.get("type") == "json_object" and "schema" in rf_body
+                                            else "")
+        with owner.lock:
+            owner.response_formats[rf] += 1
+            owner.seeds[req.get("seed")] += 1
+            owner.received.append(req)
+        if rf in owner.rejects:
+            self._send(owner.reject_status, {"error": {"message": f"response_format type {rf!r} is not supported by this server",
+                                       "type": "invalid_request_error", "param": "response_format"}})
+            return
         messages = req.get("messages", [])
         user = "\n".join(m["content"] for m in messages if m["role"] == "user")
         first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
@@ -377,7 +414,14 @@ class _Handler(BaseHTTPRequestHandler):
         if "FAULT_GARBAGE" in user or ("FAULT_BADJSON" in user and len(messages) <= 2):  # > 2: a repair request
             content = "Sure! Here is my assessment: the answer looks fine."
         else:
-            content = json.dumps(owner.script.answer(first_user))
+            answer = owner.script.answer(first_user)
+            if owner.noise:
+                answer = _noisy(answer, owner.noise, _noise_rng(req.get("seed"), first_user, seen))
+            malformed = rf not in ("json_schema", "json_object+schema") and len(messages) <= 2 and _share_of(key) < owner.malformed_share
+            content = repr(answer) if malformed else json.dumps(answer)  # repr: single quotes, not JSON
+            if malformed:
+                with owner.lock:
+                    owner.malformed_sent += 1
         ntok = len(user.split())
         self._send(200, {"id": f"scripted-{owner.requests}", "object": "chat.completion", "model": req.get("model"),
                          "choices": [{"index": 0, "finish_reason": "stop",
@@ -390,11 +434,43 @@ class _Handler(BaseHTTPRequestHandler):
         """An HTTP error to send instead of an answer (after sleeping, for FAULT_STALL), or None."""
         if "FAULT_500" in user:
             return 500, {"error": {"message": "scripted server error"}}
+        if "FAULT_400" in user:
+            return 400, {"error": {"message": "scripted bad request", "type": "invalid_request_error"}}
         if "FAULT_429" in user and seen == 1:
             return 429, {"error": {"message": "rate limited"}}, {"Retry-After": "0"}
         if "FAULT_STALL" in user:
             time.sleep(owner.stall_seconds)
         return None
+
+
+def _share_of(key: str) -> float:
+    """A number in [0, 1) fixed by a hex digest: which requests get a malformed reply."""
+    return int(key[:12], 16) / 16 ** 12
+
+
+def _noise_rng(seed: Any, prompt: str, seen: int) -> random.Random:
+    tag = f"seed={seed}" if seed is not None else f"seen={seen}"
+    return random.Random(hashlib.sha256(f"{tag}|{prompt}".encode()).hexdigest())
+
+
+def _noisy(value: Any, noise: float, rng: random.Random) -> Any:
+    """``value`` with its labels flipped and its grades moved at rate ``noise`` (statements and text unchanged)."""
+    if isinstance(value, dict):
+        return {k: _noisy(v, noise, rng) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_noisy(v, noise, rng) for v in value]
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return value
+    if isinstance(value, str):
+        flips = {"CORRECT": "WRONG", "WRONG": "CORRECT"}
+        return flips[value] if value in flips and rng.random() < noise else value
+    if isinstance(value, int) and value in (0, 1):
+        return 1 - value if rng.random() < noise else value
+    if isinstance(value, int) and 0 <= value <= 10:
+        return min(10, max(0, value + rng.choice((-1, 1)))) if rng.random() < noise else value
+    if isinstance(value, float) and 0.0 <= value <= 1.0:
+        return round(min(1.0, max(0.0, value + rng.uniform(-noise, noise))), 3)
+    return value
 
 
 class ScriptedJudgeServer:
@@ -407,6 +483,17 @@ class ScriptedJudgeServer:
     stall_seconds : how long a ``FAULT_STALL`` prompt waits before its reply (may be changed while running).
     replies : fixed replies, ``[{"when": "text in the prompt" or [...], "reply": {...}}]``, tried first.
     rules : the rules file or mapping (default: the packaged ``judge_rules.json``).
+    models : what ``GET /v1/models`` lists (empty: any model name is answered).
+    api_key : when set, requests without this bearer key get 401.
+    rejects : ``response_format`` types answered with HTTP ``reject_status`` (e.g. ``("json_schema",)``;
+        ``"json_object+schema"`` names llama-cpp-python's form, a ``json_object`` with a ``schema``).
+    reject_status : the status of those answers: 400 (OpenAI, vLLM) or 500 (llama-cpp-python 0.3.36 answers an
+        unknown ``response_format`` type with a 500 whose body names the field).
+    malformed_share : share (0..1) of first requests without a ``json_schema`` response format answered with
+        text that is not JSON.
+    noise : rate (0..1) at which answers' labels flip and grades move, seeded per request seed.
+    latency : seconds every POST waits before it is answered; ``max_in_flight`` is the most POSTs waiting at once
+        (the concurrency a client used).
     """
 
     class _HTTP(ThreadingHTTPServer):
@@ -415,8 +502,20 @@ class ScriptedJudgeServer:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, stall_seconds: float = 3.0, *,
                  replies: Sequence[Mapping[str, Any]] = (), rules: str | Path | Mapping[str, Any] | None = None,
-                 models: Sequence[str] = (), api_key: str | None = None):
+                 models: Sequence[str] = (), api_key: str | None = None, rejects: Sequence[str] = (),
+                 malformed_share: float = 0.0, noise: float = 0.0, latency: float = 0.0, reject_status: int = 400):
+        for name, share in (("malformed_share", malformed_share), ("noise", noise)):
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"{name} must be in 0..1, got {share!r}")
         self.script = JudgeScript.load(rules, replies)
+        self.rejects, self.reject_status = frozenset(rejects), reject_status
+        self.malformed_share, self.noise = malformed_share, noise
+        self.response_formats: Counter = Counter()  # response_format type of each chat request ("none": absent)
+        self.seeds: Counter = Counter()  # the seed each chat request carried (None: none)
+        self.received: deque = deque(maxlen=1000)  # the latest chat request bodies, parsed
+        self.malformed_sent = 0  # replies made malformed by malformed_share
+        self.latency = latency
+        self.in_flight = self.max_in_flight = 0  # POSTs being answered now / at most at once
         self.lock = threading.Lock()
         self.models = tuple(models)  # GET /v1/models lists these (empty: any model name is answered)
         self.api_key = api_key  # when set, requests without this bearer key get 401
@@ -486,9 +585,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--stall-seconds", type=float, default=3.0, help="delay of a FAULT_STALL reply")
     ap.add_argument("--replies", help="JSON file: a list of {\"when\": ..., \"reply\": {...}} fixed replies")
     ap.add_argument("--rules", help="JSON rules file replacing the packaged judge_rules.json")
+    ap.add_argument("--rejects", nargs="*", default=(), choices=("json_schema", "json_object"),
+                    help="response_format types to answer with HTTP 400")
+    ap.add_argument("--malformed-share", type=float, default=0.0,
+                    help="share of first requests without a json_schema response_format answered with non-JSON")
+    ap.add_argument("--noise", type=float, default=0.0, help="rate of flipped labels, seeded per request seed")
     args = ap.parse_args(argv)
     replies = json.loads(Path(args.replies).read_text(encoding="utf-8")) if args.replies else ()
-    srv = ScriptedJudgeServer(args.host, args.port, args.stall_seconds, replies=replies, rules=args.rules)
+    srv = ScriptedJudgeServer(args.host, args.port, args.stall_seconds, replies=replies, rules=args.rules,
+                              rejects=args.rejects, malformed_share=args.malformed_share, noise=args.noise)
     print(f"scripted judge server at {srv.url} (Ctrl-C stops it)", flush=True)
     try:
         srv.serve_forever()

@@ -32,20 +32,31 @@ class _AbstentionWords:
     lead_ins: frozenset[str]  # words that say nothing about the world: function words and fillers
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1)
+def _parsed_lexicons() -> dict[str, Any]:
+    import yaml
+
+    with resources.files("evalkit").joinpath("resources/lexicons.yaml").open(encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
 def default_lexicons() -> dict[str, Any]:
     """The phrase lists shipped in ``evalkit/resources/lexicons.yaml`` (hedges, don't-know phrases, abstention
     words, citation indicators); :class:`evalkit.config.EvalConfig` overrides them per key.
+
+    Each call returns a fresh deep copy of the cached parse, so a caller that edits its lists cannot change
+    what every later caller sees.
 
     Examples
     --------
     >>> "hedges" in default_lexicons()
     True
+    >>> default_lexicons()["hedges"].clear(); len(default_lexicons()["hedges"]) > 0
+    True
     """
-    import yaml
+    import copy
 
-    with resources.files("evalkit").joinpath("resources/lexicons.yaml").open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return copy.deepcopy(_parsed_lexicons())
 
 
 @lru_cache(maxsize=1)

@@ -2,6 +2,7 @@ import pytest
 
 from evalkit.metrics.anchors import (ABSTENTION_REASON, ContextIndex, extract_anchors, extract_claims, hallucination,
                                      hallucination_batch, ngram_overlap)
+from evalkit.metrics.stats import AnchorSupport
 from evalkit.text import declines_to_answer
 
 
@@ -42,7 +43,7 @@ def test_worked_example_score():
     # anchors: $9 million (unsupported), 2019 (supported), claim company-acquire-Tesla (supported)
     s = hallucination("The company acquired Tesla in 2019 for $9 million.",
                       ["In 2019, the company acquired Tesla for $5 million."])
-    assert s.details["total"] == 3 and s.details["supported"] == 2
+    assert s.stats == AnchorSupport(supported=2, anchors=3)
     assert s.value == pytest.approx(1 / 3)
     assert s.details["unsupported"] == ["$9 million"]
 
@@ -73,7 +74,7 @@ def test_claim_with_pronoun_or_number_object_is_not_a_claim(nlp):
 
 def test_no_anchors_scores_zero_unless_drift():
     s = hallucination("The answer is yes.", ["Is the answer yes? The answer is yes."])
-    assert s.details["total"] == 0 and s.value == 0.0 and s.details["reason"] == "no anchors in the answer"
+    assert s.stats.anchors == 0 and s.value == 0.0 and s.details["reason"] == "no anchors in the answer"
 
 
 def test_drift_gate():
@@ -140,7 +141,7 @@ def test_invented_range_ends_are_unsupported():
     # unsupported), 5% (supported: "5-10%" is 5% to 10%), 40% (unsupported) -> 2 of 4 unsupported.
     s = hallucination("The program ran 2020-2025 and cut costs 5-40%.",
                       ["The program ran 2020-2021 and cut costs 5-10%."])
-    assert s.details["total"] == 4 and s.details["unsupported"] == ["2025", "40%"]
+    assert s.stats == AnchorSupport(supported=2, anchors=4) and s.details["unsupported"] == ["2025", "40%"]
     assert s.value == 0.5
 
 
@@ -157,7 +158,7 @@ def test_abstention_scores_zero_and_says_so():
         assert s.value == 0.0 and s.details["abstention"] is True
         assert s.details["reason"] == ABSTENTION_REASON == ("the answer declines to answer; an abstention makes no "
                                                             "claim to check")
-        assert s.details["matched"] == ["i don't know"] and s.details["total"] == 0
+        assert s.details["matched"] == ["i don't know"] and s.stats.anchors == 0
 
 
 def test_an_answer_with_a_phrase_and_a_claim_is_checked():

@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evalkit.metrics.stats import CheckPasses
 from evalkit.metrics.factchecks import CHECK_TYPES, FactCheckError, fact_checks, load_rules, parse_rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +30,7 @@ def test_each_check_type():
     r = rules(must_contain=["Territory 118"], numbers=["$604", "-0.133%"], any_of=[["rose", "increase"]],
               forbid=["cannot calculate"])
     good = fact_checks("Territory 118 pays 604.00, an increase; -0.133% elsewhere.", id="q1", rules=r)
-    assert good.value == 1.0 and good.details["is_correct"] is True and good.details["total"] == 5
+    assert good.value == 1.0 and good.details["is_correct"] is True and good.stats == CheckPasses(passed=5, checks=5)
     bad = fact_checks("I cannot calculate it. 0.133%", id="q1", rules=r)
     assert [c["passed"] for c in bad.details["checks"]] == [False, False, False, False, False]
     assert bad.value == 0.0

@@ -5,8 +5,12 @@ import sys
 import pytest
 
 from evalkit.metrics.anchors import default_hedges
-from evalkit.metrics.grounding import (FEATURES, GROUPS, Evidence, answer_features, grounding_score, load_model,
-                                       predict_proba, rarity)
+from evalkit.metrics.grounding import (FEATURES, GROUPS, MODEL_FEATURES, MONOTONE, NOT_MODEL_INPUTS, Evidence,
+                                       answer_features, grounding_score, load_model, predict_proba, rarity)
+from evalkit.metrics.grounding_substitution import substitutions
+from evalkit.text.acronyms import acronym_supported
+from evalkit.text.antonyms import are_antonyms
+from evalkit.text.meta import meta_prefix_length
 
 from ..conftest import BENCH, ROOT
 
@@ -97,11 +101,16 @@ def test_length_and_share_features(nlp):
 
 def test_model_file_metadata():
     m = load_model()
-    assert m["features"] == list(FEATURES) and set().union(*GROUPS.values()) == set(FEATURES)
+    assert set().union(*GROUPS.values()) == set(FEATURES)
+    assert m["features"] == list(MODEL_FEATURES) and not set(m["features"]) & set(NOT_MODEL_INPUTS)
+    assert "log_answer_tokens" not in m["features"] and "length_ratio" not in m["features"]  # length is no input
+    assert m["monotonic_cst"] == [MONOTONE[f] for f in m["features"]]
     td = m["training_data"]
-    assert len(td["sha256"]) == 64 and set(td["files"]) == {"halueval_qa_dev.jsonl", "halueval_dialogue_dev.jsonl",
-                                                            "halueval_summarization_dev.jsonl", "summedits_dev.jsonl"}
+    assert len(td["sha256"]) == 64 and set(td["files"]) == {
+        "halueval_qa_dev.jsonl", "halueval_dialogue_dev.jsonl", "halueval_summarization_dev.jsonl",
+        "summedits_dev.jsonl", "halueval_summarization_train.jsonl.gz"}
     assert m["seed"] == 0 and m["calibration"]["a"] > 0 and len(m["trees"]) == m["params"]["max_iter"]
+    assert "calibrated_on" in m["threshold"] and "evalkit calibrate" in m["threshold"]["calibrated_on"]
 
 
 def _leaf_value(tree, x):
@@ -170,3 +179,90 @@ def test_embedding_alignment_option(encoder):
     assert emb.details["sentences"][0]["evidence"].startswith("The quarterly dividend")
     with pytest.raises(ValueError, match="align must be"):
         grounding_score("x", ctx, align="semantic")
+
+
+# --- issue 18: preambles, equivalences, substitutions, monotonicity -----------------------------------------
+
+def test_preamble_sentence_is_not_a_claim(nlp):
+    f, per = feats(nlp, "Here is a concise summary of the passage. The base premium for Territory 118 is $604 per year.")
+    assert f["meta_sentences"] == 1 and len(per) == 1 and per[0]["sentence"].startswith("The base premium")
+    assert f["unsupported_sentence_share"] == 0.0 and f["novel_token_rate"] == 0.0  # the preamble's words left out
+    f, per = feats(nlp, "Here is a concise summary of the passage.")
+    assert f["meta_sentences"] == 1 and per == []
+
+
+def test_framed_sentence_scores_only_its_content(nlp):
+    f, per = feats(nlp, "The passage discusses how Aster Dynamics acquired Corvel Sensors in November 2023.")
+    assert per[0]["sentence"] == "Aster Dynamics acquired Corvel Sensors in November 2023."
+    assert per[0]["support"] == 1.0 and f["meta_sentences"] == 0
+    assert meta_prefix_length("Here is a summary of the call: revenue rose.") == len("Here is a summary of the call: ")
+    assert meta_prefix_length("The passage was found in a cave.") == 0  # "passage" as a subject, no frame verb
+
+
+def test_abbreviations_and_number_formats_count_as_support(nlp):
+    ctx = "Mining output in Western Australia rose by 5 million tonnes, the National Health Service said."
+    f, per = feats(nlp, "Mining output in WA rose by 5 mln tonnes, the NHS said.", ctx)
+    assert per[0]["entities_missing"] == [] and per[0]["propn_missing"] == [] and f["numbers_missing_context"] == 0
+    assert per[0]["substitutions"] == []  # an abbreviation is not a replaced word
+    f, per = feats(nlp, "Mining output in Queensland rose by 6 mln tonnes, the NHS said.", ctx)
+    assert per[0]["entities_missing"] == ["Queensland"] and f["numbers_missing_context"] == 1
+    assert acronym_supported("U.S.", "the United States of America") and not acronym_supported("UK", "Western Australia")
+
+
+SUB_CTX = ("Sales increased by 12 percent in the first quarter. The coach praised the striker after three weeks in "
+           "Leeds. The team thanked its fans.")
+
+
+@pytest.mark.parametrize("answer, kind, replaced", [
+    ("Sales decreased by 12 percent in the first quarter.", "sub_antonym", "increased -> decreased (antonym)"),
+    ("Sales increased by 15 percent in the first quarter.", "sub_number", "12 -> 15 (number)"),
+    ("The coach praised the striker after three weeks in York.", "sub_entity", "leeds -> york (entity)"),
+    ("The coach praised the fans after three weeks in Leeds.", "sub_doc_word", "striker -> fans (doc_word)"),
+    ("The coach praised the goalkeeper after three weeks in Leeds.", "sub_other", "striker -> goalkeeper (other)"),
+])
+def test_substitution_kinds(nlp, answer, kind, replaced):
+    f, per = feats(nlp, answer, SUB_CTX)
+    assert per[0]["substitutions"] == [replaced]
+    assert f[kind] == 1 and sum(f[k] for k in FEATURES if k.startswith("sub_")) == 1
+
+
+def test_faithful_and_paraphrased_sentences_have_no_substitution(nlp):
+    for answer in ("Sales increased by 12 percent in the first quarter.",
+                   "In the first quarter, sales grew 12 percent."):  # paraphrase: no word kept on both sides
+        f, per = feats(nlp, answer, SUB_CTX)
+        assert per[0]["substitutions"] == [], answer
+    assert substitutions("A team won.", set(), "The team won.", set()) == []  # function words only
+    assert are_antonyms("boys", "girls") and not are_antonyms("rose", "climbed")
+
+
+def test_substituted_antonym_raises_the_risk():
+    faithful = grounding_score("Sales increased by 12 percent in the first quarter.", [SUB_CTX])
+    swapped = grounding_score("Sales decreased by 12 percent in the first quarter.", [SUB_CTX])
+    assert swapped.details["features"]["sub_antonym"] == 1 and faithful.details["features"]["sub_antonym"] == 0
+    assert swapped.value > faithful.value
+    assert any("increased -> decreased (antonym)" in r for r in swapped.details["fired"])
+
+
+def test_adding_an_unsupported_number_never_lowers_the_risk():
+    base = "The base premium for Territory 118 is $604 per year."
+    more = "The base premium for Territory 118 is $604 per year, and 2,750 drivers pay it."
+    s0, s1 = grounding_score(base, [CTX]), grounding_score(more, [CTX])
+    assert s1.details["features"]["numbers_missing_context"] == s0.details["features"]["numbers_missing_context"] + 1
+    assert s1.value >= s0.value
+
+
+def test_model_is_monotone_in_every_evidence_feature(nlp):
+    """The constraint, checked on the shipped model: for answers of every kind, one more unit of an evidence
+    feature (+1) or one unit less of a support feature (-1) never lowers the probability; by construction of
+    the monotonic constraints, not by any value the model outputs."""
+    answers = ["The base premium for Territory 118 is $604 per year.", "The premium is $640 and Paul Brandt approved it.",
+               "Aster Dynamics sued Corvel Sensors in 2019.", "The study might not be blinded."]
+    for a in answers:
+        f = feats(nlp, a)[0]
+        p0 = predict_proba([f])[0]
+        for name, sign in MONOTONE.items():
+            if sign == 0:
+                continue
+            for step in (0.05, 0.25, 1.0):
+                moved = {**f, name: f[name] + sign * step}
+                assert predict_proba([moved])[0] >= p0 - 1e-12, (a, name, step)

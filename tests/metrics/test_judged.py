@@ -112,7 +112,7 @@ def test_judge_garbage_becomes_error_row(judge_server, tmp_path):
     assert "faithfulness: JudgeError" in out.loc[1, "error"] and "factual_accuracy: JudgeError" in out.loc[1, "error"]
     assert out.loc[0, "factual_accuracy_grade"] == "A"
     meta = out.attrs["evalkit"]["judge"]
-    assert meta["signature"] == "openai-chat:scripted@t0" and len(meta["prompts_sha256"]) == 64
+    assert meta["signature"] == "openai-chat:scripted@t0,rf=json_schema" and len(meta["prompts_sha256"]) == 64
     assert meta["usage"]["faithfulness"]["failures"] >= 1
 
 
@@ -150,3 +150,17 @@ def test_declared_embedding_method_without_the_extra_is_skipped_not_switched(jud
     out = evalkit.evaluate(sample_df.head(2), ["answer_relevance", "faithfulness"], cfg, progress=False)
     assert "answer_relevance" not in out.columns and "faithfulness" in out.columns
     assert "skipped answer_relevance: install the embed extra" in caplog.text
+
+
+def test_combine_repeats_mean_majority_and_errors():
+    from evalkit.judge import JudgeError
+    from evalkit.metrics.base import Score
+    from evalkit.metrics.judged import combine_repeats
+
+    s = combine_repeats([Score(50.0, {"total": 2}), JudgeError("bad reply"), Score(100.0, {"total": 2})])
+    assert s.value == 75.0 and s.details["repeats"] == [50.0, None, 100.0]
+    assert s.details["repeat_errors"] == ["repeat 1: JudgeError: bad reply"]
+    assert combine_repeats([Score(None, {"reason": "no ground truth"})] * 2).value is None
+    assert combine_repeats([Score("WRONG", {}), Score("CORRECT", {}), Score("WRONG", {})]).value == "WRONG"
+    err = JudgeError("down")
+    assert combine_repeats([err, JudgeError("down again")]) is err

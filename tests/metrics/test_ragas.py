@@ -9,6 +9,7 @@ import pytest
 
 import evalkit
 from evalkit.metrics.ragas import run_sync
+from evalkit.testing import ScriptedJudgeServer
 
 from ..conftest import ROOT
 
@@ -44,7 +45,52 @@ def test_ragas_client_is_in_the_signature(ragas_results):
     from importlib.metadata import version
 
     sig = ragas_results.attrs["evalkit"]["signature"]
-    assert sig["resources"]["ragas"] == f"ragas-{version('ragas')}:openai-chat:scripted@t0"
+    assert sig["resources"]["ragas"] == f"ragas-{version('ragas')}:evalkit-judge:scripted@t0"
+    assert sig["resources"]["judge"] == "openai-chat:scripted@t0,rf=json_schema"
+
+
+def test_ragas_calls_are_counted_by_the_judge_client(ragas_results):
+    usage = ragas_results.attrs["evalkit"]["judge"]["usage"]
+    for m in RAGAS:  # ragas' calls now go through evalkit's client: they are counted there, per metric
+        assert usage[m]["http_calls"] > 0 and usage[m]["prompt_tokens"] > 0, usage.get(m)
+        assert usage[m]["valid_json_rate"] == 1.0
+
+
+def test_ragas_rerun_replays_the_cache_with_zero_calls(tmp_path, sample_df):
+    """A second run of ragas' metrics on the same rows, same cache file: no HTTP call, the same numbers."""
+    with ScriptedJudgeServer() as srv:
+        cfg = {"judge": {"base_url": srv.url, "model": "scripted", "cache_path": str(tmp_path / "judge.sqlite")}}
+        first = evalkit.evaluate(sample_df.head(6), RAGAS, cfg, progress=False)
+        calls_first = srv.requests
+        second = evalkit.evaluate(sample_df.head(6), RAGAS, cfg, progress=False)
+        assert srv.requests == calls_first > 0
+    assert first["error"].isna().all(), first["error"].dropna().tolist()
+    for m in RAGAS:
+        assert second[m].astype(float).tolist() == first[m].astype(float).tolist()
+        u = second.attrs["evalkit"]["judge"]["usage"][m]
+        assert u.get("http_calls", 0) == 0 and u["cache_hits"] > 0
+
+
+def test_ragas_requests_carry_the_response_models_schema(sample_df):
+    """Each ragas call is a structured-output request with the JSON schema of the pydantic model ragas asked
+    for (strict: every property required, no others)."""
+    from ragas.metrics.collections.faithfulness.util import StatementGeneratorOutput
+
+    from evalkit.judge import JudgeConfig, OpenAIJudge
+    from evalkit.metrics.ragas import ragas_scores
+
+    with ScriptedJudgeServer() as srv:
+        judge = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None))
+        row = sample_df.iloc[0]
+        [score] = ragas_scores("faithfulness", [{"question": row["question"], "answer": row["answer"],
+                                                 "contexts": row["contexts"]}], judge)
+        sent = list(srv.received)
+    assert 0 <= score.value <= 1 and srv.response_formats == {"json_schema": 2}
+    rf = sent[0]["response_format"]
+    assert rf["type"] == "json_schema" and rf["json_schema"]["name"] == "StatementGeneratorOutput"
+    assert rf["json_schema"]["strict"] is True
+    schema = rf["json_schema"]["schema"]
+    assert schema["required"] == list(StatementGeneratorOutput.model_fields) and not schema["additionalProperties"]
 
 
 def test_run_sync_inside_and_outside_a_running_loop():
@@ -123,3 +169,29 @@ def test_notebook_05_shows_ragas_numbers_under_papermill(judge_server, tmp_path)
         assert float(rf) * 100 == pytest.approx(float(f), abs=1e-4), (rf, f)
         assert float(rr) * 100 == pytest.approx(float(r), abs=1e-4), (rr, r)
     assert json.dumps(nbformat.read(out, as_version=4).dict()).count("JudgeNotConfigured") == 0
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_ragas_calls_keep_the_judges_concurrency(sample_df, concurrency):
+    """ragas' calls are the judge client's calls: at most ``concurrency`` in flight, and that many are used."""
+    from evalkit.judge import JudgeConfig, OpenAIJudge
+    from evalkit.metrics.ragas import ragas_scores
+
+    rows = [{"question": r["question"], "answer": r["answer"], "contexts": r["contexts"]}
+            for _, r in sample_df.head(6).iterrows()]
+    with ScriptedJudgeServer(latency=0.1) as srv:
+        judge = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None, concurrency=concurrency))
+        scores = ragas_scores("faithfulness", rows, judge)
+        assert srv.max_in_flight == concurrency
+    assert all(0 <= s.value <= 1 for s in scores)
+
+
+def test_ragas_repeats_are_kept_per_row(sample_df):
+    with ScriptedJudgeServer(noise=0.4) as srv:
+        cfg = {"judge": {"base_url": srv.url, "model": "scripted", "cache_path": None, "repeats": 2}}
+        out = evalkit.evaluate(sample_df.head(6), ["ragas_faithfulness"], cfg, progress=False)
+        assert set(srv.seeds) == {0, 1}
+    reps = [json.loads(d)["repeats"] for d in out["ragas_faithfulness_details"]]
+    assert all(len(r) == 2 for r in reps) and any(r[0] != r[1] for r in reps)  # the noisy server disagrees
+    for value, r in zip(out["ragas_faithfulness"], reps):
+        assert value == pytest.approx(sum(r) / 2)

@@ -1,0 +1,278 @@
+"""The report and the evidence view, rendered in a real browser: no sideways scrolling at 1280 px, every image loaded.
+
+Headless Chromium (Debian's ``chromium`` package at /usr/bin/chromium; the tests skip with the reason when it is
+absent) opens a copy of the page with a ``<base>`` pointing at the original folder (so relative image paths
+resolve as they do for a reader) and a small script that, after the ``load`` event, writes into the DOM the
+page's ``scrollWidth``, the viewport's width, each image's ``naturalWidth`` and the outermost elements that
+reach past the right edge; ``--dump-dom`` prints that DOM. :func:`check_page` is reusable:
+``python -c "from tests.test_browser import check_page; print(check_page('reports/default/report.html'))"``.
+
+The checker itself is tested first on pages built to fail (a 2000 px wide block, a missing image), so a checker
+that measured nothing could not pass.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+WIDTH, HEIGHT = 1280, 900
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--window-size={WIDTH},{HEIGHT}")
+needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"headless Chromium not found at {CHROMIUM} "
+                                                                  "(Debian: apt-get install chromium)")
+
+# Runs after load: measurements as JSON in <pre id="ek-measure">. An element "overflows" when its right edge passes
+# the viewport's content width; only the outermost such elements are listed (their children overflow with them),
+# and not those clipped inside a box that fits (that box is listed under scrolling_boxes).
+MEASURE = """<script>
+window.addEventListener('load', function () {
+  var doc = document.documentElement, W = doc.clientWidth;
+  function name(el) {
+    return el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+      (typeof el.className === 'string' && el.className.trim() ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+  }
+  function section(el) {
+    var hs = document.querySelectorAll('h1,h2,h3'), last = '';
+    for (var i = 0; i < hs.length; i++) {
+      if (hs[i].compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) last = hs[i].textContent.trim();
+    }
+    return last.slice(0, 80);
+  }
+  var wide = [];
+  document.querySelectorAll('body *').forEach(function (el) {
+    var r = el.getBoundingClientRect(), p = el.parentElement;
+    if (el.id === 'ek-measure' || r.width === 0 || r.right <= W + 0.5) return;
+    if (p && p !== document.body && p.getBoundingClientRect().right > W + 0.5) return;
+    for (var c = p; c && c !== document.body; c = c.parentElement) {  // clipped by a box that fits: see boxes
+      if (getComputedStyle(c).overflowX !== 'visible' && c.getBoundingClientRect().right <= W + 0.5) return;
+    }
+    var path = [], a = el;
+    while (a && a !== document.body) { path.unshift(name(a)); a = a.parentElement; }
+    wide.push({element: name(el), path: path.join(' > '), right: Math.round(r.right), width: Math.round(r.width),
+               section: section(el), text: (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80)});
+  });
+  // boxes that scroll or clip sideways inside the page (a wide table in an overflow:auto wrapper): the page
+  // itself does not scroll, but the reader still cannot see the last columns without scrolling that box
+  var boxes = [];
+  document.querySelectorAll('body *').forEach(function (el) {
+    var ox = getComputedStyle(el).overflowX;
+    if (el.scrollWidth > el.clientWidth + 1 && (ox === 'auto' || ox === 'scroll' || ox === 'hidden')) {
+      boxes.push({element: name(el), section: section(el), scrollWidth: el.scrollWidth, clientWidth: el.clientWidth,
+                  text: (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80)});
+    }
+  });
+  var imgs = Array.prototype.map.call(document.images, function (im) {
+    return {src: (im.getAttribute('src') || '').slice(0, 80), alt: im.getAttribute('alt'),
+            complete: im.complete, naturalWidth: im.naturalWidth};
+  });
+  var out = document.createElement('pre');
+  out.id = 'ek-measure';
+  out.textContent = JSON.stringify({scrollWidth: doc.scrollWidth, clientWidth: W, innerWidth: window.innerWidth,
+                                    images: imgs, overflowing: wide, scrolling_boxes: boxes});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def _instrumented(page: Path) -> str:
+    """The page's HTML with a <base> at its own folder (relative links resolve as for a reader) and MEASURE."""
+    text = page.read_text(encoding="utf-8")
+    base = f'<base href="{html.escape(page.resolve().parent.as_uri())}/">'
+    head = re.search(r"<head[^>]*>", text, re.IGNORECASE)
+    text = text[:head.end()] + base + text[head.end():] if head else base + text
+    end = text.lower().rfind("</body>")
+    return text[:end] + MEASURE + text[end:] if end >= 0 else text + MEASURE
+
+
+def chromium(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run headless Chromium with a throwaway profile; raises with its stderr when it fails."""
+    with tempfile.TemporaryDirectory(prefix="ek-chromium-") as profile:
+        proc = subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args],
+                              capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"chromium {' '.join(args)} exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return proc
+
+
+def check_page(html_path: str | Path) -> dict:
+    """Open ``html_path`` in headless Chromium at 1280 x 900 and measure it after load.
+
+    Returns a dict: ``scrollWidth``, ``clientWidth``, ``innerWidth``, ``overflow`` (scrollWidth > clientWidth:
+    the page scrolls sideways), ``overflowing`` (outermost elements past the right edge: element, path from
+    body, right edge and width in px, the heading above it, its text's start), ``images`` (src, alt,
+    complete, naturalWidth) and ``broken_images`` (those with naturalWidth 0).
+    """
+    page = Path(html_path)
+    with tempfile.TemporaryDirectory(prefix="ek-page-") as tmp:
+        probe = Path(tmp) / "page.html"
+        probe.write_text(_instrumented(page), encoding="utf-8")
+        dom = chromium("--virtual-time-budget=10000", "--dump-dom", probe.as_uri()).stdout
+    found = re.search(r'<pre id="ek-measure">(.*?)</pre>', dom, re.DOTALL)
+    if not found:
+        raise RuntimeError(f"{page}: the measuring script wrote nothing (a script error, or the page never "
+                           f"finished loading); DOM starts: {dom[:300]!r}")
+    m = json.loads(html.unescape(found.group(1)))
+    m["overflow"] = m["scrollWidth"] > m["clientWidth"]
+    m["broken_images"] = [im for im in m["images"] if not im["naturalWidth"]]
+    return m
+
+
+def screenshot(html_path: str | Path, png: str | Path, *, height: int = HEIGHT) -> Path:
+    """The top ``height`` px of a page at 1280 px wide as a PNG (Chromium's ``--screenshot``)."""
+    png = Path(png).resolve()
+    png.parent.mkdir(parents=True, exist_ok=True)
+    chromium(f"--window-size={WIDTH},{height}", f"--screenshot={png}", "--hide-scrollbars",
+             Path(html_path).resolve().as_uri())
+    return png
+
+
+def _png(width: int, height: int) -> bytes:
+    """A valid grey PNG written by hand (zlib + CRCs), so the checker's image test depends on no plotting code."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return len(data).to_bytes(4, "big") + kind + data + zlib.crc32(kind + data).to_bytes(4, "big")
+    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 0, 0, 0, 0])
+    raw = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def _page(body: str) -> str:
+    return f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>t</title></head><body>{body}</body></html>"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the checker, on pages built to pass and to fail
+@needs_chromium
+def test_check_page_sees_overflow_and_broken_images(tmp_path):
+    (tmp_path / "ok.png").write_bytes(_png(7, 5))
+    page = tmp_path / "bad.html"
+    page.write_text(_page("<h2>Wide part</h2><div id='wide' style='width:2000px'>x</div>"
+                          "<img src='ok.png' alt='fine'><img src='missing.png' alt='gone'>"
+                          "<div id='box' style='overflow-x:auto'><table><tr><td style='min-width:3000px'>cut</td>"
+                          "</tr></table></div>"), encoding="utf-8")
+    m = check_page(page)
+    assert m["overflow"] and m["scrollWidth"] >= 2000
+    assert m["clientWidth"] <= WIDTH
+    assert [o["element"] for o in m["overflowing"]] == ["div#wide"]
+    assert m["overflowing"][0]["section"] == "Wide part"
+    # the table scrolls inside its box: the page does not move, but its last column is out of sight
+    assert [(b["element"], b["scrollWidth"] >= 3000) for b in m["scrolling_boxes"]] == [("div#box", True)]
+    by_src = {im["src"]: im for im in m["images"]}
+    assert by_src["ok.png"]["naturalWidth"] == 7  # the relative path resolved against the page's own folder
+    assert [im["src"] for im in m["broken_images"]] == ["missing.png"]
+
+
+@needs_chromium
+def test_check_page_passes_a_narrow_page(tmp_path):
+    page = tmp_path / "ok.html"
+    src = "data:image/png;base64," + base64.b64encode(_png(3, 2)).decode()
+    page.write_text(_page(f"<p>{'word ' * 400}</p><img src='{src}' alt='a'>"), encoding="utf-8")
+    m = check_page(page)
+    assert not m["overflow"] and m["overflowing"] == [] and m["scrolling_boxes"] == [] and m["broken_images"] == []
+    assert m["images"][0]["naturalWidth"] == 3
+
+
+# ---------------------------------------------------------------------------------------------------------
+# (a) the evidence view
+def _evidence_frame() -> pd.DataFrame:
+    """A hand-written scored row whose answer has a long unbreakable token, markup and an unsupported number."""
+    long_token = "https://example.org/" + "a" * 300
+    answer = f"The premium is $640 <script>alert(1)</script> & see {long_token}"
+    anchors = [{"type": "number", "text": "$640", "supported": False, "evidence": None}]
+    return pd.DataFrame({
+        "id": ["r1"], "question": ["What is the premium?"], "answer": [answer],
+        "contexts": [["The base premium is $604 per year. " + "b" * 400]],
+        "hallucination": [1.0], "hallucination_details": [json.dumps({"anchors": anchors, "unsupported": ["$640"]})],
+        "relevance": [0.5], "relevance_details": ['{"cosine": 0.5, "jaccard": 0.5}'],
+        "completeness": [1.0], "completeness_details": ['{"missing": [], "matched": 2}'],
+        "verdict": ["FAIL"], "verdict_rule": ["hallucination 1.000 > 0.5"]})
+
+
+@needs_chromium
+def test_evidence_view_fits_1280(tmp_path):
+    from evalkit.evidence import show
+
+    page = tmp_path / "evidence.html"
+    page.write_text(show(_evidence_frame(), "r1").to_page(), encoding="utf-8")
+    m = check_page(page)
+    assert not m["overflow"] and not m["scrolling_boxes"], (m["overflowing"], m["scrolling_boxes"])
+    assert m["images"] == []  # the view is text and CSS only
+    assert "<script>alert" not in page.read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# (b) the default report and (c) a report on data without labels
+def _report(experiment: Path, out: Path) -> Path:
+    """``evalkit report`` as a user runs it (a real subprocess), from a scratch folder so no figures/ copy lands
+    in the repository; 50 resamples (the layout does not depend on them)."""
+    out.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "evalkit.cli", "report", str(experiment), "--out", str(out),
+                           "--resamples", "50"], cwd=out, capture_output=True, text=True, timeout=1200,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1", "MPLBACKEND": "Agg"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    pages = sorted(out.glob("*/report.html"))
+    assert len(pages) == 1, f"expected one report.html under {out}, found {pages}; stderr: {proc.stderr[-1000:]}"
+    return pages[0]
+
+
+def _unlabelled_experiment(folder: Path) -> Path:
+    """Six rows in ragas' column names (question, contexts, answer, ground_truth): no system, no labels;
+    the experiment is what ``evalkit init`` writes for it."""
+    rows = [
+        ("What is the base premium for Territory 118?", ["The base premium for Territory 118 is $604 per year."],
+         "The base premium is $604 per year.", "$604 per year."),
+        ("When did the 2023 manual take effect?", ["The manual took effect on March 1, 2023."],
+         "It took effect on March 1, 2024.", "March 1, 2023."),
+        ("Which homes require an inspection?", ["Rule C-5 requires an inspection for homes built before 1950."],
+         "Homes built before 1950 require an inspection.", "Homes built before 1950 (Rule C-5)."),
+        ("What is the maximum total discount?", ["Rule C-4 caps the total discount at 25%."],
+         "I don't know.", "25% (Rule C-4)."),
+        ("Which ZIP codes does Territory 118 cover?", ["Territory 118 covers ZIP codes 60614 and 60657."],
+         "Territory 118 covers 60614, 60657 and 60610.", "60614 and 60657."),
+        ("Who publishes the manual?", ["Northfield Mutual publishes the homeowners rate manual."],
+         "Northfield Mutual publishes it.", "Northfield Mutual."),
+    ]
+    data = folder / "unlabelled.jsonl"
+    data.write_text("".join(json.dumps(dict(zip(("question", "contexts", "answer", "ground_truth"), r))) + "\n"
+                            for r in rows), encoding="utf-8")
+    exp = folder / "unlabelled.yaml"
+    proc = subprocess.run([sys.executable, "-m", "evalkit.cli", "init", str(data), "-o", str(exp)], cwd=folder,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return exp
+
+
+def _overflow_reason(m: dict) -> str:
+    culprits = "; ".join(f"{o['path']} (right edge {o['right']} px, under '{o['section']}')"
+                         for o in m["overflowing"][:3])
+    boxes = "; ".join(f"{b['element']} scrolls {b['scrollWidth']} px in {b['clientWidth']} px under '{b['section']}'"
+                      for b in m["scrolling_boxes"][:3])
+    return f"page scrollWidth {m['scrollWidth']} (viewport {m['clientWidth']}): {culprits or 'no element past the edge'}" \
+           f"; boxes scrolling sideways: {boxes or 'none'}"
+
+
+@needs_chromium
+def test_default_report_fits_1280_and_images_load(tmp_path):
+    m = check_page(_report(ROOT / "experiments" / "default.yaml", tmp_path / "reports"))
+    assert m["images"] and m["broken_images"] == [], m["images"]  # the report shows figures, and each loaded
+    assert not m["overflow"] and not m["scrolling_boxes"], _overflow_reason(m)
+
+
+@needs_chromium
+def test_unlabelled_report_fits_1280_and_images_load(tmp_path):
+    m = check_page(_report(_unlabelled_experiment(tmp_path), tmp_path / "reports"))
+    assert m["images"] and m["broken_images"] == [], m["images"]
+    assert not m["overflow"] and not m["scrolling_boxes"], _overflow_reason(m)
