@@ -452,7 +452,7 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules
     ids = df["id"].tolist()
     n = len(df)
     if progress is None:
-        progress = sys.stderr.isatty() or "ipykernel" in sys.modules
+        progress = shows_a_bar(sys.stderr)
     bar = None
     if progress and n:
         from tqdm.auto import tqdm
@@ -497,6 +497,21 @@ def _with_stats(out: pd.DataFrame, metric: Metric, scores: list[Score | None]) -
         out[col] = pd.array([getattr(s.stats, name) if s is not None and s.stats is not None else None
                              for s in scores], dtype="Int64")
     return out
+
+
+def shows_a_bar(stream) -> bool:
+    """Whether a progress bar belongs on ``stream``: a terminal, or a running Jupyter kernel (where tqdm draws a
+    widget). Merely having imported ipykernel (a test run, papermill's parent) is not a notebook.
+
+    >>> import io
+    >>> shows_a_bar(io.StringIO())
+    False
+    """
+    if stream.isatty():
+        return True
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and hasattr(shell, "kernel")
 
 
 def _run_meta(df: pd.DataFrame, names: list[str], config: EvalConfig, resources: Resources,

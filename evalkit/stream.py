@@ -41,7 +41,7 @@ import pandas as pd
 
 from .config import EvalConfig
 from .data import DataError, canonicalize
-from .runner import as_config, score
+from .runner import as_config, score, shows_a_bar
 from .sources import canonical_chunk, count_rows, fingerprint, frame_chunks, input_files, raw_chunks
 
 DEFAULT_CHUNK = 2000
@@ -242,7 +242,7 @@ class Progress:
                  stream=None, clock: Callable[[], float] = time.monotonic):
         self.stream = stream or sys.stderr
         if mode == "auto":
-            mode = "bar" if (self.stream.isatty() or "ipykernel" in sys.modules) else "lines"
+            mode = "bar" if shows_a_bar(self.stream) else "lines"
         self.mode, self.total, self.done, self.errors = mode, total, done, 0
         self.interval, self.clock = interval, clock
         self.t0 = self.last = clock()

@@ -180,7 +180,10 @@ def test_sample_results_shape_and_verdict(sample_results, sample_df):
     assert set(sample_results["verdict"]) <= {"PASS", "WARN", "FAIL", "UNDETERMINED", "ABSTAIN"}
     assert sample_results["error"].isna().all()
     d = json.loads(sample_results.loc[0, "hallucination_details"])
-    assert {"anchors", "supported", "total", "s_claims", "ngram_overlap", "p_drift"} <= set(d)
+    assert {"anchors", "s_claims", "ngram_overlap", "p_drift"} <= set(d) and not {"supported", "total"} & set(d)
+    # the counts are typed statistics in integer columns, not evidence
+    assert str(sample_results["hallucination_anchors"].dtype) == "Int64"
+    assert (sample_results["hallucination_supported"] <= sample_results["hallucination_anchors"]).all()
     assert sample_results["fact_checks"].notna().sum() >= 10
 
 
