@@ -50,7 +50,12 @@ class DataError(ValueError):
     """Bad input data. The message names the file, the row and the column at fault."""
 
 
-def _is_missing(v: Any) -> bool:
+def is_missing(v: Any) -> bool:
+    """None, NaN or pandas' NA: a cell with no value (the one test every step uses).
+
+    >>> [is_missing(v) for v in (None, float("nan"), pd.NA, "", 0)]
+    [True, True, True, False, False]
+    """
     return v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
 
 
@@ -114,7 +119,7 @@ def _read(path: Path, fmt: str, text_sources: set[str]) -> tuple[pd.DataFrame, l
 
 
 def _as_contexts(v: Any, at: str) -> list[str]:
-    if _is_missing(v):
+    if is_missing(v):
         return []
     if isinstance(v, np.ndarray):
         v = v.tolist()
@@ -142,7 +147,7 @@ def _as_contexts(v: Any, at: str) -> list[str]:
 
 
 def _as_text(v: Any, at: str, col: str) -> str | None:
-    if _is_missing(v):
+    if is_missing(v):
         return None
     if isinstance(v, str):
         return v
@@ -200,7 +205,7 @@ def canonicalize(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None,
                                     dtype=object)
     for col in ("system", "question_type"):
         if col in df.columns:
-            out[col] = pd.Series([None if _is_missing(v) else str(v) for v in df[col].tolist()], dtype=object)
+            out[col] = pd.Series([None if is_missing(v) else str(v) for v in df[col].tolist()], dtype=object)
     for col in df.columns:
         if col not in out.columns:
             out[col] = df[col].to_numpy()
@@ -233,7 +238,7 @@ def _ids(df: pd.DataFrame, source: str, where: list[str]) -> list[str]:
     """Each row's id as text; a missing id is generated from the row's position (stable for the file)."""
     ids = []
     for i, v in enumerate(df["id"].tolist() if "id" in df.columns else [None] * len(df)):
-        if _is_missing(v):
+        if is_missing(v):
             ids.append(f"row-{i + 1}")
         elif isinstance(v, (str, int, np.integer)):
             ids.append(str(v))

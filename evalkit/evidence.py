@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -42,6 +41,7 @@ from .config import Thresholds
 from .metrics import REGISTRY, Metric
 from .thresholds import Threshold
 from .verdict import rules_for, verdict_for
+from .data import is_missing
 
 ABSTAIN_RULE = "ABSTAIN if the answer declines to answer"
 VERDICT_CLASS = {"PASS": "ek-pass", "WARN": "ek-warn", "FAIL": "ek-fail", "ABSTAIN": "ek-abstain",
@@ -150,12 +150,9 @@ class RowView:
 
 # ---------------------------------------------------------------------------------------------------------
 # reading the results
-def _missing(v: Any) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
-
 
 def _text(v: Any) -> str | None:
-    return None if _missing(v) else str(v)
+    return None if is_missing(v) else str(v)
 
 
 def details_of(row: Mapping[str, Any], metric: str) -> dict[str, Any]:
@@ -176,7 +173,7 @@ def _contexts(v: Any) -> tuple[str, ...]:
     if isinstance(v, str):
         return (v,)
     if isinstance(v, (list, tuple, np.ndarray)):
-        return tuple(str(c) for c in v if not _missing(c))
+        return tuple(str(c) for c in v if not is_missing(c))
     return ()
 
 
@@ -314,7 +311,7 @@ def rule_checks(row: Mapping[str, Any], thresholds: Thresholds | None = None) ->
     out = [RuleCheck("ABSTAIN", ABSTAIN_RULE, None, None, abstained, abstained)]
     for r in rules:
         v = values[r.metric]
-        if _missing(v):
+        if is_missing(v):
             out.append(RuleCheck(r.outcome, str(r), r.metric, None, None, decided_by == f"{r.metric} missing",
                                  _reason(row, r.metric) or "no value"))
             continue
@@ -325,7 +322,7 @@ def rule_checks(row: Mapping[str, Any], thresholds: Thresholds | None = None) ->
 
 
 def _shown(m: Metric | None, v: Any) -> str:
-    if _missing(v):
+    if is_missing(v):
         return "undetermined"
     if isinstance(v, (bool, np.bool_)) or (m is not None and m.kind == "bool"):
         return "true" if bool(v) else "false"
@@ -357,8 +354,8 @@ def metric_views(row: Mapping[str, Any], names: Sequence[str]) -> tuple[MetricVi
         ev = [(k, _evidence_value(d[k])) for k in keys if k in d]
         ev += [(k, _shown(m, row.get(f"{name}_{k}"))) for k in (m.extra_columns if m else ())
                if f"{name}_{k}" in row]
-        out.append(MetricView(name, None if _missing(v) else v, _shown(m, v), m.reads_as if m else "",
-                              m.direction if m else "none", tuple(ev), _reason(row, name) if _missing(v) else None))
+        out.append(MetricView(name, None if is_missing(v) else v, _shown(m, v), m.reads_as if m else "",
+                              m.direction if m else "none", tuple(ev), _reason(row, name) if is_missing(v) else None))
     return tuple(out)
 
 
@@ -377,7 +374,7 @@ def _metric_names(results: pd.DataFrame, metrics: Sequence[str] | None) -> list[
 def _label(row: Mapping[str, Any], position: int | None) -> str:
     parts = [] if position is None else [f"row {position}"]
     for col in ("id", "system"):
-        if col in row and not _missing(row[col]):
+        if col in row and not is_missing(row[col]):
             parts.append(f"{col} {row[col]}")
     return ", ".join(parts)
 
@@ -648,7 +645,7 @@ def evidence_html(row: pd.Series | Mapping[str, Any], rule: str | None = None) -
                 f'<b>{_e(_evidence_value(matched or []))}</b></p>')
     elif metric is None:
         body = f'<div class="ek-text">{_e(row.get("answer"))}</div>'
-    elif _missing(row.get(metric)):
+    elif is_missing(row.get(metric)):
         body = f"<p>{_e(metric)} has no value on this row: {_e(_reason(row, metric) or 'no reason recorded')}</p>"
     else:
         body = _rule_evidence_html(row, metric)

@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import pandas as pd
 
 from .config import PARAM_LEXICONS, EvalConfig
-from .data import DataError, canonicalize, load
+from .data import DataError, canonicalize, is_missing, load
 from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, RENAMED, Metric, Score, get_metric
 from .metrics.base import BatchFn
 
@@ -466,7 +466,7 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules
             if bar is not None:
                 bar.set_postfix_str(m.name)
             src = out if m.derived else df
-            inputs = {c: [None if _missing(v) else v for v in src[c].tolist()] if m.derived else src[c].tolist()
+            inputs = {c: [None if is_missing(v) else v for v in src[c].tolist()] if m.derived else src[c].tolist()
                       for c in m.needs}
             inputs.update({c: df[c].tolist() for c in m.optional if c in df.columns})
             params = _metric_params(m, config, rules)
@@ -532,7 +532,4 @@ def _run_meta(df: pd.DataFrame, names: list[str], config: EvalConfig, resources:
     meta["signature_string"] = sig_string(sig)
     return meta
 
-
-def _missing(v: Any) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 

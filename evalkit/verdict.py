@@ -35,7 +35,6 @@ Examples
 from __future__ import annotations
 
 import logging
-import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -44,6 +43,7 @@ import pandas as pd
 from .config import Thresholds, read_yaml_mapping
 from .metrics import REGISTRY, canonical_name
 from .thresholds import Threshold, ThresholdError
+from .data import is_missing
 
 VERDICTS = ("PASS", "WARN", "FAIL", "ABSTAIN", "UNDETERMINED")
 # the metrics with a verdict role, in the order the verdict checks them: hallucination, relevance, completeness
@@ -84,9 +84,6 @@ def rules_for(t: Thresholds | None = None) -> tuple[Threshold, ...]:
     return tuple(r for _, r in sorted(staged, key=lambda pair: pair[0]))  # stable: a profile's own order kept
 
 
-def _missing(v: Any) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
-
 
 def verdict_for(values: Mapping[str, float | None], rules: Sequence[Threshold], *,
                 abstained: bool = False) -> tuple[str, str]:
@@ -95,7 +92,7 @@ def verdict_for(values: Mapping[str, float | None], rules: Sequence[Threshold], 
         return "ABSTAIN", "the answer declines to answer"
     for rule in rules:
         v = values.get(rule.metric)
-        if _missing(v):
+        if is_missing(v):
             return "UNDETERMINED", f"{rule.metric} missing"
         if rule.flags(float(v)):
             return rule.outcome, rule.describe(float(v))
