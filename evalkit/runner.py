@@ -38,6 +38,8 @@ class Resources:
     _bert: Any = None
     _judge_config: Any = None
     _labelers: dict = field(default_factory=dict)
+    # token states per encoder model for this call: semantic_similarity and bert_score_f1 read the same texts
+    _token_states: dict = field(default_factory=dict)
 
     @property
     def nlp(self):
@@ -60,7 +62,8 @@ class Resources:
         if self._encoder is None:
             from .encoders import get_encoder
 
-            self._encoder = get_encoder(self.config.embedding_model)
+            name = self.config.embedding_model
+            self._encoder = get_encoder(name).bound(self._token_states.setdefault(name, {}))
         return self._encoder
 
     @property
@@ -68,7 +71,8 @@ class Resources:
         if self._bert is None:
             from .encoders import get_bert_scorer
 
-            self._bert = get_bert_scorer(self.config.bertscore_model, self.config.bertscore_layers)
+            name = self.config.bertscore_model
+            self._bert = get_bert_scorer(name, self.config.bertscore_layers).bound(self._token_states.setdefault(name, {}))
         return self._bert
 
     @property
@@ -86,7 +90,8 @@ class Resources:
         if provider not in self._labelers:
             from .metrics.summary import make_labeler
 
-            self._labelers[provider] = make_labeler(provider, self.judge if provider == "judge" else None, self.nlp)
+            self._labelers[provider] = make_labeler(provider, self.judge if provider == "judge" else None, self.nlp,
+                                                    self.context_index)
         return self._labelers[provider]
 
     def signatures(self) -> dict[str, str]:

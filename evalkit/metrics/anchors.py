@@ -202,15 +202,30 @@ class ContextIndex:
         self.tokens = word_tokens(text)
         self.positions: dict[str, list[int]] = {}
         self.doc = doc
+        self._tok_spans: list[tuple[int, int]] = []  # (start, end) chars of each word token (no punct, no space)
         if doc is not None:
-            i = 0
-            for tok in doc:
-                if tok.is_punct or tok.is_space:
-                    continue
-                for form in {tok.lemma_.lower(), tok.text.lower()}:
-                    self.positions.setdefault(form, []).append(i)
-                i += 1
-            self._tok_spans = [t for t in doc if not (t.is_punct or t.is_space)]
+            self._index_words(doc)
+
+    def _index_words(self, doc) -> None:
+        """Word positions by lower-cased lemma and form, read column-wise (``Doc.to_array``): a long context
+        has thousands of tokens and a Python ``Token`` object per token was most of this index's cost."""
+        from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, LEMMA, LENGTH, LOWER
+
+        strings, lowered = doc.vocab.strings, {}
+
+        def low(h: int) -> str:
+            if h not in lowered:
+                lowered[h] = strings[h].lower()
+            return lowered[h]
+
+        rows = doc.to_array([LEMMA, LOWER, IS_PUNCT, IS_SPACE, IDX, LENGTH]).tolist() if len(doc) else []
+        for lemma, lower, punct, space, start, length in rows:
+            if punct or space:
+                continue
+            i = len(self._tok_spans)
+            for form in {low(lemma), low(lower)}:
+                self.positions.setdefault(form, []).append(i)
+            self._tok_spans.append((start, start + length))
 
     def find_number(self, key) -> str | None:
         for n in self.numbers:
@@ -252,8 +267,7 @@ class ContextIndex:
         if best is None:
             return None
         _, a, b = best
-        toks = self._tok_spans
-        return snippet(self.text, toks[a].idx, toks[b].idx + len(toks[b].text), width=30)
+        return snippet(self.text, self._tok_spans[a][0], self._tok_spans[b][1], width=30)
 
     def support(self, anchor: Anchor, window: int = DEFAULT_WINDOW) -> str | None:
         """The context snippet that supports ``anchor``, or None."""
@@ -336,6 +350,19 @@ def _joined(contexts: Sequence[str] | None) -> str:
     return "\n\n".join(c for c in (contexts or []) if c)
 
 
+def context_indexes(joined: Sequence[str], nlp, cache: dict | None = None) -> dict[str, ContextIndex]:
+    """A :class:`ContextIndex` per distinct non-empty joined context, each parsed once (lemmas only).
+
+    ``cache`` (the run's ``Resources.context_index``) is shared by hallucination and grounding: a context read
+    by both metrics is parsed and indexed once per chunk.
+    """
+    cache = {} if cache is None else cache
+    todo = [j for j in dict.fromkeys(joined) if j and j not in cache]
+    for text, doc in zip(todo, nlp.parse_contexts(todo)):
+        cache[text] = ContextIndex(text, doc)
+    return {j: cache[j] for j in joined if j}
+
+
 def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                         resources: Any = None) -> list[Score]:
     """Column-wise :func:`hallucination`: answers parsed with ``nlp.pipe`` (full pipeline),
@@ -350,16 +377,10 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
     answers = [a or "" for a in inputs["answer"]]
     joined = [_joined(c) for c in inputs["contexts"]]
     answer_docs = nlp.parse_answers(answers)
-    distinct = list(dict.fromkeys(j for j in joined if j))
-    ctx_docs = dict(zip(distinct, nlp.parse_contexts(distinct)))
-    cache = getattr(resources, "context_index", None)
-    if cache is None:
-        cache = {}
+    indexes = context_indexes(joined, nlp, getattr(resources, "context_index", None))
     out = []
     for ans, doc, ctx in zip(answers, answer_docs, joined):
-        if ctx and ctx not in cache:
-            cache[ctx] = ContextIndex(ctx, ctx_docs[ctx])
-        out.append(hallucination_from_parsed(ans, doc, cache.get(ctx) if ctx else ContextIndex(""),
+        out.append(hallucination_from_parsed(ans, doc, indexes[ctx] if ctx else ContextIndex(""),
                                              hedges=hedges, window=window, has_contexts=bool(ctx), decline=decline))
     return out
 

@@ -64,8 +64,9 @@ def _f1_x100(f: float) -> float:
 
 
 def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None) -> Score:
-    """BERTScore F1 x 100 of the answer against the ground truth (``bert-score`` package; the model is
-    configurable, by default the packaged MiniLM, layer 6, no baseline rescaling).
+    """BERTScore F1 x 100 of the answer against the ground truth (the value of the ``bert-score`` package's
+    ``score`` on the pair alone; the model is configurable, by default the packaged MiniLM, layer 6, no baseline
+    rescaling).
 
     Empty policy: 0 when the answer or the ground truth is empty or None.
     """

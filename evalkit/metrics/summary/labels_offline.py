@@ -22,7 +22,7 @@ import yaml
 
 from ...text import (contains_phrase, content_words, date_supported, extract_dates, extract_numbers, sentences,
                      stop_words, word_tokens)
-from ..anchors import ContextIndex, extract_anchors
+from ..anchors import ContextIndex, context_indexes, extract_anchors
 from .arithmetic import split_segments
 
 OFFLINE_NOTE = ("offline labels: central sentences, lexical/anchor evidence, VADER tone and a small word list; "
@@ -149,12 +149,15 @@ class OfflineLabeler:
 
     weak = True
 
-    def __init__(self, nlp=None):
+    def __init__(self, nlp=None, context_index: dict | None = None):
+        """``context_index``: the run's shared :class:`ContextIndex` per article (hallucination and grounding fill
+        and read the same one), so an article is parsed and indexed once per chunk."""
         from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
         from ...nlp import NlpPipeline
 
         self.nlp = nlp or NlpPipeline()
+        self.context_index = {} if context_index is None else context_index
         self.vader = SentimentIntensityAnalyzer()
 
     def signature(self) -> str:
@@ -197,7 +200,7 @@ class OfflineLabeler:
     def _claims(self, article: str, summary: str) -> list[dict[str, Any]]:
         """Summary sentences (at most 10) checked with the hallucination metric's anchor matcher + word overlap."""
         art_words = set(content_words(article))
-        index = ContextIndex(article, self.nlp.parse_contexts([article])[0])
+        index = context_indexes([article], self.nlp, self.context_index)[article] if article else ContextIndex("")
         sents = sentences(summary)[:10]
         claims = []
         for sent, doc in zip(sents, self.nlp.parse_answers(sents)):

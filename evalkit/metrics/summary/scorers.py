@@ -17,7 +17,8 @@ SCORE_KEYS = tuple(f"{k}_score" for k in ORDER)
 PROVIDERS = ("offline", "judge")
 
 
-def make_labeler(provider: str, judge: Any = None, nlp: Any = None) -> OfflineLabeler | JudgeLabeler:
+def make_labeler(provider: str, judge: Any = None, nlp: Any = None,
+                 context_index: dict | None = None) -> OfflineLabeler | JudgeLabeler:
     """The label provider called ``provider``: ``"offline"`` (needs ``nlp``, or loads the default spaCy
     pipeline) or ``"judge"`` (needs a configured ``judge``).
 
@@ -31,7 +32,7 @@ def make_labeler(provider: str, judge: Any = None, nlp: Any = None) -> OfflineLa
     ValueError: summary labels provider must be 'offline' or 'judge', got 'gpt'
     """
     if provider == "offline":
-        return OfflineLabeler(nlp)
+        return OfflineLabeler(nlp, context_index)
     if provider == "judge":
         if judge is None:
             from ...judge.client import NOT_CONFIGURED, JudgeNotConfigured
