@@ -15,6 +15,7 @@ import copy
 import hashlib
 import json
 import os
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol, Sequence
@@ -78,12 +79,31 @@ def model_id(name: str = DEFAULT_MODEL) -> str:
     return f"{name}{version}@{h.hexdigest()[:12]}"
 
 
+class StateMemo(dict):
+    """The token states one run's metrics share, up to ``max_tokens`` tokens (about 1.5 KB each for MiniLM).
+
+    The runner scores metric by metric, so sharing a pass means holding the first metric's states until the second
+    reads them. Past the budget, new states are still returned but not kept: a very large single ``evaluate()``
+    call re-encodes some texts instead of holding them all. (``evalkit score`` works in chunks of 2,000 rows,
+    which fit.)
+    """
+
+    def __init__(self, max_tokens: int = 100_000):
+        super().__init__()
+        self.max_tokens, self.tokens = max_tokens, 0
+
+    def keep(self, key, states: np.ndarray) -> None:
+        if self.tokens + len(states) <= self.max_tokens:
+            self[key] = states
+            self.tokens += len(states)
+
+
 class Transformer:
     """A Hugging Face encoder loaded once: the hidden states of each distinct text's tokens, one forward pass each.
 
     Texts are stripped and tokenised with the model's fast tokenizer (the ids of sentence-transformers and
     bert-score), sorted by length and run in batches of similar length, so padding costs little; each text keeps
-    only its real tokens' states. ``memo`` (a dict the caller owns, e.g. one per scored chunk) lets the similarity
+    only its real tokens' states. ``memo`` (a :class:`StateMemo` the caller owns, one per run) lets the similarity
     and BERTScore metrics share one pass over the texts they both read: a text's states are keyed by the text,
     its token count and the layer, so a text short enough not to be cut is encoded once for both.
     """
@@ -102,35 +122,42 @@ class Transformer:
         # some tokenizers declare no limit (model_max_length ~1e30); the position embeddings are the real one
         self.max_positions = int(getattr(self.model.config, "max_position_embeddings", 512))
         self.passes = 0  # texts actually run through the model (memo misses), for tests and benchmarks
+        # the fast tokenizer keeps its truncation length as state: two threads cutting at 256 and 512 must not mix
+        self._tokenizer_lock = threading.Lock()
 
-    def token_ids(self, texts: Sequence[str], max_length: int, memo: dict | None = None) -> dict[str, list[int]]:
-        """Each distinct text's token ids, cut at ``max_length``; the texts ``memo`` has not seen are tokenised
-        in one call."""
-        memo = {} if memo is None else memo
-        max_length = min(max_length, self.max_positions)
-        todo = [t for t in dict.fromkeys(texts) if ("ids", t, max_length) not in memo]
-        if todo:
-            for t, ids in zip(todo, self.tokenizer([t.strip() for t in todo], truncation=True,
-                                                   max_length=max_length)["input_ids"]):
-                memo[("ids", t, max_length)] = ids
-        return {t: memo[("ids", t, max_length)] for t in texts}
+    def token_ids(self, texts: Sequence[str], max_length: int) -> dict[str, list[int]]:
+        """Each distinct text's token ids (stripped, special tokens added, cut at ``max_length``), in one call."""
+        distinct = list(dict.fromkeys(texts))
+        if not distinct:
+            return {}
+        with self._tokenizer_lock:
+            cut = self.tokenizer([t.strip() for t in distinct], truncation=True,
+                                 max_length=min(max_length, self.max_positions))["input_ids"]
+        return dict(zip(distinct, cut))
 
     def states(self, texts: Sequence[str], *, max_length: int, layer: int | None = None,
                memo: dict | None = None) -> list[np.ndarray]:
         """Per text, its tokens' hidden states after encoder layer ``layer`` (1..n, default the last), float32
         ``[n_tokens, dim]``, special tokens included."""
+        return self.states_and_ids(texts, max_length=max_length, layer=layer, memo=memo)[0]
+
+    def states_and_ids(self, texts: Sequence[str], *, max_length: int, layer: int | None = None,
+                       memo: dict | None = None) -> tuple[list[np.ndarray], dict[str, list[int]]]:
+        """:meth:`states`, and each distinct text's token ids."""
         layer = self.layers if layer is None else layer
         if not 1 <= layer <= self.layers:
             raise ValueError(f"layer must be in 1..{self.layers} for {self.name}, got {layer}")
         memo = {} if memo is None else memo
-        ids = self.token_ids(texts, max_length, memo)
+        ids = self.token_ids(texts, max_length)
         keys = {t: (t, len(i), layer) for t, i in ids.items()}
         todo = sorted((t for t in ids if keys[t] not in memo), key=lambda t: len(ids[t]))
+        fresh, keep = {}, getattr(memo, "keep", memo.__setitem__)
         for start in range(0, len(todo), self.batch_size):
             batch = todo[start:start + self.batch_size]
             for t, s in zip(batch, self._forward([ids[t] for t in batch], layer)):
-                memo[keys[t]] = s
-        return [memo[keys[t]] for t in texts]
+                fresh[keys[t]] = s
+                keep(keys[t], s)
+        return [fresh[keys[t]] if keys[t] in fresh else memo[keys[t]] for t in texts], ids
 
     def _forward(self, batch: list[list[int]], layer: int) -> list[np.ndarray]:
         import torch
@@ -157,8 +184,9 @@ def _transformer(name: str) -> Transformer:  # positional only: get_transformer(
     return Transformer(name)
 
 
-def _pooling(path: str) -> tuple[str, int | None]:
-    """The sentence-transformers recipe in the model folder: (pooling mode, max_seq_length); plain models: mean."""
+def _pooling(path: str) -> tuple[str, int | None, bool]:
+    """The sentence-transformers recipe in the model folder: (pooling "mean" or "cls", max_seq_length, lower-case
+    first); a plain Hugging Face model: mean pooling, the tokenizer's cut, no lower-casing."""
     root = Path(path)
     modules = json.loads((root / "modules.json").read_text()) if (root / "modules.json").exists() else []
     other = [m["type"] for m in modules if m["type"].rsplit(".", 1)[-1] not in ("Transformer", "Pooling", "Normalize")]
@@ -167,12 +195,16 @@ def _pooling(path: str) -> tuple[str, int | None]:
                          f"this one also has {', '.join(other)}")
     pooling_dir = next((m["path"] for m in modules if m["type"].endswith("Pooling")), "1_Pooling")
     cfg = root / pooling_dir / "config.json"
-    modes = [k for k, v in (json.loads(cfg.read_text()) if cfg.exists() else {"pooling_mode_mean_tokens": True}).items()
-             if k.startswith("pooling_mode_") and v is True]
-    if modes not in (["pooling_mode_mean_tokens"], ["pooling_mode_cls_token"]):
-        raise ValueError(f"embedding model {path}: pooling {modes} is not supported (mean or cls tokens only)")
+    conf = json.loads(cfg.read_text()) if cfg.exists() else {"pooling_mode": "mean"}
+    # sentence-transformers < 5 writes one flag per mode, >= 5 one "pooling_mode"
+    modes = [conf["pooling_mode"]] if isinstance(conf.get("pooling_mode"), str) else \
+        [k.removeprefix("pooling_mode_").removesuffix("_tokens").removesuffix("_token") for k, v in conf.items()
+         if k.startswith("pooling_mode_") and v is True]
+    if modes not in (["mean"], ["cls"]):
+        raise ValueError(f"embedding model {path}: pooling {modes} is not supported (mean or cls only)")
     st = root / "sentence_bert_config.json"
-    return modes[0].removeprefix("pooling_mode_"), (json.loads(st.read_text()).get("max_seq_length") if st.exists() else None)
+    st_conf = json.loads(st.read_text()) if st.exists() else {}
+    return modes[0], st_conf.get("max_seq_length"), bool(st_conf.get("do_lower_case", False))
 
 
 class SentenceEncoder:
@@ -182,22 +214,24 @@ class SentenceEncoder:
     def __init__(self, name: str = DEFAULT_MODEL, memo: dict | None = None):
         self.name, self.memo = name, memo
         self.transformer = get_transformer(name)
-        self.pooling, max_seq = _pooling(self.transformer.path)
+        self.pooling, max_seq, self.lowercase = _pooling(self.transformer.path)
         self.max_length = int(max_seq or self.transformer.tokenizer.model_max_length)
 
     def bound(self, memo: dict) -> "SentenceEncoder":
-        """The same encoder writing its states to ``memo`` (one per scored chunk)."""
+        """The same encoder sharing ``memo`` (a :class:`StateMemo`, one per run) with BERTScore."""
         other = copy.copy(self)
         other.memo = memo
         return other
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One L2-normalised float64 row per text; each distinct text is encoded once."""
-        texts = list(texts)
+        texts = [t.lower() for t in texts] if self.lowercase else list(texts)
+        if not texts:
+            return np.empty((0, self.transformer.model.config.hidden_size))
         states = self.transformer.states(texts, max_length=self.max_length, memo=self.memo)
-        pooled = [s.astype(np.float64).mean(axis=0) if self.pooling == "mean_tokens" else s[0].astype(np.float64)
+        pooled = [s.astype(np.float64).mean(axis=0) if self.pooling == "mean" else s[0].astype(np.float64)
                   for s in states]
-        vecs = np.asarray(pooled, dtype=np.float64).reshape(len(texts), -1)
+        vecs = np.asarray(pooled, dtype=np.float64)
         return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 
     def signature(self) -> str:
@@ -207,6 +241,9 @@ class SentenceEncoder:
 @lru_cache(maxsize=2)
 def get_encoder(name: str = DEFAULT_MODEL) -> SentenceEncoder:
     return SentenceEncoder(name)
+
+
+BERT_FAMILY = ("bert", "distilbert", "electra")
 
 
 class BertScorer:
@@ -223,12 +260,19 @@ class BertScorer:
     def __init__(self, name: str = DEFAULT_MODEL, num_layers: int = 6, memo: dict | None = None):
         self.name, self.num_layers, self.memo = name, num_layers, memo
         self.transformer = get_transformer(name)
+        kind = self.transformer.model.config.model_type
+        if kind not in BERT_FAMILY:
+            # bert-score tokenises RoBERTa/GPT-2 with a prefix space and cuts encoder-decoders to their encoder:
+            # evalkit's shared pass would give other numbers than the package's, so it refuses instead
+            raise ValueError(f"bertscore_model {name!r} is a {kind!r} model; evalkit computes BERTScore for "
+                             f"{', '.join(BERT_FAMILY)} encoders (the default is the packaged MiniLM)")
         tok = self.transformer.tokenizer
         self.max_length = int(tok.model_max_length)
         self.special = {tok.cls_token_id, tok.sep_token_id} - {None}
         self.transformer.states([], max_length=self.max_length, layer=num_layers)  # checks the layer at load
 
     def bound(self, memo: dict) -> "BertScorer":
+        """The same scorer sharing ``memo`` (a :class:`StateMemo`, one per run) with the sentence encoder."""
         other = copy.copy(self)
         other.memo = memo
         return other
@@ -236,9 +280,8 @@ class BertScorer:
     def _embed(self, sentences: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Each distinct sentence -> (L2-normalised token embeddings, token weights summing to 1)."""
         distinct = list(dict.fromkeys(sentences))
-        memo = {} if self.memo is None else self.memo
-        states = self.transformer.states(distinct, max_length=self.max_length, layer=self.num_layers, memo=memo)
-        ids = self.transformer.token_ids(distinct, self.max_length, memo)
+        states, ids = self.transformer.states_and_ids(distinct, max_length=self.max_length, layer=self.num_layers,
+                                                      memo=self.memo)
         out = {}
         for s, e in zip(distinct, states):
             w = np.array([0.0 if i in self.special else 1.0 for i in ids[s]])

@@ -51,18 +51,23 @@ def _remember_lemmas(lemmatizer) -> None:
     singular noun, a verb in the infinitive) is re-checked every time it occurs, a third of the lemmatiser's time
     on long contexts. Same lemmas, fewer Python calls.
     """
-    if getattr(lemmatizer, "mode", None) != "rule" or getattr(lemmatizer, "_evalkit_memo", None) is not None:
+    if getattr(lemmatizer, "mode", None) != "rule" or isinstance(lemmatizer.lemmatize, _RememberedLemmas):
         return
-    inner, memo = lemmatizer.lemmatize, {}
+    lemmatizer.lemmatize = _RememberedLemmas(lemmatizer.lemmatize)
 
-    def lemmatize(token):
+
+class _RememberedLemmas:
+    """spaCy's ``rule_lemmatize`` with a memo (a class, not a closure, so the pipeline still pickles)."""
+
+    def __init__(self, inner):
+        self.inner, self.memo = inner, {}
+
+    def __call__(self, token) -> list[str]:
         key = (token.orth, token.pos, token.morph.key)
-        found = memo.get(key)
+        found = self.memo.get(key)
         if found is None:
-            found = memo[key] = inner(token)
+            found = self.memo[key] = self.inner(token)
         return found
-
-    lemmatizer.lemmatize, lemmatizer._evalkit_memo = lemmatize, memo
 
 
 def pipeline_signature(name: str = DEFAULT_MODEL) -> str:

@@ -63,7 +63,7 @@ class Resources:
             from .encoders import get_encoder
 
             name = self.config.embedding_model
-            self._encoder = get_encoder(name).bound(self._token_states.setdefault(name, {}))
+            self._encoder = get_encoder(name).bound(self._states_memo(name))
         return self._encoder
 
     @property
@@ -72,8 +72,13 @@ class Resources:
             from .encoders import get_bert_scorer
 
             name = self.config.bertscore_model
-            self._bert = get_bert_scorer(name, self.config.bertscore_layers).bound(self._token_states.setdefault(name, {}))
+            self._bert = get_bert_scorer(name, self.config.bertscore_layers).bound(self._states_memo(name))
         return self._bert
+
+    def _states_memo(self, model: str):
+        from .encoders import StateMemo
+
+        return self._token_states.setdefault(model, StateMemo())
 
     @property
     def judge_config(self):

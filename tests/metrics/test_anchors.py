@@ -188,6 +188,8 @@ def test_context_index_finds_names_like_grounding():
 def test_remembered_lemmas_are_spacys_own():
     """evalkit memoises the rule lemmatiser on (word, POS, morphology); a pipeline loaded without the memo gives
     the same lemma for every token of text from outside the sample."""
+    import pickle
+
     import spacy
 
     from evalkit.nlp import load_pipeline
@@ -198,7 +200,9 @@ def test_remembered_lemmas_are_spacys_own():
     ours = load_pipeline()
     for _ in range(2):  # the second pass reads the memo
         assert [t.lemma_ for t in ours(text)] == [t.lemma_ for t in plain(text)]
-    assert ours.get_pipe("lemmatizer")._evalkit_memo
+    assert ours.get_pipe("lemmatizer").lemmatize.memo
+    # still a picklable pipeline (nlp.pipe(n_process=...) under spawn, a Dask task that captures it)
+    assert [t.lemma_ for t in pickle.loads(pickle.dumps(ours))(text)] == [t.lemma_ for t in plain(text)]
 
 
 def test_hallucination_and_grounding_share_each_context(monkeypatch):

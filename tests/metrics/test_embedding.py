@@ -132,3 +132,67 @@ def test_a_layer_the_model_does_not_have_is_refused():
 
     with pytest.raises(ValueError, match=r"layer must be in 1\.\.6"):
         BertScorer(num_layers=7)
+
+
+def test_a_memo_past_its_budget_keeps_nothing_more_and_changes_no_value():
+    """A :class:`StateMemo` keeps states up to its token budget; past it the states are returned, not kept, so a
+    huge single call does not hold every text's states (the second metric then re-encodes them)."""
+    from evalkit.encoders import StateMemo, get_bert_scorer, get_encoder, get_transformer
+
+    a, g = ["The premium is $604.", "Paris."], ["The premium costs 604 dollars.", "Paris is the capital."]
+    t = get_transformer()
+    n_tokens = sum(len(i) for i in t.token_ids([*a, *g], 256).values())
+    full, none = StateMemo(max_tokens=n_tokens), StateMemo(max_tokens=0)
+    before = t.passes
+    sim_full = get_encoder().bound(full).encode([*a, *g])
+    bert_full = get_bert_scorer().bound(full).f1(a, g)
+    assert t.passes - before == 4 and full.tokens == n_tokens and len(full) == 4
+    before = t.passes
+    sim_none = get_encoder().bound(none).encode([*a, *g])
+    bert_none = get_bert_scorer().bound(none).f1(a, g)
+    assert t.passes - before == 8 and len(none) == 0 and none.tokens == 0
+    assert np.abs(sim_full - sim_none).max() < 1e-6 and np.abs(bert_full - bert_none).max() < 1e-6
+
+
+def test_encoding_nothing_gives_an_empty_matrix(encoder):
+    assert encoder.encode([]).shape == (0, 384)
+
+
+def test_threads_cutting_at_256_and_512_get_their_own_cut():
+    """The fast tokenizer keeps its truncation length as state; threads asking for different cuts (the two
+    metrics on two Dask threads of one worker) must each get theirs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from evalkit.encoders import get_transformer
+
+    t = get_transformer()
+    texts = [f"{i} " + LONG for i in range(30)]  # each about 600 word pieces
+
+    def cut(ml: int) -> set[int]:
+        return {len(ids) for ids in t.token_ids(texts, ml).values()}
+
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(cut, [256, 512] * 20))
+    assert got == [{256}, {512}] * 20
+
+
+def test_sentence_transformers_5_pooling_files_are_read(tmp_path):
+    """sentence-transformers >= 5 saves ``{"pooling_mode": "mean"}`` instead of one flag per mode; both load, an
+    unsupported mode is refused by name, and ``do_lower_case`` is honoured."""
+    import json
+
+    from evalkit.encoders import _pooling
+
+    (tmp_path / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode": "mean"}))
+    (tmp_path / "sentence_bert_config.json").write_text(json.dumps({"do_lower_case": True}))
+    assert _pooling(str(tmp_path)) == ("mean", None, True)
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_cls_token": True,
+                                                                    "pooling_mode_mean_tokens": False}))
+    assert _pooling(str(tmp_path))[0] == "cls"
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode": "max"}))
+    with pytest.raises(ValueError, match=r"pooling \['max'\] is not supported"):
+        _pooling(str(tmp_path))

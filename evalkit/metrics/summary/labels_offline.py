@@ -151,13 +151,14 @@ class OfflineLabeler:
 
     def __init__(self, nlp=None, context_index: dict | None = None):
         """``context_index``: the run's shared :class:`ContextIndex` per article (hallucination and grounding fill
-        and read the same one), so an article is parsed and indexed once per chunk."""
+        and read the same one), so an article is parsed and indexed once per run; None (a labeler used on its own)
+        keeps nothing between calls."""
         from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
         from ...nlp import NlpPipeline
 
         self.nlp = nlp or NlpPipeline()
-        self.context_index = {} if context_index is None else context_index
+        self.context_index = context_index
         self.vader = SentimentIntensityAnalyzer()
 
     def signature(self) -> str:
