@@ -41,7 +41,7 @@ from ..text import (content_words, date_supported, declines_to_answer, extract_d
                     normalize_entity, sentences, word_tokens)
 from ..text.acronyms import acronym_supported
 from ..text.meta import meta_prefix_length
-from .anchors import (ABSTENTION_REASON, ContextIndex, context_indexes, decline_params, default_hedges,
+from .anchors import (ABSTENTION_REASON, ContextIndex, _joined, context_indexes, decline_params, default_hedges,
                       extract_claims, hallucination_from_parsed)
 from .base import Score
 from .grounding_substitution import KINDS as SUB_KINDS, substitutions
@@ -345,7 +345,7 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
 
         encoder = getattr(resources, "encoder", None) or get_encoder()
     answers = [a or "" for a in inputs["answer"]]
-    joined = ["\n\n".join(c for c in (cs or []) if c) for cs in inputs["contexts"]]
+    joined = [_joined(cs) for cs in inputs["contexts"]]  # the same key hallucination files its index under
     docs = nlp.parse_answers(answers)
     indexes = context_indexes(joined, nlp, getattr(resources, "context_index", None))
     evs = {t: Evidence.build(t, encoder=encoder, index=ix) for t, ix in indexes.items()}
