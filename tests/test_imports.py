@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "evalkit"
 LAYERS: list[tuple[str, frozenset[str]]] = [
     # load: configuration, data, text processing and resources every later step shares; the scripted judge
     # server for tests lives here because it must not depend on the code it stands in for
-    ("base", frozenset({"config", "thresholds", "data", "text", "nlp", "encoders", "_version", "signature",
+    ("base", frozenset({"config", "thresholds", "safeio", "data", "text", "nlp", "encoders", "_version", "signature",
                         "testing", "sources"})),  # sources: inputs larger than memory, read chunk by chunk
     ("judge", frozenset({"judge"})),  # the judge protocol, client, cache, prompts: nothing from metrics/
     ("score", frozenset({"metrics"})),  # the registry and every metric (ragas' adapter, summary scorers)

@@ -1,0 +1,184 @@
+"""Writers that never destroy: atomic files, one writer per output, outputs that never replace inputs.
+
+Every file evalkit writes goes to a unique temporary name in the same folder and is renamed over the target
+only when complete (a kill leaves the old file or the new one, never half of one); a second process writing
+the same output is refused with one line naming the first; a folder is cleared only when evalkit created it
+(a marker file inside it says so).
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> write_text(d / "a.txt", "hello")
+PosixPath('...a.txt')
+>>> (d / "a.txt").read_text()
+'hello'
+>>> refuse_output_over_inputs(d / "a.txt", [d / "a.txt"], what="--output")
+Traceback (most recent call last):
+...
+evalkit.safeio.OutputError: ...a.txt: --output is the input file ...a.txt; refusing to overwrite it (choose another output path)
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+from pathlib import Path
+from typing import Iterable, Iterator
+
+OWNED_MARKER = ".evalkit-owned"
+
+
+class OutputError(OSError):
+    """An output that cannot be written safely. The message names the path and what to do."""
+
+
+def _tmp_name(path: Path) -> Path:
+    # pid and random suffix: two processes (or threads) never share a temporary name
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it is fsynced and renamed onto ``path``.
+
+    On any error (disk full included) the temporary file is removed and ``path`` is untouched; a full disk
+    raises :class:`OutputError` naming ``path``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _tmp_name(path)
+    try:
+        yield tmp
+        if tmp.exists():
+            with open(tmp, "rb") as f:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        _silent_unlink(tmp)
+        if e.errno == errno.ENOSPC:
+            raise OutputError(f"{path}: no space left on device while writing it; nothing was changed "
+                              "(free space or choose another folder)") from None
+        raise
+    except BaseException:
+        _silent_unlink(tmp)
+        raise
+
+
+def _silent_unlink(p: Path) -> None:
+    with contextlib.suppress(OSError):
+        p.unlink()
+
+
+def write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically; returns ``path``."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+    return Path(path)
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Write UTF-8 ``text`` to ``path`` atomically; returns ``path``."""
+    return write_bytes(path, text.encode("utf-8"))
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+def refuse_output_over_inputs(output: str | Path | None, inputs: Iterable[str | Path | None], *,
+                              what: str = "output") -> None:
+    """Raise :class:`OutputError` when ``output`` is (resolved, symlinks included) one of ``inputs``."""
+    if output is None:
+        return
+    out = Path(output)
+    for inp in inputs:
+        if inp is None:
+            continue
+        if _same_file(out, Path(inp)):
+            raise OutputError(f"{output}: {what} is the input file {inp}; refusing to overwrite it "
+                              "(choose another output path)")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def lock_path(output: str | Path) -> Path:
+    output = Path(output)
+    return output.with_name(f".{output.name}.lock")
+
+
+@contextlib.contextmanager
+def output_lock(output: str | Path) -> Iterator[None]:
+    """Hold ``.NAME.lock`` beside ``output`` while writing it; a second live writer is refused.
+
+    A lock left by a process that no longer runs (killed) is taken over.
+    """
+    lock = lock_path(output)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(3):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                other = int(lock.read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                other = -1
+            if other > 0 and other != os.getpid() and _pid_alive(other):
+                raise OutputError(f"{output}: another evalkit process (pid {other}) is writing this output; "
+                                  f"wait for it or remove {lock} if that process is gone") from None
+            _silent_unlink(lock)  # stale: its writer was killed
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(f"{os.getpid()}\n")
+        break
+    else:  # pragma: no cover - three races lost in a row
+        raise OutputError(f"{output}: could not take the lock {lock}")
+    try:
+        yield
+    finally:
+        _silent_unlink(lock)
+
+
+def owned_dir(path: str | Path, *, clear: bool = False) -> Path:
+    """Create ``path`` as an evalkit-owned folder (marker inside), or reuse one evalkit made.
+
+    ``clear=True`` empties it first. A folder that exists without the marker and is not empty belongs to
+    the user: :class:`OutputError`, and nothing is touched.
+    """
+    import shutil
+
+    path = Path(path)
+    marker = path / OWNED_MARKER
+    if path.exists():
+        if not path.is_dir():
+            raise OutputError(f"{path}: exists and is not a folder; refusing to replace it")
+        if not marker.exists() and any(path.iterdir()):
+            raise OutputError(f"{path}: is a folder evalkit did not create (no {OWNED_MARKER} inside); "
+                              "refusing to write into or clear it (move it away or choose another name)")
+        if clear:
+            for child in path.iterdir():
+                if child.name == OWNED_MARKER:
+                    continue
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child)
+                else:
+                    child.unlink()
+    path.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    return path
