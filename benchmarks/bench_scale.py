@@ -9,6 +9,11 @@ resources on 8 warm-up rows, then scores the N rows through :func:`evalkit.strea
 and reports wall time, CPU time of the scoring and the process's peak RSS.
 
     nice -n 10 .venv/bin/python benchmarks/bench_scale.py --sizes 1000,10000 --out benchmarks/results/scale.md
+
+``--peak-rss`` instead runs ``evalkit score`` itself on each N (cheap metrics, same chunk size) and reports the
+peak RSS of each run: flat memory means the 50,000-row peak stays within 1.2x of the 10,000-row one.
+
+    nice -n 10 .venv/bin/python benchmarks/bench_scale.py --peak-rss --sizes 10000,50000
 """
 from __future__ import annotations
 
@@ -233,6 +238,35 @@ def kill_and_resume(data: Path, out: Path, kill_after: float, chunk: int) -> str
         "\n    ".join(lines[:4] + ["..."] + lines[-6:])])
 
 
+def peak_rss(sizes: list[int], metrics: list[str], chunk: int, fmt: str = "parquet", root: Path = ROOT) -> str:
+    """``evalkit score`` (the CLI, as a user runs it) on N rows for each N, each in a fresh process with the same
+    chunk size; the peak RSS of that process alone (``os.wait4``), and each N's peak against the smallest N's."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(root)}
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            data = build_rows(n, Path(tmp) / f"rows_{n}.jsonl")
+            out = Path(tmp) / f"scored_{n}.{fmt}"
+            cmd = [sys.executable, "-m", "evalkit.cli", "score", str(data), "-o", str(out), "--metrics",
+                   ",".join(metrics), "--chunk-size", str(chunk)]
+            t0 = time.perf_counter()
+            with open(Path(tmp) / f"log_{n}.txt", "w") as log:
+                proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+                _, status, usage = os.wait4(proc.pid, 0)
+                proc.returncode = os.waitstatus_to_exitcode(status)
+            wall = time.perf_counter() - t0
+            if proc.returncode:
+                raise SystemExit(f"N={n} failed ({proc.returncode}):\n{(Path(tmp) / f'log_{n}.txt').read_text()[-2000:]}")
+            rows.append((n, wall, usage.ru_maxrss / 1024, out.stat().st_size / 2 ** 20))
+            print(f"N={n}: {wall:.0f} s, peak RSS {rows[-1][2]:.0f} MB, output {rows[-1][3]:.1f} MB", flush=True)
+    base = rows[0][2]
+    lines = [f"`evalkit score ROWS.jsonl -o OUT.{fmt} --metrics {','.join(metrics)} --chunk-size {chunk}` "
+             f"(`bench_scale.py --peak-rss`), each N in a fresh process:", "",
+             "| N | wall s | peak RSS MB | vs N=%d | output MB |" % rows[0][0], "|---|---|---|---|---|"]
+    lines += [f"| {n} | {wall:.0f} | {rss:.0f} | {rss / base:.2f}x | {size:.1f} |" for n, wall, rss, size in rows]
+    return "\n".join(lines)
+
+
 def measure(metrics: list[str], data: Path, chunk: int = 2000, root: Path = ROOT) -> dict:
     """:func:`run_one` in a fresh process on the evalkit of ``root`` (this tree, or a revision's checkout)."""
     r = subprocess.run([sys.executable, __file__, "--one", ",".join(metrics), "--data", str(data),
@@ -277,6 +311,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kill-resume", type=float, metavar="SECONDS",
                    help="instead: `evalkit score` on the first of --sizes rows, killed after SECONDS, then resumed")
     p.add_argument("--chunk-size", type=int, default=2000, help="rows per chunk")
+    p.add_argument("--peak-rss", action="store_true",
+                   help="instead: peak RSS of `evalkit score` (a fresh process per N of --sizes, --metrics given "
+                        "or exact_match,relevance,number_match), e.g. --sizes 10000,50000")
+    p.add_argument("--format", default="parquet", choices=["parquet", "csv", "jsonl"], help="with --peak-rss")
     p.add_argument("--one", help=argparse.SUPPRESS)
     p.add_argument("--data", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -284,6 +322,13 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(run_one(args.one.split(","), Path(args.data), args.chunk_size)))
         return 0
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.peak_rss:
+        cheap = ["exact_match", "relevance", "number_match"] if args.metrics == "default" else args.metrics.split(",")
+        text = peak_rss(sizes, cheap, args.chunk_size, args.format)
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+        return 0
     metrics = default_metrics() if args.metrics == "default" else args.metrics.split(",")
     if args.against or args.parse_ratio:
         with tempfile.TemporaryDirectory() as tmp:

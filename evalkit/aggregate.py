@@ -37,6 +37,18 @@ def scored_metrics(results: pd.DataFrame) -> list[str]:
     return [m for m in REGISTRY if m in results.columns]
 
 
+def summary_reads(column: str, by: Sequence[str] = ("system",)) -> bool:
+    """Whether :func:`summary` (grouped ``by``) reads ``column``: grouping keys, ``error``, ``verdict``, metric
+    values and their statistics columns. A summary of only these columns equals one of the whole results.
+
+    >>> [c for c in ("system", "answer", "relevance", "relevance_details", "error") if summary_reads(c)]
+    ['system', 'relevance', 'error']
+    """
+    if column in by or column in ("error", "verdict") or column in REGISTRY:
+        return True
+    return any(m.stats is not None and column in m.stats.columns(name) for name, m in REGISTRY.items())
+
+
 def errored(results: pd.DataFrame, metric: str) -> pd.Series:
     """Boolean mask: rows whose ``error`` column names ``metric`` (the runner writes ``"metric: Type: message"``
     entries joined by ``" | "``).
@@ -50,14 +62,19 @@ def errored(results: pd.DataFrame, metric: str) -> pd.Series:
     return results["error"].map(lambda e: isinstance(e, str) and any(p.startswith(prefix) for p in e.split(" | ")))
 
 
+BOOTSTRAP_CELLS = 1_000_000  # resampled indices held at once: memory stays flat however many rows
+
+
 def _bootstrap(n: int, statistic, *, n_resamples: int, seed: int, level: float,
                chunk: int) -> tuple[float | None, float | None]:
     """Percentile interval of ``statistic(index_matrix) -> one value per resample`` over rows resampled with
-    replacement (seeded; ``chunk`` resamples at a time so memory stays ``chunk * n``)."""
+    replacement (seeded; at most ``chunk`` resamples, and at most ``BOOTSTRAP_CELLS`` indices, at a time, so
+    memory does not grow with ``n``; the generator yields the same indices however they are cut)."""
     import numpy as np
 
     if n < 2 or n_resamples < 1:
         return None, None
+    chunk = max(1, min(chunk, BOOTSTRAP_CELLS // n))
     rng = np.random.default_rng(seed)
     stats = np.concatenate([statistic(rng.integers(0, n, (min(chunk, n_resamples - i), n)))
                             for i in range(0, n_resamples, chunk)])

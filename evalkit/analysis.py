@@ -152,8 +152,8 @@ def comparison_numbers(results: pd.DataFrame, cmp: Mapping[str, Any], seed: int 
     metrics = [m for m in scored_metrics(results) if REGISTRY[m].kind in ("score", "bool") and results[m].notna().any()]
     binary = [c for c in cmp.get("binary") or [] if c in results.columns]
     pair_on = cmp.get("pair_on") or default_pair_on(results)
-    kw = dict(n_resamples=int(cmp.get("n_resamples", 2000)), seed=seed, binary=binary, pair_on=pair_on,
-              min_pairs=int(cmp.get("min_pairs", 10)))
+    kw = dict(n_resamples=int(cmp.get("n_resamples", 2000)), seed=seed, binary=binary, positive=cmp.get("positive"),
+              pair_on=pair_on, min_pairs=int(cmp.get("min_pairs", 10)))
     out = {"system_a": a, "system_b": b, "pair_on": pair_on, "systems": _systems(results),
            "table": compare_systems(results, metrics, a, b, **kw).to_dict(orient="records")}
     by = cmp.get("by")

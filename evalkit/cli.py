@@ -5,9 +5,9 @@
     evalkit score INPUT -o OUTPUT [--metrics a,b] [--config cfg.yaml] [--thresholds profile.yaml]
     evalkit summary RESULTS [--by system,question_type]
     evalkit report EXPERIMENT.yaml
-    evalkit calibrate TABLE --score COL --label COL [--positive VALUE] [-o profile.yaml]
+    evalkit calibrate TABLE --score COL --label COL [--positive VALUE|'<=2'] [-o profile.yaml] [--force]
     evalkit verdict RESULTS --thresholds profile.yaml -o OUT
-    evalkit compare RESULTS --a SYS --b SYS [--pair-on id|question|COLUMN] [--binary correct]
+    evalkit compare RESULTS --a SYS --b SYS [--pair-on id|question|COLUMN] [--binary correct [--positive Y]]
 
 Bad input exits with status 2 and one line on stderr naming what is wrong.
 """
@@ -64,6 +64,46 @@ def _columns(args) -> dict[str, str]:
     return parse_column_mapping(getattr(args, "columns", None))
 
 
+def _reading(args) -> dict[str, str | None]:
+    """How input files are read: the CSV separator and the text encoding (None: sniffed / UTF-8 or its BOM)."""
+    return {"sep": _separator(getattr(args, "sep", None)), "encoding": getattr(args, "encoding", None)}
+
+
+def _separator(sep: str | None) -> str | None:
+    names = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
+    return names.get(sep, sep) if sep else None
+
+
+def _input_files(spec: str) -> list[Path]:
+    """The files an input names: the file itself, a folder's files, or a glob's matches."""
+    import glob
+
+    p = Path(spec)
+    if p.is_dir():
+        return [q for q in p.iterdir() if q.is_file()]
+    if p.exists():
+        return [p]
+    return [Path(m) for m in glob.glob(spec)]
+
+
+def _refuse_overwriting(output: str | None, *inputs: str | None, what: str = "-o/--output") -> None:
+    """An output that names an input file (resolved, symlinks included) is refused before any work."""
+    from .safeio import refuse_output_over_inputs
+
+    files = [f for i in inputs if i for f in _input_files(i)]
+    refuse_output_over_inputs(output, files, what=what)
+
+
+def _metric_names(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    if not names:
+        raise ValueError(f"--metrics {text!r} names no metric; give comma-separated names (evalkit metrics lists "
+                         "them) or leave it out for the defaults")
+    return names
+
+
 def _load_config(args):
     from .config import EvalConfig
     from .verdict import thresholds_from_profile
@@ -106,19 +146,26 @@ def _failed_everywhere(out) -> str | None:
 
 
 def _score_cmd(args) -> int:
-    from . import evaluate
-    from .aggregate import summary, wide
-    from .stream import remove_parts, save_results
+    from .aggregate import summary, summary_reads, wide
+    from .pipeline import evaluate_to_file
 
     _check_output_path(args.output)
+    _refuse_overwriting(args.output, args.input, args.config, args.thresholds)
+    metrics = _metric_names(args.metrics)
     cfg = _load_config(args)
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
     parts = f"{args.output}.parts"  # finished chunks and their manifest: a re-run resumes from here
-    out = evaluate(args.input, metrics, cfg, progress=not args.quiet and None, engine=args.engine,
-                   scheduler=args.scheduler, chunk_size=args.chunk_size, parts_dir=parts, resume=args.resume,
-                   columns=_columns(args))
-    path = save_results(out, args.output)
-    remove_parts(parts)
+    data, columns = _score_input(args)
+    # streamed from the parts into the output under its lock; what is printed below is computed from the columns
+    # the summary reads (kept for every row), so memory stays flat however large the output is
+    try:
+        written = evaluate_to_file(data, args.output, metrics, cfg, parts_dir=parts, keep=summary_reads,
+                                   progress=not args.quiet and None, engine=args.engine, scheduler=args.scheduler,
+                                   chunk_size=args.chunk_size, resume=args.resume, columns=columns,
+                                   strict_columns=args.strict)
+    except BaseException:
+        _drop_unfinished(parts)
+        raise
+    path, out = written.path, written.kept
     meta = out.attrs["evalkit"]
     n_err = int(out["error"].notna().sum())
     print(f"scored {len(out)} rows with {len(meta['metrics'])} metrics -> {path} ({n_err} rows with errors)")
@@ -140,17 +187,48 @@ def _score_cmd(args) -> int:
     return 0
 
 
-def _read_results(path: str, columns: dict[str, str] | None = None):
+def _score_input(args):
+    """A single CSV file is read and validated whole here (separator, encoding, field counts: it is read whole
+    in any case); Parquet/JSONL files, folders and globs are streamed chunk by chunk by the run."""
+    from .data import FORMATS, load
+
+    p = Path(args.input)
+    reading = _reading(args)
+    if p.is_file() and (FORMATS.get(p.suffix.lower()) == "csv" or any(reading.values())):
+        return load(p, columns=_columns(args), **reading), None
+    return args.input, _columns(args)
+
+
+def _drop_unfinished(parts: str) -> None:
+    """A run that failed before finishing any chunk leaves nothing behind (a finished chunk is kept: a re-run
+    resumes from it)."""
+    from .stream import MANIFEST, remove_parts
+
+    manifest = Path(parts) / MANIFEST
+    try:
+        chunks = json.loads(manifest.read_text(encoding="utf-8")).get("chunks") if manifest.exists() else None
+    except (OSError, ValueError):
+        return
+    if manifest.exists() and not chunks:
+        remove_parts(parts)
+
+
+def _read_results(path: str, columns: dict[str, str] | None = None, args=None):
     """Scored results or any table of scores and labels: no answer columns required."""
     from .data import read_table
 
-    return read_table(path, columns=columns)
+    return read_table(path, columns=columns, **(_reading(args) if args is not None else {}))
 
 
 def _summary_cmd(args) -> int:
     from .aggregate import summary
 
-    df = _read_results(args.results, _columns(args))
+    from .aggregate import scored_metrics
+
+    df = _read_results(args.results, _columns(args), args)
+    if not scored_metrics(df):
+        raise ValueError(f"{args.results}: no metric columns to summarise (it has {list(df.columns)[:8]}); "
+                         f"score it first: evalkit score {args.results} -o results.parquet")
     if args.by is None:  # results without a system column (one system) summarise as a whole
         args.by = "system" if "system" in df.columns else ""
     by = [b for b in args.by.split(",") if b] if args.by else None
@@ -194,7 +272,7 @@ def _report_cmd(args) -> int:
     from .report import run_report
 
     overrides = {"n_resamples": args.resamples} if args.resamples else None
-    path = run_report(args.experiment, out_root=args.out, overrides=overrides)
+    path = run_report(args.experiment, out_root=args.out, overrides=overrides, overwrite=args.overwrite)
     print(f"report: {path}")
     sig = json.loads((path.parent / "signature.json").read_text(encoding="utf-8")).get("signature")
     if sig:  # publish it with the numbers: it names everything that produced them
@@ -206,35 +284,57 @@ def _init_cmd(args) -> int:
     from .data import load
     from .experiment import starter_experiment
 
+    from .safeio import write_text
+
     out = Path(args.output or (Path(args.data).stem + ".yaml"))
+    _refuse_overwriting(str(out), args.data)
     if out.exists() and not args.force:
         raise ValueError(f"{out}: already exists (use --force to overwrite)")
     cols = _columns(args)
-    text = starter_experiment(load(args.data, columns=cols), args.data, out)
+    text = starter_experiment(load(args.data, columns=cols, **_reading(args)), args.data, out)
     if cols:
         text = text.replace("metrics: null", f"columns: {json.dumps(cols)}\nmetrics: null", 1)
-    out.write_text(text, encoding="utf-8")
+    write_text(out, text)
     print(f"wrote {out}; next: evalkit report {out}")
     return 0
 
 
 def _calibrate_cmd(args) -> int:
     from .calibrate import calibrate_frame, profile_entry, write_profile
+    from .safeio import write_text
 
-    df = _read_results(args.results, _columns(args))
-    tc = calibrate_frame(df, args.score, args.label, positive=args.positive, direction=args.direction,
+    _refuse_overwriting(args.output, args.results)
+    _refuse_overwriting(args.json, args.results, args.output, what="--json")
+    df = _read_results(args.results, _columns(args), args)
+    tc = _named(args.results, calibrate_frame)(df, args.score, args.label, positive=args.positive, direction=args.direction,
                          criterion=args.criterion, split=args.split, by=[c for c in (args.by or "").split(",") if c],
                          groups=args.groups, n_resamples=args.resamples, seed=args.seed)
-    print("\n".join(tc.summary_lines()))
+    print("\n".join(tc.summary_lines()))  # a warning about the positive class comes first
     out = tc.to_dict()
+    useless = tc.useless_rule()
+    if args.output and useless and not args.force:  # the verdict would FAIL every row, or none
+        raise ValueError(f"not writing {args.output}: {useless}; check --positive and --direction "
+                         f"(flagged = positive, here {tc.flagged_class}), or pass --force to write it anyway")
     if args.output:
-        write_profile(args.output, {tc.score: profile_entry(tc.result, tc.score, args.label)},
+        write_profile(args.output, {tc.score: profile_entry(tc.result, tc.score, args.label, args.positive)},
                       dataset_sha256=df.attrs.get("sha256"), source=args.results)
         print(f"profile: {args.output} (apply it: evalkit verdict RESULTS --thresholds {args.output} -o OUT)")
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        write_text(args.json, json.dumps(out, indent=2) + "\n")
         print(f"full result: {args.json}")
     return 0
+
+
+def _named(path: str, func):
+    """``func`` whose ValueError names the file it was reading (the statistics do not know it)."""
+    def call(*a, **kw):
+        try:
+            return func(*a, **kw)
+        except ValueError as e:
+            if str(e).startswith(str(path)):
+                raise
+            raise type(e)(f"{path}: {e}") from None
+    return call
 
 
 def _verdict_cmd(args) -> int:
@@ -245,7 +345,8 @@ def _verdict_cmd(args) -> int:
     from .verdict import apply_verdicts, thresholds_from_profile
 
     _check_output_path(args.output)
-    df = _read_results(args.results, _columns(args))
+    _refuse_overwriting(args.output, args.results, args.thresholds)
+    df = _read_results(args.results, _columns(args), args)
     out, notes = apply_verdicts(df, thresholds_from_profile(args.thresholds, Thresholds()))
     for n in notes:
         print(f"evalkit: warning: {n}", file=sys.stderr)
@@ -259,11 +360,14 @@ def _compare_cmd(args) -> int:
     from .aggregate import scored_metrics
     from .compare import compare_systems
 
-    df = _read_results(args.results, _columns(args))
-    metrics = args.metrics.split(",") if args.metrics else [m for m in scored_metrics(df) if df[m].dtype != object]
+    if args.output:
+        _check_output_path(args.output)
+    _refuse_overwriting(args.output, args.results)
+    df = _read_results(args.results, _columns(args), args)
+    metrics = _metric_names(args.metrics) or [m for m in scored_metrics(df) if df[m].dtype != object]
     table = compare_systems(df, metrics, args.a, args.b, by=args.by, n_resamples=args.resamples, seed=args.seed,
-                            binary=[c for c in (args.binary or "").split(",") if c], pair_on=args.pair_on,
-                            min_pairs=args.min_pairs)
+                            binary=[c for c in (args.binary or "").split(",") if c], positive=args.positive,
+                            pair_on=args.pair_on, min_pairs=args.min_pairs)
     if args.output:
         from .data import save
 
@@ -289,6 +393,12 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpF
 COLUMNS_HELP = "rename columns on read: NAME=SOURCE pairs, e.g. answer=model_output,contexts=docs"
 
 
+def _add_reading(p) -> None:
+    p.add_argument("--sep", help="CSV separator: , ; | tab (default: sniffed from the header line)")
+    p.add_argument("--encoding", help="text encoding of CSV/JSONL input, e.g. latin-1, cp1252 (default: UTF-8; "
+                                      "a UTF-8 or UTF-16 byte-order mark is honoured)")
+
+
 def _sub(sub, name: str, help: str, examples: str, func):
     p = sub.add_parser(name, help=help, description=help, epilog="examples:\n" + examples, formatter_class=_Help)
     p.set_defaults(func=func)
@@ -309,6 +419,10 @@ def _add_score(sub) -> None:
     s.add_argument("--config", help="scoring config YAML (see evalkit.config.EvalConfig)")
     s.add_argument("--thresholds", help="calibrated threshold profile (YAML) for the verdict")
     s.add_argument("--columns", help=COLUMNS_HELP)
+    _add_reading(s)
+    s.add_argument("--strict", action="store_true",
+                   help="refuse input columns named like outputs (hallucination, verdict, error, ...) instead of "
+                        "keeping them as input_<name>")
     s.add_argument("--judge-timeout", type=float, help="seconds per judge call (also EVALKIT_JUDGE_TIMEOUT; default 60)")
     s.add_argument("--judge-max-retries", type=int, help="retries of a failed judge call (EVALKIT_JUDGE_MAX_RETRIES; 4)")
     s.add_argument("--judge-concurrency", type=int, help="judge calls in flight (EVALKIT_JUDGE_CONCURRENCY; 4)")
@@ -333,23 +447,29 @@ def _add_report_and_init(sub) -> None:
     r.add_argument("experiment", help="experiment YAML (paths inside it are relative to the file)")
     r.add_argument("--out", default="reports", help="parent folder of the report")
     r.add_argument("--resamples", type=int, help="override bootstrap resamples (quick runs)")
+    r.add_argument("--overwrite", action="store_true",
+                   help="replace a report folder made by another experiment file with the same name:")
     i = _sub(sub, "init", "write a starter experiment for a data file (sections that apply are on)",
              "  evalkit init my_answers.csv -o my.yaml\n  evalkit report my.yaml", _init_cmd)
     i.add_argument("data", help="CSV, JSONL or Parquet dataset")
     i.add_argument("-o", "--output", help="experiment file to write (default: DATA's name with .yaml)")
     i.add_argument("--columns", help=COLUMNS_HELP)
+    _add_reading(i)
     i.add_argument("--force", action="store_true", help="overwrite an existing file")
 
 
 def _add_calibrate(sub) -> None:
     c = _sub(sub, "calibrate", "choose a threshold for a score against a binary human label",
              "  evalkit calibrate results.parquet --score hallucination --label hallucinated --split seeded -o p.yaml\n"
-             "  evalkit calibrate labels.csv --score s --label judged --positive yes --json cal.json",
+             "  evalkit calibrate labels.csv --score s --label judged --positive yes --json cal.json\n"
+             "  evalkit calibrate results.csv --score hallucination --label likert --positive '<=2'",
              _calibrate_cmd)
     c.add_argument("results", help="any table with a score column and a label column (.parquet, .csv, .jsonl)")
     c.add_argument("--score", required=True, help="score column, e.g. hallucination")
-    c.add_argument("--label", required=True, help="binary label column: booleans, 0/1, or strings with --positive")
-    c.add_argument("--positive", help="the label value that counts as positive, e.g. yes")
+    c.add_argument("--label", required=True, help="binary label column: booleans, 0/1, or strings with --positive; "
+                                                  "an ordinal scale (1-5) with a comparison in --positive")
+    c.add_argument("--positive", help="the label class that is flagged (the bad answer): a value, e.g. N or yes, or "
+                                      "a comparison for an ordinal label, e.g. '<=2', '<3', '>=4', '==1'")
     c.add_argument("--direction", default="higher", choices=["higher", "lower"],
                    help="higher: a high score indicates the positive label")
     c.add_argument("--criterion", default="youden", help="youden | f1 | precision>=X | recall>=X | cost:fp=A,fn=B")
@@ -360,7 +480,11 @@ def _add_calibrate(sub) -> None:
     c.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     c.add_argument("--seed", type=int, default=0, help="seed of every resample and split")
     c.add_argument("--columns", help=COLUMNS_HELP)
-    c.add_argument("-o", "--output", help="write a threshold profile YAML")
+    _add_reading(c)
+    c.add_argument("-o", "--output", help="write a threshold profile YAML (refused when its threshold flags every "
+                                          "row or none: see --force)")
+    c.add_argument("--force", action="store_true", help="write the profile even if its threshold flags every row "
+                                                        "or none of those it was chosen on")
     c.add_argument("--json", help="write the full result as JSON to this file")
 
 
@@ -371,9 +495,11 @@ def _add_verdict_and_compare(sub) -> None:
     v.add_argument("--thresholds", required=True, help="threshold profile YAML (evalkit calibrate -o)")
     v.add_argument("-o", "--output", required=True, help="output path (.parquet, .csv or .jsonl)")
     v.add_argument("--columns", help=COLUMNS_HELP)
+    _add_reading(v)
     k = _sub(sub, "compare", "paired comparison of two systems",
              "  evalkit compare results.parquet --a rag-a --b rag-b --binary correct\n"
-             "  evalkit compare results.parquet --a base --b new --pair-on question --format latex", _compare_cmd)
+             "  evalkit compare results.parquet --a base --b new --pair-on question --format latex\n"
+             "  evalkit compare results.csv --a rag-a --b rag-b --binary faithful --positive Y", _compare_cmd)
     k.add_argument("results", help="scored results with a 'system' column")
     k.add_argument("--a", required=True, help="baseline system")
     k.add_argument("--b", required=True, help="system compared with it (differences are b - a)")
@@ -381,12 +507,15 @@ def _add_verdict_and_compare(sub) -> None:
                                      "(default: id when the data has ids, else the question text)")
     k.add_argument("--metrics", help="comma-separated (default: every scored metric)")
     k.add_argument("--binary", default="", help="paired binary columns for McNemar, e.g. correct")
+    k.add_argument("--positive", help="with --binary: the class counted as True in those columns, a value (Y, pass) "
+                                      "or a comparison for an ordinal column ('>=4'); default: booleans or 0/1")
     k.add_argument("--by", help="group column, e.g. question_type")
     k.add_argument("--min-pairs", type=int, default=10, help="groups with fewer pairs are flagged, not findings")
     k.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     k.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     k.add_argument("--format", default="text", choices=["text", "markdown", "latex"], help="table format")
     k.add_argument("--columns", help=COLUMNS_HELP)
+    _add_reading(k)
     k.add_argument("-o", "--output", help="write the table (.csv, .parquet, .jsonl)")
 
 
@@ -417,6 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of each mean's interval")
     sm.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     sm.add_argument("--columns", help=COLUMNS_HELP)
+    _add_reading(sm)
     _add_calibrate(sub)
     _add_verdict_and_compare(sub)
     return p
@@ -432,15 +562,19 @@ def _noting_renames(func, args) -> int:
     noted: set[str] = set()
     show = warnings.showwarning
 
+    from .runner import InputColumnsRenamed
+
     def note(message, category, *rest, **kwargs):
-        if not issubclass(category, MetricRenamedWarning):
+        kind = "note" if issubclass(category, MetricRenamedWarning) else "warning"
+        if not issubclass(category, (MetricRenamedWarning, InputColumnsRenamed)):
             return show(message, category, *rest, **kwargs)
-        if str(message) not in noted:
+        if str(message) not in noted:  # once per run, however many chunks repeat it
             noted.add(str(message))
-            print(f"evalkit: note: {message}", file=sys.stderr)
+            print(f"evalkit: {kind}: {message}", file=sys.stderr)
 
     with warnings.catch_warnings():  # restores the filters and showwarning afterwards
         warnings.simplefilter("always", MetricRenamedWarning)
+        warnings.simplefilter("always", InputColumnsRenamed)
         warnings.showwarning = note
         return func(args)
 

@@ -18,7 +18,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -120,7 +120,7 @@ def _compare_one(g: pd.DataFrame, m: str, system_a: str, system_b: str, pair_on:
 
 def compare_systems(results: pd.DataFrame, metrics: Sequence[str], system_a: str, system_b: str, *,
                     by: str | None = None, n_resamples: int = 2000, seed: int = 0,
-                    binary: Sequence[str] = (), pair_on: str | None = None,
+                    binary: Sequence[str] = (), positive: Any = None, pair_on: str | None = None,
                     min_pairs: int = MIN_PAIRS) -> pd.DataFrame:
     """A tidy paired-comparison table, one row per metric (and per ``by`` group).
 
@@ -128,6 +128,10 @@ def compare_systems(results: pd.DataFrame, metrics: Sequence[str], system_a: str
     ``diff`` (b - a), ``low``, ``high`` (95% paired bootstrap CI), ``p_bootstrap``, ``p_holm`` (Holm
     across the metrics of the group), for the ``binary`` columns McNemar's ``only_a``, ``only_b``,
     ``p_mcnemar``; ``small`` (fewer than ``min_pairs`` pairs: not a finding) and ``note``.
+
+    The ``binary`` columns are read as :func:`evalkit.calibrate.binary_labels` reads a label: booleans
+    or 0/1 as they are, or with ``positive`` naming the class counted as True (``"Y"``, ``"pass"``, or
+    a comparison on an ordinal column such as ``">=4"``); ``mean_a``/``mean_b`` are that class's rates.
 
     Raises
     ------
@@ -142,6 +146,11 @@ def compare_systems(results: pd.DataFrame, metrics: Sequence[str], system_a: str
             raise CompareError(f"column {m!r} not in results")
     if by is not None and by not in results.columns:
         raise CompareError(f"--by {by!r}: no such column")
+    if binary:  # Y/N or a Likert column needs `positive`; anything not binary is refused, naming the column
+        from .calibrate import binary_labels
+
+        results = results.assign(**{c: pd.array(binary_labels(results[c].tolist(), positive=positive, column=c),
+                                                dtype="boolean") for c in binary})
     groups = [(None, results)] if by is None else list(results.groupby(by, sort=True))
     rows = []
     for gv, g in groups:

@@ -26,6 +26,45 @@ class ConfigError(ValueError):
     """A configuration file or dict is invalid; the message names the key."""
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that refuses a mapping with the same key twice (YAML's "last wins" hides typos)."""
+
+
+def _construct_unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False):
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            hash(key)
+        except TypeError:
+            continue  # an unhashable key fails in the base constructor with its own message
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first at line {seen[key] + 1}, again at line "
+                f"{key_node.start_mark.line + 1}); YAML would silently keep the last one", key_node.start_mark)
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
+
+
+def load_yaml(text: str, source: str = "<yaml>") -> Any:
+    """Parse YAML safely, refusing duplicate keys anywhere in the document.
+
+    >>> load_yaml("a: 1\nb: 2")
+    {'a': 1, 'b': 2}
+    >>> load_yaml("a: 1\na: 2", "p.yaml")
+    Traceback (most recent call last):
+    ...
+    yaml.constructor.ConstructorError: duplicate key 'a' (first at line 1, again at line 2); YAML would silently keep the last one
+      in "<unicode string>", line 2, column 1:
+        a: 2
+        ^
+    """
+    return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+
+
 def read_yaml_mapping(path: str | Path, error: type[Exception] = ValueError, what: str = "file") -> dict[str, Any]:
     """A YAML file whose top level is a mapping; every problem raised as ``error`` naming the file.
 
@@ -38,12 +77,21 @@ def read_yaml_mapping(path: str | Path, error: type[Exception] = ValueError, wha
     if not path.exists():
         raise error(f"{path}: no such {what}")
     try:
-        d = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        d = load_yaml(path.read_text(encoding="utf-8"), str(path)) or {}
     except yaml.YAMLError as e:
-        raise error(f"{path}: invalid YAML: {e}") from None
+        raise error(f"{path}: invalid YAML: {_yaml_problem(e)}") from None
+    except UnicodeDecodeError as e:
+        raise error(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})") from None
     if not isinstance(d, dict):
         raise error(f"{path}: expected a mapping at top level")
     return d
+
+
+def _yaml_problem(e: yaml.YAMLError) -> str:
+    """A YAML error on one line: what is wrong and where (line, column)."""
+    mark = getattr(e, "problem_mark", None)
+    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}" if mark is not None else problem
 
 
 @dataclass(frozen=True)
@@ -263,6 +311,8 @@ PARAM_TOP_LEVEL = {"spacy_model": "spacy_model", "rules": "fact_checks"}
 PARAM_CHOICES = {"idf_scope": ("pair", "dataset"), "align": ("lexical", "embedding"), "provider": ("offline", "judge"),
                  "method": ("auto", "embedding", "rubric")}
 PARAM_POSITIVE_INTS = ("n_questions", "window")
+# parameters that name a non-empty subset of these values (hallucination's anchor types)
+PARAM_SUBSETS = {"anchors": ("numeric", "date", "claim", "entity")}
 
 
 def _is_int(v: Any, minimum: int) -> bool:
@@ -334,11 +384,23 @@ def _threshold_problems(th: Any):
             yield f"thresholds.{key}", f"must be a number in [0, 1] (the metric's range), got {v!r}"
 
 
+def _aliases_ok(v: Any) -> bool:
+    return isinstance(v, Mapping) and all(
+        isinstance(k, str) and isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names)
+        for k, names in v.items())
+
+
 def _param_value_problem(metric: str, key: str, v: Any, registry: Mapping[str, Any]) -> str | None:
     if key in PARAM_CHOICES and v not in PARAM_CHOICES[key]:
         return f"must be one of {list(PARAM_CHOICES[key])}, got {v!r}"
     if key in PARAM_POSITIVE_INTS and not _is_int(v, 1):
         return f"must be an integer >= 1, got {v!r}"
+    if key in PARAM_SUBSETS and (not isinstance(v, (list, tuple)) or not v or
+                                 any(not isinstance(x, str) or x not in PARAM_SUBSETS[key] for x in v)):
+        return f"must be a non-empty list of {list(PARAM_SUBSETS[key])}, got {v!r}"
+    if key == "aliases" and not _aliases_ok(v):
+        return ("must map a name to a list of other names for it (e.g. {\"Big Apple\": [\"New York\"]}), "
+                f"got {v!r}")
     if key == "tokenizer":
         return _tokenizer_problem(v)
     if key == "stop_list":

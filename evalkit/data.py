@@ -27,6 +27,7 @@ import hashlib
 import json
 import logging
 import math
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -68,74 +69,206 @@ def dataset_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
+class _NonFinite(float):
+    """A NaN/Infinity literal of a JSONL line, marked so the field holding it can be named."""
+
+
+def _object_without_duplicates(path, lineno: int):
+    def hook(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise DataError(f"{path}: line {lineno}: key {k!r} appears twice in one record")
+            seen.add(k)
+        return dict(pairs)
+    return hook
+
+
 def jsonl_record(path: str | Path, lineno: int, line: str) -> dict:
     """One JSONL line as an object, or a :class:`DataError` naming the file, the line and the column.
+
+    ``NaN`` and ``Infinity`` (not JSON, though Python writes them) and a key given twice are refused.
 
     >>> jsonl_record("d.jsonl", 7, '{"question": "Q?", "answer": \\n')
     Traceback (most recent call last):
     ...
     evalkit.data.DataError: d.jsonl: line 7: malformed JSON (Expecting value at column 30)
+    >>> jsonl_record("d.jsonl", 2, '{"question": "Q?", "answer": NaN}')
+    Traceback (most recent call last):
+    ...
+    evalkit.data.DataError: d.jsonl: line 2, column 'answer': NaN is not valid JSON (write null for a missing value)
     """
-    try:
-        obj = json.loads(line.rstrip("\r\n"))  # without its newline a cut-short line reports its own column
+    try:  # without its newline a cut-short line reports its own column
+        obj = json.loads(line.rstrip("\r\n"), parse_constant=lambda c: _NonFinite(c),
+                         object_pairs_hook=_object_without_duplicates(path, lineno))
     except json.JSONDecodeError as e:
         raise DataError(f"{path}: line {lineno}: malformed JSON ({e.msg} at column {e.colno})") from None
     if not isinstance(obj, dict):
         raise DataError(f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}")
+    for k, v in obj.items():
+        if isinstance(v, _NonFinite):
+            literal = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+            raise DataError(f"{path}: line {lineno}, column {k!r}: {literal} is not valid JSON "
+                            "(write null for a missing value)")
     return obj
 
 
-def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[str]]:
+_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+def read_text(path: str | Path, encoding: str | None = None) -> str:
+    """A text file's contents: ``encoding`` if given, else UTF-8 (a UTF-8 or UTF-16 byte-order mark is
+    honoured). Undecodable bytes raise a :class:`DataError` naming the line and the byte.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.csv")
+    >>> _ = open(p, "wb").write("question\\nK\xf6ln?\\n".encode("latin-1"))
+    >>> read_text(p)
+    Traceback (most recent call last):
+    ...
+    evalkit.data.DataError: ...x.csv: line 2: not UTF-8 (byte 0xf6 at column 2); pass the file's encoding, e.g. --encoding latin-1
+    """
+    raw = Path(path).read_bytes()
+    enc = encoding or next((e for bom, e in _BOMS if raw.startswith(bom)), "utf-8")
+    try:
+        return raw.decode(enc)
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        raise DataError(f"{path}: line {line}: not {enc.upper().replace('-SIG', '')} (byte 0x{raw[e.start]:02x} at "
+                        f"column {col}); pass the file's encoding, e.g. --encoding latin-1") from None
+    except LookupError:
+        raise DataError(f"{path}: unknown encoding {enc!r}") from None
+
+
+def _read_jsonl(path: Path, encoding: str | None = None) -> tuple[pd.DataFrame, list[str]]:
     records, where = [], []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue  # blank lines carry no record
-            records.append(jsonl_record(path, lineno, line))
-            where.append(f"line {lineno}")
+    for lineno, line in enumerate(read_text(path, encoding).splitlines(keepends=True), start=1):
+        if not line.strip():
+            continue  # blank lines carry no record
+        records.append(jsonl_record(path, lineno, line))
+        where.append(f"line {lineno}")
     return pd.DataFrame.from_records(records), where
 
 
-def _read_csv(path: Path, text_sources: set[str]) -> tuple[pd.DataFrame, list[str]]:
+CSV_SEPARATORS = (",", ";", "\t", "|")
+
+
+def sniff_separator(header_line: str) -> str:
+    """The separator of a CSV header line: the most frequent of ``, ; TAB |`` outside quotes (comma on a tie).
+
+    >>> sniff_separator("question;answer;contexts"), sniff_separator("question,answer"), sniff_separator("q\\ta")
+    (';', ',', '\\t')
+    """
+    unquoted = re.sub(r'"[^"]*"', "", header_line)
+    counts = {s: unquoted.count(s) for s in CSV_SEPARATORS}
+    best = max(CSV_SEPARATORS, key=lambda s: (counts[s], s == ","))
+    return best if counts[best] else ","
+
+
+def _csv_records(path: Path, text: str, sep: str) -> tuple[list[str], list[int]]:
+    """The header and each record's first line; a record whose field count is not the header's is refused."""
+    import csv
+    import io
+
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise DataError(f"{path}: empty file (no header row)") from None
+    dup = sorted({c for c in header if header.count(c) > 1})
+    if dup:
+        raise DataError(f"{path}: line 1: duplicate column name(s) {dup}; rename them so each column is named once")
+    starts, line = [], reader.line_num + 1
+    for rec in reader:
+        if rec and len(rec) != len(header):
+            raise DataError(f"{path}: line {line}: {len(rec)} fields where the header has {len(header)} "
+                            f"(separator {sep!r}; a stray quote or separator inside a field? quote such fields, "
+                            f"or pass --sep)")
+        if rec:
+            starts.append(line)
+        line = reader.line_num + 1
+    return header, starts
+
+
+def _read_csv(path: Path, text_sources: set[str], sep: str | None = None,
+              encoding: str | None = None) -> tuple[pd.DataFrame, list[str]]:
+    import io
+
     from pandas._libs.parsers import STR_NA_VALUES
 
-    header = pd.read_csv(path, nrows=0).columns
+    text = read_text(path, encoding)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    sep = sep or sniff_separator(text.split("\n", 1)[0])
+    header, starts = _csv_records(path, text, sep)
+    if len(header) == 1 and not sep_given(sep, text):
+        log.warning("%s: one column %r; if the file uses another separator pass --sep", path, header[0])
     # text columns are read verbatim (an answer "NA" stays "NA"); other columns get pandas' NA guessing
-    text = [c for c in header if c in text_sources]
+    cols = [c for c in header if c in text_sources]
     na = {c: sorted(STR_NA_VALUES) for c in header if c not in text_sources}
-    df = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False, na_values=na)
-    for c in text:
+    df = pd.read_csv(io.StringIO(text), sep=sep, dtype={c: str for c in cols}, keep_default_na=False,
+                     na_values=na, engine="python" if len(sep) > 1 else "c")
+    for c in cols:
         df[c] = df[c].astype(object)
-    return df, [f"row {i + 1} (line {i + 2})" for i in range(len(df))]
+    return df, [f"row {i + 1} (line {starts[i] if i < len(starts) else i + 2})" for i in range(len(df))]
 
 
-def _read(path: Path, fmt: str, text_sources: set[str]) -> tuple[pd.DataFrame, list[str]]:
+def sep_given(sep: str, text: str) -> bool:
+    return any(s in text.split("\n", 1)[0] for s in CSV_SEPARATORS if s != sep)
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
+        raise DataError(f"{path}: not a readable Parquet file ({str(e).splitlines()[0]})") from None
+
+
+def _read(path: Path, fmt: str, text_sources: set[str], sep: str | None = None,
+          encoding: str | None = None) -> tuple[pd.DataFrame, list[str]]:
     if fmt == "jsonl":
-        return _read_jsonl(path)
+        return _read_jsonl(path, encoding)
     if fmt == "csv":
-        return _read_csv(path, text_sources)
-    df = pd.read_parquet(path)
+        return _read_csv(path, text_sources, sep, encoding)
+    df = _read_parquet(path)
     return df, [f"row {i + 1}" for i in range(len(df))]
 
 
-def _as_contexts(v: Any, at: str) -> list[str]:
+def _list_literal(s: str) -> tuple[list | None, bool]:
+    """A JSON list, or a Python list literal (``['a', 'b']``, as ``str(list)`` writes it); the flag says
+    which. ``(None, False)`` for anything else (``"[1] Source text ..."`` is one context, not a list)."""
+    import ast
+
+    try:
+        parsed = json.loads(s)
+        return (parsed, False) if isinstance(parsed, list) else (None, False)
+    except json.JSONDecodeError:
+        pass
+    try:
+        parsed = ast.literal_eval(s)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None, False
+    return (parsed, True) if isinstance(parsed, list) else (None, False)
+
+
+def _as_contexts(v: Any, at: str, python_lists: list[str] | None = None) -> list[str] | None:
+    """A row's contexts as a list of strings; None when the cell is null (no contexts given, which the
+    context-based metrics score as undetermined), ``[]`` when an empty list was given (nothing retrieved)."""
     if is_missing(v):
-        return []
+        return None
     if isinstance(v, np.ndarray):
         v = v.tolist()
     if isinstance(v, str):
         s = v.strip()
-        if s.startswith("[") and s.endswith("]"):
-            try:
-                parsed = json.loads(s)
-            except json.JSONDecodeError:
-                parsed = None  # e.g. "[1] Source text ..." is a single context, not JSON
-            if isinstance(parsed, list):
-                v = parsed
-            else:
-                return [v] if s else []
-        else:
+        if not (s.startswith("[") and s.endswith("]")):
             return [v] if s else []
+        parsed, was_python = _list_literal(s)
+        if parsed is None:
+            return [v]
+        if was_python and python_lists is not None:
+            python_lists.append(at)
+        v = parsed
     if isinstance(v, (list, tuple)):
         out = []
         for j, item in enumerate(v):
@@ -151,6 +284,8 @@ def _as_text(v: Any, at: str, col: str) -> str | None:
         return None
     if isinstance(v, str):
         return v
+    if isinstance(v, float) and not math.isfinite(v):
+        raise DataError(f"{at}, column {col!r}: {v!r} is not text (an infinite number in a text column)")
     if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
         # a JSON number (604) is the text "604"; pandas may have widened an int column to float
         v = v.item() if hasattr(v, "item") else v
@@ -201,8 +336,14 @@ def canonicalize(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None,
             out[col] = pd.Series([_as_text(v, f"{source}: {where[i]}", col) for i, v in enumerate(df[col].tolist())],
                                  dtype=object)
     if "contexts" in df.columns:
-        out["contexts"] = pd.Series([_as_contexts(v, f"{source}: {where[i]}") for i, v in enumerate(df["contexts"].tolist())],
-                                    dtype=object)
+        python_lists: list[str] = []
+        out["contexts"] = pd.Series([_as_contexts(v, f"{source}: {where[i]}", python_lists)
+                                     for i, v in enumerate(df["contexts"].tolist())], dtype=object)
+        if python_lists:
+            log.warning("%s: column 'contexts' holds Python list literals (%s%s); read them as lists of passages "
+                        "(write JSON lists to be unambiguous)", source,
+                        ", ".join(a.split(": ", 1)[-1] for a in python_lists[:3]),
+                        f" and {len(python_lists) - 3} more" if len(python_lists) > 3 else "")
     for col in ("system", "question_type"):
         if col in df.columns:
             out[col] = pd.Series([None if is_missing(v) else str(v) for v in df[col].tolist()], dtype=object)
@@ -247,7 +388,8 @@ def _ids(df: pd.DataFrame, source: str, where: list[str]) -> list[str]:
     return ids
 
 
-def load(path: str | Path, *, columns: Mapping[str, str] | None = None, format: str | None = None) -> pd.DataFrame:
+def load(path: str | Path, *, columns: Mapping[str, str] | None = None, format: str | None = None,
+         sep: str | None = None, encoding: str | None = None) -> pd.DataFrame:
     """Load an evaluation dataset (CSV, JSONL or Parquet) into the canonical DataFrame.
 
     Parameters
@@ -257,6 +399,10 @@ def load(path: str | Path, *, columns: Mapping[str, str] | None = None, format: 
         E.g. ``{"answer": "model_output", "contexts": "passages"}``.
     format : {'csv', 'jsonl', 'parquet'}, optional
         Overrides the format inferred from the extension.
+    sep : str, optional
+        CSV separator; default: sniffed from the header among ``, ; TAB |``.
+    encoding : str, optional
+        Text encoding; default UTF-8 (a UTF-8 or UTF-16 byte-order mark is honoured).
 
     Returns
     -------
@@ -276,15 +422,23 @@ def load(path: str | Path, *, columns: Mapping[str, str] | None = None, format: 
     ['Rate Manual, Section 4 ...']
     """
     path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: no such file")
+    _check_readable(path)
     fmt = _format_of(path, format)
     text_sources = set(TEXT_COLUMNS) | {"id", "contexts"} | set(RAGAS_ALIASES) | set((columns or {}).values())
-    raw, where = _read(path, fmt, text_sources)
+    raw, where = _read(path, fmt, text_sources, sep, encoding)
     df = canonicalize(raw, columns=columns, source=str(path), where=where)
     df.attrs["source"] = str(path)
     df.attrs["sha256"] = dataset_sha256(path)
     return df
+
+
+def _check_readable(path: Path) -> None:
+    if not path.exists():
+        raise DataError(f"{path}: no such file")
+    if path.is_dir():
+        raise DataError(f"{path}: is a folder; give a file (evalkit score also takes a folder of Parquet/JSONL parts)")
+    if path.stat().st_size == 0:
+        raise DataError(f"{path}: empty file (no header row or records)")
 
 
 def _format_of(path: Path, format: str | None) -> str:
@@ -295,7 +449,8 @@ def _format_of(path: Path, format: str | None) -> str:
     return fmt
 
 
-def read_table(path: str | Path, *, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+def read_table(path: str | Path, *, columns: Mapping[str, str] | None = None, sep: str | None = None,
+               encoding: str | None = None) -> pd.DataFrame:
     """Read any table of scores and labels (results of ``evalkit score``, or a plain CSV with a score
     and a label column) without requiring the answer columns that scoring needs.
 
@@ -309,15 +464,8 @@ def read_table(path: str | Path, *, columns: Mapping[str, str] | None = None) ->
     ['score', 'label']
     """
     path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: no such file")
-    fmt = _format_of(path, None)
-    if fmt == "parquet":
-        df = pd.read_parquet(path)
-    elif fmt == "csv":
-        df = pd.read_csv(path)
-    else:
-        df, _ = _read_jsonl(path)
+    _check_readable(path)
+    df, _ = _read(path, _format_of(path, None), set(), sep, encoding)
     for new, src in (columns or {}).items():
         if src not in df.columns:
             raise DataError(f"{path}: column mapping {new!r} <- {src!r}, but the file has no column {src!r} "
@@ -345,20 +493,26 @@ def parse_column_mapping(text: str | None) -> dict[str, str]:
 
 
 def save(df: pd.DataFrame, path: str | Path) -> Path:
-    """Write a (scored) DataFrame; the format comes from the extension (.parquet, .csv, .jsonl)."""
+    """Write a (scored) DataFrame; the format comes from the extension (.parquet, .csv, .jsonl).
+
+    The file is written under a temporary name in the same folder and renamed when complete, so a killed
+    process leaves the old file or the new one, never a truncated one.
+    """
+    from .safeio import atomic_path
+
     path = Path(path)
     fmt = FORMATS.get(path.suffix.lower())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "parquet":
-        df.to_parquet(path, index=False)
-    elif fmt == "csv":
-        out = df.copy()
-        for c in out.columns:
-            if out[c].map(lambda v: isinstance(v, (list, dict))).any():
-                out[c] = out[c].map(lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v)
-        out.to_csv(path, index=False)
-    elif fmt == "jsonl":
-        df.to_json(path, orient="records", lines=True, force_ascii=False)
-    else:
+    if fmt is None:
         raise DataError(f"{path}: unsupported output extension {path.suffix!r}; use .parquet, .csv or .jsonl")
+    with atomic_path(path) as tmp:
+        if fmt == "parquet":
+            df.to_parquet(tmp, index=False)
+        elif fmt == "csv":
+            out = df.copy()
+            for c in out.columns:
+                if out[c].map(lambda v: isinstance(v, (list, dict))).any():
+                    out[c] = out[c].map(lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v)
+            out.to_csv(tmp, index=False)
+        else:
+            df.to_json(tmp, orient="records", lines=True, force_ascii=False)
     return path

@@ -12,7 +12,7 @@ An experiment is a YAML file::
     judge: null                      # LLM judge settings (optional)
     calibration: {score: hallucination, label: hallucinated, positive: null, direction: higher,
                   criterion: youden, split: seeded, by: [question_type], n_resamples: 1000}
-    compare: {systems: [a, b], binary: [correct], pair_on: id, by: question_type, min_pairs: 10}
+    compare: {systems: [a, b], binary: [correct], positive: null, pair_on: id, by: question_type, min_pairs: 10}
     seed: 0
     notebooks: [00_quickstart, ..., mine.ipynb]  # shipped names or your own notebooks; default: all shipped
 
@@ -44,7 +44,7 @@ DEFAULT_NOTEBOOKS = ("00_quickstart", "01_relevance", "02_completeness", "03_hal
                      "09_summary_scorers", "08_report")
 REPORT_NOTEBOOK = "08_report"
 CALIBRATION_KEYS = {"score", "label", "positive", "direction", "criterion", "split", "by", "groups", "n_resamples"}
-COMPARE_KEYS = {"systems", "binary", "pair_on", "by", "min_pairs", "n_resamples"}
+COMPARE_KEYS = {"systems", "binary", "positive", "pair_on", "by", "min_pairs", "n_resamples"}
 
 
 class ExperimentError(ValueError):
@@ -103,6 +103,7 @@ def _check_section(path: Path, raw: Mapping[str, Any], key: str, known: set[str]
     bad = sorted(set(sec) - known)
     if bad:
         raise ExperimentError(f"{path}: {key} has unknown key(s) {bad}; known: {sorted(known)}")
+    _check_values(path, key, sec)
     return dict(sec)
 
 
@@ -113,9 +114,32 @@ def _check_top(path: Path, raw: Mapping[str, Any]) -> None:
     for key in ("name", "data"):
         if not raw.get(key):
             raise ExperimentError(f"{path}: missing required key {key!r}")
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", str(raw["name"])):
-        raise ExperimentError(f"{path}: name {raw['name']!r} must be letters, digits, '.', '_' or '-' "
-                              f"(it names a folder)")
+    name = str(raw["name"])
+    # the name becomes a folder that the report clears: '.', '..' or a leading dot would name the user's own
+    if not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*", name) or set(name) == {"."}:
+        raise ExperimentError(f"{path}: name {raw['name']!r} must be letters, digits, '.', '_' or '-', not "
+                              f"start with '.' (it names the report's folder)")
+    seed = raw.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ExperimentError(f"{path}: seed must be an integer, got {seed!r}")
+
+
+# keys of the calibration/compare sections whose values must be integers of at least this much
+_INT_KEYS = {"n_resamples": 1, "min_pairs": 1}
+_TEXT_KEYS = {"score", "label", "direction", "criterion", "split", "groups", "pair_on"}
+
+
+def _check_values(path: Path, key: str, sec: Mapping[str, Any]) -> None:
+    """Types of a section's values, checked at load (before any scoring), naming the file and key."""
+    for k, v in sec.items():
+        if k in _INT_KEYS and (isinstance(v, bool) or not isinstance(v, int) or v < _INT_KEYS[k]):
+            raise ExperimentError(f"{path}: {key}.{k} must be an integer >= {_INT_KEYS[k]}, got {v!r}")
+        if k in _TEXT_KEYS and v is not None and not isinstance(v, str):
+            raise ExperimentError(f"{path}: {key}.{k} must be text, got {v!r}")
+        if k == "direction" and v not in (None, "higher", "lower"):
+            raise ExperimentError(f"{path}: {key}.direction must be 'higher' or 'lower', got {v!r}")
+        if k == "systems" and (not isinstance(v, list) or len(v) != 2):
+            raise ExperimentError(f"{path}: {key}.systems must be a list of two system names, got {v!r}")
 
 
 def _scoring(path: Path, raw: Mapping[str, Any]) -> tuple[EvalConfig, str | None]:
@@ -177,34 +201,31 @@ def load_experiment(path: str | Path) -> Experiment:
         notebooks=_notebooks(path, raw), description=str(raw.get("description") or ""), source=str(path))
 
 
-def _binary_label_columns(df) -> list[str]:
-    """Columns that look like binary human labels (bool, 0/1, or true/false strings), canonical ones excluded."""
-    from .calibrate import CalibrationError, binary_labels
+def _label_columns(df) -> list:
+    """Columns that look like human labels (bool, 0/1, Y/N, yes/no, true/false, pass/fail, or a 1-5 scale),
+    canonical ones excluded, each with the positive class that flags its bad answers."""
+    from .calibrate import suggest_label
     from .data import CANONICAL_COLUMNS
 
-    out = []
-    for c in df.columns:
-        if c in CANONICAL_COLUMNS:
-            continue
-        try:
-            classes = {v for v in binary_labels(df[c].tolist(), column=str(c)) if v is not None}
-        except (CalibrationError, TypeError):
-            continue
-        if len(classes) == 2:
-            out.append(str(c))
-    return out
+    found = (suggest_label(df[c].tolist(), str(c)) for c in df.columns if c not in CANONICAL_COLUMNS)
+    return [s for s in found if s is not None]
 
 
-def _calibration_lines(labels: list[str], has_contexts: bool) -> list[str]:
+def _calibration_lines(labels: list, has_contexts: bool) -> list[str]:
+    import json
+
     if not labels:
-        return ["# calibration: no binary label column (True/False or 0/1) in the data; add one, e.g. `hallucinated`,",
-                "#   then: calibration: {score: hallucination, label: hallucinated, split: seeded}"]
-    label = next((c for c in labels if "halluc" in c.lower()), labels[0])
+        return ["# calibration: no label column (True/False, 0/1, Y/N, yes/no, pass/fail or a 1-5 score) in the data;",
+                "#   add one, e.g. `hallucinated`, then: calibration: {score: hallucination, label: hallucinated, "
+                "split: seeded}"]
+    # a column named for hallucination first, then two-valued labels before a 1-5 scale
+    label = min(labels, key=lambda s: ("halluc" not in s.column.lower(), s.kind != "binary"))
     score = "hallucination" if has_contexts else "relevance"
     direction = "higher" if score == "hallucination" else "lower"
     return ["calibration:               # choose a threshold for a score against a human label",
             f"  score: {score}",
-            f"  label: {label}             # positive = a bad answer, so the verdict flags that side",
+            f"  label: {label.column}             # positive = a bad answer, so the verdict flags that side",
+            f"  positive: {json.dumps(label.positive)}           # {label.why}",
             f"  direction: {direction}           # {direction}: a {direction} score points at the positive label",
             "  criterion: youden",
             "  split: seeded             # choose on half, report on the other half (honest)",
@@ -250,7 +271,7 @@ def starter_experiment(df, data_path: str | Path, out_path: str | Path) -> str:
     lines += ["# fact_checks: rules.yaml    # per-question checks for this dataset's ids (optional)",
               "# thresholds: profile.yaml   # a profile written by `evalkit calibrate -o` (optional)",
               "# judge: {base_url: http://localhost:8000/v1, model: my-model}   # judged metrics (optional)"]
-    lines += _calibration_lines(_binary_label_columns(df), has_contexts)
+    lines += _calibration_lines(_label_columns(df), has_contexts)
     lines += _compare_lines(df)
     lines += ["seed: 0"]
     return "\n".join(lines) + "\n"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -32,7 +32,8 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
              config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *,
              on_error: str = "record", progress: bool | None = None, engine: Any = None,
              scheduler: str | None = None, chunk_size: int | None = None, parts_dir: str | Path | None = None,
-             resume: bool = True, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+             resume: bool = True, columns: Mapping[str, str] | None = None,
+             strict_columns: bool = False) -> pd.DataFrame:
     """Score every row of ``data`` (:func:`evalkit.runner.score`, whose parameters these are), then add
     ``verdict`` and ``verdict_rule`` when the triad (hallucination, relevance, completeness) was scored.
 
@@ -46,7 +47,7 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     """
     config = as_config(config)
     if engine is None and chunk_size is None and parts_dir is None:
-        out = score(data, metrics, config, on_error=on_error, progress=progress)
+        out = score(data, metrics, config, on_error=on_error, progress=progress, strict_columns=strict_columns)
     else:
         from .engine import make_engine
         from .stream import DEFAULT_CHUNK, score_chunks
@@ -54,13 +55,66 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
         with make_engine(engine, scheduler) as runner_engine:
             out = score_chunks(data, metrics, config, parts_dir=parts_dir, chunk_size=chunk_size or DEFAULT_CHUNK,
                                resume=resume, columns=columns, on_error=on_error, engine=runner_engine,
-                               progress=progress)
+                               progress=progress, strict_columns=strict_columns)
     if not all(m in out.attrs["evalkit"]["metrics"] for m in TRIAD):
         return out
     attrs = out.attrs["evalkit"]
-    out, notes = apply_verdicts(out, config.thresholds, lexicons=config.lexicons)
+    out, notes = _with_verdicts(out, config)
     for note in notes:
         log.warning("%s", note)
-    out = out[[c for c in out.columns if c != "error"] + ["error"]]
     out.attrs["evalkit"] = attrs
     return out
+
+
+def _with_verdicts(out: pd.DataFrame, config: EvalConfig) -> tuple[pd.DataFrame, list[str]]:
+    """``verdict`` and ``verdict_rule`` added before ``error``; the notes of :func:`apply_verdicts`."""
+    out, notes = apply_verdicts(out, config.thresholds, lexicons=config.lexicons)
+    return out[[c for c in out.columns if c != "error"] + ["error"]], notes
+
+
+def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metrics: Sequence[str] | None = None,
+                     config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *,
+                     parts_dir: str | Path | None = None, keep: Callable[[str], bool] | None = None,
+                     **options: Any):
+    """:func:`evaluate` in chunks straight into ``output`` (.parquet, .csv, .jsonl), in flat memory.
+
+    Chunks are scored into ``parts_dir`` (resumed when ``resume``, see :func:`evalkit.stream.score_chunks`, whose
+    other ``options`` these are: ``chunk_size``, ``engine``, ``scheduler``, ``columns``, ``on_error``,
+    ``progress``, ``strict_columns``), then streamed into ``output`` part by part with the verdict added to each
+    (:func:`evalkit.stream.write_output`); the parts are removed once the output is written. The whole run holds
+    ``output``'s lock: a second process writing the same output (or its parts) is refused with
+    :class:`evalkit.safeio.OutputError` naming the first one's pid.
+
+    Returns :class:`evalkit.stream.Written`: the path, row count, the run's metadata (with this invocation's
+    judge usage) and, as a frame, every row's values of the columns ``keep(name)`` accepts (e.g.
+    :func:`evalkit.aggregate.summary_reads`), with the run's metadata in ``attrs["evalkit"]``.
+    """
+    from .engine import make_engine
+    from .safeio import output_lock
+    from .stream import DEFAULT_CHUNK, remove_parts, score_parts, write_output
+
+    config = as_config(config)
+    scheduler, engine = options.pop("scheduler", None), options.pop("engine", None)
+    options["chunk_size"] = options.get("chunk_size") or DEFAULT_CHUNK
+    notes: dict[str, None] = {}  # every part gives the same notes: said once
+
+    def verdicts(frame: pd.DataFrame) -> pd.DataFrame:
+        frame, said = _with_verdicts(frame, config)
+        notes.update(dict.fromkeys(said))
+        return frame
+
+    # one writer per output, for the whole run: two runs to one output would mix their parts
+    with output_lock(output):
+        with make_engine(engine, scheduler) as runner_engine:
+            cp, usage = score_parts(data, metrics, config, parts_dir=parts_dir, engine=runner_engine, **options)
+        scored = cp.chunks[0]["meta"].get("metrics", []) if cp.chunks else []
+        written = write_output(cp, output, keep=keep,
+                               transform=verdicts if all(m in scored for m in TRIAD) else None)
+        if parts_dir is not None:
+            remove_parts(parts_dir)
+    for note in notes:
+        log.warning("%s", note)
+    if written.meta.get("judge") is not None:  # after the file is written: usage is not part of its bytes
+        written.meta["judge"]["usage"] = usage
+    written.kept.attrs["evalkit"] = written.meta
+    return written

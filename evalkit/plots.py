@@ -17,6 +17,7 @@ import pandas as pd
 import seaborn as sns
 
 from .metrics import REGISTRY
+from .safeio import atomic_path
 
 PALETTE = {"PASS": "#4c9a2a", "WARN": "#e0a526", "FAIL": "#c0392b", "ABSTAIN": "#5b7db1", "UNDETERMINED": "#8c8c8c"}
 
@@ -104,8 +105,8 @@ def save_figure(fig, name: str, out_dir: str | Path, formats: Sequence[str] = ("
     for fmt in formats:
         p = out / f"{name}.{fmt}"
         meta = {"Date": None} if fmt == "svg" else {"Software": None}
-        with plt.rc_context({"svg.hashsalt": "evalkit"}):
-            fig.savefig(p, dpi=120, bbox_inches="tight", metadata=meta)
+        with plt.rc_context({"svg.hashsalt": "evalkit"}), atomic_path(p) as tmp:
+            fig.savefig(tmp, dpi=120, bbox_inches="tight", metadata=meta, format=fmt)
         paths.append(p)
     return paths
 

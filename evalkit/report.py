@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .analysis import NOTEBOOK_SECTIONS, Section, analyze, plan_sections
 from .data import load, save
+from .safeio import OutputError, atomic_path, output_lock, owned_dir, write_text
 from .experiment import (DEFAULT_NOTEBOOKS, NOTEBOOK_DIR, REPORT_NOTEBOOK, Experiment, ExperimentError,
                          load_experiment, notebook_source)
 
@@ -35,12 +36,22 @@ def _execute(src: Path, dst: Path, params: dict[str, Any], cwd: Path) -> None:
 
     declared = pm.inspect_notebook(str(src))
     extra = {"kernel_manager_class": _encrypted_kernel_manager()} if _curve_available() else {}
-    try:
-        pm.execute_notebook(str(src), str(dst), parameters={k: v for k, v in params.items() if k in declared},
-                            kernel_name="python3", progress_bar=False, cwd=str(cwd), **extra)
-    except PapermillExecutionError as e:
-        raise ReportError(f"notebook {src.name} failed at cell {e.exec_count} (index {e.cell_index}): "
-                          f"{e.ename}: {e.evalue}; the partial notebook is kept at {dst}") from None
+    failed = None
+    with atomic_path(dst) as tmp:  # a killed run leaves the last complete notebook, never half of one
+        written = tmp.with_suffix(".ipynb")  # papermill wants the extension
+        try:
+            pm.execute_notebook(str(src), str(written),
+                                parameters={k: v for k, v in params.items() if k in declared},
+                                kernel_name="python3", progress_bar=False, cwd=str(cwd), **extra)
+        except PapermillExecutionError as e:
+            failed = e  # the partial notebook is still renamed into place, for the user to read
+        except BaseException:
+            written.unlink(missing_ok=True)
+            raise
+        written.replace(tmp)
+    if failed is not None:
+        raise ReportError(f"notebook {src.name} failed at cell {failed.exec_count} (index {failed.cell_index}): "
+                          f"{failed.ename}: {failed.evalue}; the partial notebook is kept at {dst}") from None
 
 
 def _curve_available() -> bool:
@@ -143,17 +154,36 @@ def _fact_check_coverage(exp: Experiment, results, log) -> dict[str, Any] | None
     return {"file": exp.fact_checks, "rules": len(rules.rules), "unmatched": unmatched}
 
 
-def _prepare_dirs(out: Path) -> Path:
-    (out / "notebooks").mkdir(parents=True, exist_ok=True)
-    figs = out / "figures"
-    if figs.exists():
-        shutil.rmtree(figs)
-    figs.mkdir(parents=True)
+REPORT_OWNER = "experiment.txt"  # inside a report folder: the experiment file that made it
+
+
+def _prepare_dirs(out: Path, exp: Experiment, overwrite: bool) -> Path:
+    """The report folder, created by evalkit (a marker inside) or refused; its figures folder emptied.
+
+    A folder made for another experiment file with the same ``name:`` is refused unless ``overwrite``.
+    """
+    owner = out / REPORT_OWNER
+    if owner.exists() and not overwrite:
+        made_by = owner.read_text(encoding="utf-8").strip()
+        if made_by and made_by != exp.source:
+            raise ReportError(f"{out}: holds the report of another experiment ({made_by}) with the same name "
+                              f"{exp.name!r}; rename one experiment or pass --overwrite")
+    for data in (exp.data, exp.fact_checks, exp.thresholds, exp.source):
+        if data and Path(data).resolve().is_relative_to(out.resolve()):
+            raise ReportError(f"{out}: the report folder holds the experiment's input {data}; "
+                              "move the input or change the experiment's name")
+    try:
+        owned_dir(out)
+        owned_dir(out / "notebooks")
+        figs = owned_dir(out / "figures", clear=True)
+    except OutputError as e:
+        raise ReportError(str(e)) from None
+    write_text(owner, exp.source + "\n")
     return figs
 
 
 def _write_json(path: Path, obj: Any) -> None:
-    path.write_text(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def _run_notebooks(nbs: Sequence[str], out: Path, params: dict[str, Any], log) -> dict[str, Path]:
@@ -171,13 +201,18 @@ def _run_notebooks(nbs: Sequence[str], out: Path, params: dict[str, Any], log) -
 
 def run_report(experiment: str | Path, *, out_root: str | Path = "reports", figures_root: str | Path | None = None,
                notebooks: Sequence[str] | None = None, overrides: Mapping[str, Any] | None = None,
-               log: Callable[[str], None] | None = None) -> Path:
+               log: Callable[[str], None] | None = None, overwrite: bool = False) -> Path:
     """Produce ``OUT_ROOT/NAME/`` for an experiment; returns the HTML report's path.
 
     ``overrides`` are extra notebook parameters (``{"n_resamples": 50}`` for a quick run; it also
     sets the resamples of the report's statistics). ``figures_root`` also receives a copy of the
     figures (``figures/NAME/``); by default only when a ``figures/`` folder exists where you run it.
     A failing notebook stops the run with the notebook, cell and error named; what was produced is kept.
+
+    Every file is written to a temporary name and renamed (a killed run leaves each file old or new, never
+    cut short); the folder is one evalkit made (a marker inside), never a user folder; a second report into
+    the same folder while this one runs is refused; another experiment with the same ``name:`` is refused
+    unless ``overwrite``.
     """
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     try:
@@ -185,7 +220,13 @@ def run_report(experiment: str | Path, *, out_root: str | Path = "reports", figu
     except ExperimentError as e:
         raise ReportError(str(e)) from None
     out = Path(out_root) / exp.name
-    figs = _prepare_dirs(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with output_lock(out):
+        return _run_report(exp, out, figures_root, notebooks, overrides, log, overwrite)
+
+
+def _run_report(exp: Experiment, out: Path, figures_root, notebooks, overrides, log, overwrite: bool) -> Path:
+    figs = _prepare_dirs(out, exp, overwrite)
     t0 = time.perf_counter()
     _, results, meta = _score(exp, log)
     save(results, out / "results.parquet")
@@ -203,7 +244,7 @@ def run_report(experiment: str | Path, *, out_root: str | Path = "reports", figu
     executed = _run_notebooks(nbs, out, _params(exp, out, overrides), log)
     page = executed.get(REPORT_NOTEBOOK) or executed[nbs[-1]]
     html_path = out / "report.html"
-    html_path.write_text(to_html(page, sig["signature"], f"evalkit report: {exp.name}"), encoding="utf-8")
+    write_text(html_path, to_html(page, sig["signature"], f"evalkit report: {exp.name}"))
     _copy_figures(figs, figures_root, exp.name)
     log(f"evalkit report {exp.name}: done in {time.perf_counter() - t0:.1f}s -> {html_path}")
     return html_path
@@ -221,10 +262,15 @@ def _with_overrides(exp: Experiment, overrides: Mapping[str, Any] | None) -> Exp
 
 
 def _copy_figures(figs: Path, figures_root: str | Path | None, name: str) -> None:
+    """Copy the report's figures into ``FIGURES_ROOT/NAME/``, a folder evalkit made (never a user's own)."""
     root = Path(figures_root) if figures_root is not None else Path("figures")
     if figures_root is None and not root.is_dir():
         return
-    dst = root / name
-    if dst.exists():
-        shutil.rmtree(dst)
-    shutil.copytree(figs, dst)
+    try:
+        dst = owned_dir(root / name, clear=True)
+    except OutputError as e:
+        raise ReportError(f"{e} (the report itself is complete)") from None
+    for f in sorted(figs.iterdir()):
+        if f.is_file() and f.name != ".evalkit-owned":
+            with atomic_path(dst / f.name) as tmp:
+                shutil.copyfile(f, tmp)

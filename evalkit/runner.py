@@ -289,13 +289,17 @@ def _run_metric(metric: Metric, inputs: dict[str, list], params: dict[str, Any],
     n = len(ids)
     batch = metric.batch or _rowwise(metric)
     whole = _whole_column(params)
-    chunk = max(n, 1) if whole else CHUNK
     scores: list[Score | None] = [None] * n
     errors: list[str | None] = [None] * n
-    for start in range(0, n, chunk):
-        stop = min(start + chunk, n)
-        part = _take(inputs, range(start, stop))
-        for i, r in enumerate(_score_part(batch, metric, part, params, resources, whole), start=start):
+    decided = _decided_rows(metric, inputs)
+    for i, s in decided.items():
+        scores[i] = s
+    todo = [i for i in range(n) if i not in decided]  # rows the metric itself scores
+    chunk = max(len(todo), 1) if whole else CHUNK
+    for start in range(0, len(todo), chunk):
+        rows = todo[start:start + chunk]
+        part = _take(inputs, rows)
+        for i, r in zip(rows, _score_part(batch, metric, part, params, resources, whole)):
             try:
                 if isinstance(r, Exception):
                     raise r
@@ -305,8 +309,24 @@ def _run_metric(metric: Metric, inputs: dict[str, list], params: dict[str, Any],
                     raise MetricError(metric.name, ids[i], f"{type(e).__name__}: {e}") from e
                 errors[i] = f"{metric.name}: {type(e).__name__}: {e}"
         if bar is not None:
-            bar.update(stop - start)
+            bar.update(len(rows))
+    if bar is not None and decided:
+        bar.update(len(decided))
     return scores, errors
+
+
+NO_CONTEXTS = "no contexts given (null): a context-based metric cannot judge this row"
+
+
+def _decided_rows(metric: Metric, inputs: Mapping[str, Sequence[Any]]) -> dict[int, Score]:
+    """Rows whose outcome is settled before the metric runs: undetermined, with the reason.
+
+    A null ``contexts`` cell means no passages were given (an empty list means nothing was retrieved, which
+    the metric judges itself).
+    """
+    if "contexts" not in metric.needs or "contexts" not in inputs:
+        return {}
+    return {i: Score(None, {"reason": NO_CONTEXTS}) for i, c in enumerate(inputs["contexts"]) if c is None}
 
 
 def _fn_params(metric: Metric) -> set[str]:
@@ -377,7 +397,7 @@ def resolve_metrics(names: Iterable[str] | None, columns: Iterable[str],
 
 def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
           config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *,
-          on_error: str = "record", progress: bool | None = None) -> pd.DataFrame:
+          on_error: str = "record", progress: bool | None = None, strict_columns: bool = False) -> pd.DataFrame:
     """Score every row of ``data`` with the chosen metrics (the verdict is the next step on the road:
     :func:`evalkit.evaluate` is this plus :func:`evalkit.verdict.apply_verdicts`).
 
@@ -388,6 +408,8 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
     config : EvalConfig, dict, or YAML path.
     on_error : 'record' (default: the row's ``error`` column says why) or 'raise'.
     progress : show a progress bar; default: only on an interactive terminal or notebook.
+    strict_columns : an input column named like an output (``hallucination``, ``verdict``, ``error``, ...) is
+        an error instead of being kept as ``input_<name>`` with a warning.
 
     Returns
     -------
@@ -417,7 +439,7 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
     if on_error not in ("record", "raise"):
         raise ValueError("on_error must be 'record' or 'raise'")
     config = as_config(config)
-    df = _as_frame(data)
+    df = protect_input_columns(_as_frame(data), strict=strict_columns)
     chosen = resolve_metrics(metrics, df.columns, config)
     rules = None
     if any(m.name == "fact_checks" for m in chosen) and config.fact_checks:
@@ -431,6 +453,58 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
     names = [m.name for m in chosen]
     out["error"] = pd.Series([" | ".join(e) if e else None for e in all_errors], dtype=object)
     out.attrs["evalkit"] = _run_meta(df, names, config, resources, methods)
+    return out
+
+
+# columns every run may write beside the metrics' own (the verdict's, the row's errors)
+FIXED_OUTPUT_COLUMNS = ("verdict", "verdict_rule", "error")
+
+
+class InputColumnsRenamed(UserWarning):
+    """Input columns named like evalkit's outputs were kept under ``input_<name>``."""
+
+
+def output_columns() -> set[str]:
+    """Every column name a run can write: each registered metric's value, details, extra and statistic
+    columns, and the fixed ones. An input column of one of these names would be overwritten."""
+    names = set(FIXED_OUTPUT_COLUMNS)
+    for m in REGISTRY.values():
+        names |= {m.name, f"{m.name}_details", *(f"{m.name}_{k}" for k in m.extra_columns)}
+        if m.stats is not None:
+            names |= set(m.stats.columns(m.name))
+    return names
+
+
+def protect_input_columns(df: pd.DataFrame, *, strict: bool = False) -> pd.DataFrame:
+    """Keep the user's columns that collide with outputs, renamed ``input_<name>`` (one warning names them);
+    with ``strict`` refuse them instead. Nothing evalkit writes can then overwrite or be read as the user's.
+
+    >>> import warnings
+    >>> df = pd.DataFrame({"question": ["q"], "answer": ["a"], "verdict": ["MINE"]})
+    >>> with warnings.catch_warnings(record=True):
+    ...     list(protect_input_columns(df).columns)
+    ['question', 'answer', 'input_verdict']
+    """
+    clash = [c for c in df.columns if c in output_columns()]
+    if not clash:
+        return df
+    src = df.attrs.get("source") or ""
+    where = f"{src}: " if src and not src.startswith("<") else ""
+    if strict:
+        raise ValueError(f"{where}input column(s) {clash} have the names of evalkit "
+                         "outputs; rename them (or drop --strict to keep them as input_<name>)")
+    renamed = {c: f"input_{c}" for c in clash}
+    taken = [v for v in renamed.values() if v in df.columns]
+    if taken:
+        raise ValueError(f"{where}input columns {clash} collide with outputs, and "
+                         f"{taken} exist too; rename them")
+    import warnings
+
+    warnings.warn(f"{where}input column(s) {clash} have the names of evalkit outputs; "
+                  f"kept as {list(renamed.values())}", InputColumnsRenamed, stacklevel=3)
+    attrs = dict(df.attrs)
+    out = df.rename(columns=renamed)
+    out.attrs.update(attrs)
     return out
 
 

@@ -13,10 +13,11 @@ Examples
 PosixPath('...a.txt')
 >>> (d / "a.txt").read_text()
 'hello'
->>> refuse_output_over_inputs(d / "a.txt", [d / "a.txt"], what="--output")
-Traceback (most recent call last):
-...
-evalkit.safeio.OutputError: ...a.txt: --output is the input file ...a.txt; refusing to overwrite it (choose another output path)
+>>> try:
+...     refuse_output_over_inputs(d / "a.txt", [d / "a.txt"], what="--output")
+... except OutputError as e:
+...     print(str(e).split(": ", 1)[1])
+--output is the input file ...a.txt; refusing to overwrite it (choose another output path)
 """
 from __future__ import annotations
 
@@ -44,11 +45,17 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it is fsynced and renamed onto ``path``.
 
     On any error (disk full included) the temporary file is removed and ``path`` is untouched; a full disk
-    raises :class:`OutputError` naming ``path``.
+    raises :class:`OutputError` naming ``path``. While it is open, ``path`` is locked (:func:`output_lock`):
+    another process writing the same file is refused.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _tmp_name(path)
+    with output_lock(path):
+        yield from _written(path, tmp)
+
+
+def _written(path: Path, tmp: Path) -> Iterator[Path]:
     try:
         yield tmp
         if tmp.exists():
@@ -118,6 +125,13 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _holder(lock: Path) -> int:
+    try:
+        return int(lock.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
 def lock_path(output: str | Path) -> Path:
     output = Path(output)
     return output.with_name(f".{output.name}.lock")
@@ -131,14 +145,14 @@ def output_lock(output: str | Path) -> Iterator[None]:
     """
     lock = lock_path(output)
     lock.parent.mkdir(parents=True, exist_ok=True)
+    if _holder(lock) == os.getpid():  # this process already holds it (a run writing its own output): re-entrant
+        yield
+        return
     for _ in range(3):
         try:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
-            try:
-                other = int(lock.read_text().split()[0])
-            except (OSError, ValueError, IndexError):
-                other = -1
+            other = _holder(lock)
             if other > 0 and other != os.getpid() and _pid_alive(other):
                 raise OutputError(f"{output}: another evalkit process (pid {other}) is writing this output; "
                                   f"wait for it or remove {lock} if that process is gone") from None

@@ -67,7 +67,10 @@ def count_rows(files: Sequence[Path]) -> int:
     for f in files:
         suffix = f.suffix.lower()
         if suffix in (".parquet", ".pq"):
-            n += pq.ParquetFile(f).metadata.num_rows
+            try:
+                n += pq.ParquetFile(f).metadata.num_rows
+            except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
+                raise DataError(f"{f}: not a readable Parquet file ({str(e).splitlines()[0]})") from None
         elif suffix in (".jsonl", ".ndjson"):
             with open(f, "rb") as fh:
                 n += sum(1 for line in fh if line.strip())
@@ -76,12 +79,20 @@ def count_rows(files: Sequence[Path]) -> int:
     return n
 
 
+def _utf8_line(path: Path, lineno: int, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}: line {lineno}: not UTF-8 (byte 0x{raw[e.start]:02x} at column {e.start + 1}); "
+                        "JSON Lines files are UTF-8 (re-save the file as UTF-8)") from None
+
+
 def _jsonl_batches(path: Path, size: int) -> Iterator[tuple[pd.DataFrame, list[str]]]:
     batch: list[tuple[int, dict]] = []
-    with open(path, encoding="utf-8") as f:
+    with open(path, "rb") as f:
         numbered = ((lineno, line) for lineno, line in enumerate(f, start=1) if line.strip())  # blank: no record
-        for lineno, line in numbered:
-            batch.append((lineno, jsonl_record(path, lineno, line)))
+        for lineno, raw in numbered:
+            batch.append((lineno, jsonl_record(path, lineno, _utf8_line(path, lineno, raw))))
             if len(batch) == size:
                 yield pd.DataFrame.from_records([r for _, r in batch]), [f"{path.name} line {n}" for n, _ in batch]
                 batch = []

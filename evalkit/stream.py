@@ -64,6 +64,7 @@ class ChunkJob:
     config: EvalConfig
     on_error: str = "record"
     judged: bool = False  # does any chosen metric call the judge (the engine then holds the global judge limit)
+    strict_columns: bool = False  # an input column named like an output is an error (else kept as input_<name>)
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def score_chunk(index: int, chunk: pd.DataFrame, job: ChunkJob) -> ChunkResult:
     """Score one canonical chunk with :func:`evalkit.runner.score`; pure of the process it runs in (resources are
     loaded once per process by their loaders' caches)."""
     out = score(chunk, list(job.metrics) if job.metrics is not None else None, job.config,
-                on_error=job.on_error, progress=False)
+                on_error=job.on_error, progress=False, strict_columns=job.strict_columns)
     meta = out.attrs.get("evalkit", {})
     errors = int(out["error"].notna().sum())
     out.attrs = {}
@@ -154,12 +155,11 @@ class Checkpoint:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)  # a kill leaves the old file or the new one, never half of one
+    from .safeio import write_bytes
+
+    # a unique temporary name per process, then a rename: a kill leaves the old file or the new one, never half
+    # of one, and two processes never write through the same temporary file
+    write_bytes(path, data)
 
 
 def _finished_prefix(directory: Path, chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -225,8 +225,8 @@ def remove_parts(directory: str | Path) -> None:
     if not directory.exists():
         return
     for p in directory.iterdir():
-        if p.name == MANIFEST or (p.name.startswith(("part-", ".part-", f".{MANIFEST}")) and ".parquet" in p.name) \
-                or p.name == f".{MANIFEST}.tmp":
+        if p.name == MANIFEST or (p.name.startswith(("part-", ".part-")) and ".parquet" in p.name) \
+                or (p.name.startswith(f".{MANIFEST}.") and p.name.endswith(".tmp")):  # a killed writer's temporary
             p.unlink()
     if not any(directory.iterdir()):  # foreign files are left for their owner, and the directory with them
         directory.rmdir()
@@ -353,7 +353,8 @@ def score_chunks(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None 
                  config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *,
                  parts_dir: str | Path | None = None, chunk_size: int = DEFAULT_CHUNK, resume: bool = True,
                  columns: Mapping[str, str] | None = None, on_error: str = "record", engine: Any = None,
-                 progress: bool | None = None, status_interval: float = 10.0) -> pd.DataFrame:
+                 progress: bool | None = None, status_interval: float = 10.0,
+                 strict_columns: bool = False) -> pd.DataFrame:
     """Score ``data`` chunk by chunk, checkpointing each finished chunk in ``parts_dir``; the scored frame.
 
     Parameters
@@ -372,6 +373,24 @@ def score_chunks(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None 
     DataFrame as :func:`evalkit.runner.score` returns it, rows in input order. ``attrs["evalkit"]`` is the run's
     metadata; its judge ``usage`` counts this invocation's calls (:func:`save_results` leaves it out of the file).
     """
+    cp, usage = score_parts(data, metrics, config, parts_dir=parts_dir, chunk_size=chunk_size, resume=resume,
+                            columns=columns, on_error=on_error, engine=engine, progress=progress,
+                            status_interval=status_interval, strict_columns=strict_columns)
+    out = assemble(cp)
+    if out.attrs["evalkit"].get("judge") is not None:
+        out.attrs["evalkit"]["judge"]["usage"] = usage
+    return out
+
+
+def score_parts(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
+                config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *,
+                parts_dir: str | Path | None = None, chunk_size: int = DEFAULT_CHUNK, resume: bool = True,
+                columns: Mapping[str, str] | None = None, on_error: str = "record", engine: Any = None,
+                progress: bool | None = None, status_interval: float = 10.0,
+                strict_columns: bool = False) -> tuple[Checkpoint, dict[str, Any]]:
+    """The scoring of :func:`score_chunks` (same parameters), up to the parts: the checkpoint that holds every
+    scored chunk, and the judge usage of this invocation summed over chunks. :func:`write_output` streams the parts
+    into a file from there; :func:`assemble` makes them one frame."""
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
     config = as_config(config)
@@ -381,7 +400,8 @@ def score_chunks(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None 
     if cp.chunks:
         log.warning("%s: resuming at chunk %d (row %d): %d finished chunks kept", parts_dir, len(cp.chunks),
                     cp.rows_done + 1, len(cp.chunks))
-    job = ChunkJob(tuple(metrics) if metrics is not None else None, config, on_error, _wants_judge(metrics, config))
+    job = ChunkJob(tuple(metrics) if metrics is not None else None, config, on_error, _wants_judge(metrics, config),
+                   strict_columns)
     bar = Progress(inp.total, cp.rows_done, mode="auto" if progress is not False else "off",
                    interval=status_interval) if progress is not False else None
     usage: list[dict[str, Any]] = []
@@ -399,10 +419,7 @@ def score_chunks(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None 
     finally:
         if bar is not None:
             bar.close(finished)
-    out = assemble(cp)
-    if out.attrs["evalkit"].get("judge") is not None:
-        out.attrs["evalkit"]["judge"]["usage"] = _sum_usage(usage)
-    return out
+    return cp, _sum_usage(usage)
 
 
 def assemble(cp: Checkpoint) -> pd.DataFrame:
@@ -410,16 +427,24 @@ def assemble(cp: Checkpoint) -> pd.DataFrame:
     frames = [pd.read_parquet(io.BytesIO(b)) for b in cp.part_bytes()]
     if not frames:
         raise DataError(f"{cp.header['input']['source']}: no rows to score")
-    out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    out = _as_objects(pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0])
+    out.attrs.update(_input_attrs(cp))
+    out.attrs["evalkit"] = run_meta(out, cp.chunks[0]["meta"])
+    return out
+
+
+def _as_objects(out: pd.DataFrame) -> pd.DataFrame:
     for col in out.columns:  # Parquet gives text back as pandas' str dtype and lists as arrays; evalkit's frames
         # hold Python objects (None for missing)
         if out[col].dtype == object or isinstance(out[col].dtype, pd.StringDtype):
-            out[col] = pd.Series([_as_object(v) for v in out[col].tolist()], dtype=object)
-    inp = cp.header["input"]
-    if inp.get("sha256"):  # as evalkit.load marks a frame read from a file
-        out.attrs.update({"source": inp["source"], "sha256": inp["sha256"]})
-    out.attrs["evalkit"] = run_meta(out, cp.chunks[0]["meta"])
+            out[col] = pd.Series([_as_object(v) for v in out[col].tolist()], dtype=object, index=out.index)
     return out
+
+
+def _input_attrs(cp: Checkpoint) -> dict[str, Any]:
+    inp = cp.header["input"]
+    # as evalkit.load marks a frame read from a file
+    return {"source": inp["source"], "sha256": inp["sha256"]} if inp.get("sha256") else {}
 
 
 def _as_object(v: Any) -> Any:
@@ -430,8 +455,9 @@ def _as_object(v: Any) -> Any:
     return v
 
 
-def run_meta(out: pd.DataFrame, first: Mapping[str, Any]) -> dict[str, Any]:
-    """The run's metadata: the first chunk's, with the row hash over every row and no per-invocation judge usage."""
+def run_meta(out: pd.DataFrame | str, first: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's metadata: the first chunk's, with the row hash over every row (``out``, or its hash) and no
+    per-invocation judge usage."""
     from .signature import rows_sha256, sig_string
 
     meta = json.loads(json.dumps(first))
@@ -439,7 +465,7 @@ def run_meta(out: pd.DataFrame, first: Mapping[str, Any]) -> dict[str, Any]:
         meta["judge"]["usage"] = None  # counts of this invocation's HTTP calls: not a property of the results
     sig = meta.get("signature") or {}
     if sig:
-        sig["rows_sha256"] = rows_sha256(out)
+        sig["rows_sha256"] = out if isinstance(out, str) else rows_sha256(out)
         meta["signature"], meta["signature_string"] = sig, sig_string(sig)
     return meta
 
@@ -476,3 +502,127 @@ def save_results(out: pd.DataFrame, path: str | Path) -> Path:
         if usage is not None:
             meta["judge"]["usage"] = usage
     return path
+
+
+# ---------------------------------------------------------------------------------------------------- streaming out
+
+@dataclass
+class Written:
+    """What :func:`write_output` wrote: ``path``, ``rows``, ``meta`` (the run's metadata, the file's
+    ``attrs["evalkit"]``) and ``kept``: every row's values of the columns ``keep`` chose, in order."""
+
+    path: Path
+    rows: int
+    meta: dict[str, Any]
+    kept: pd.DataFrame
+
+
+def write_output(cp: Checkpoint, path: str | Path, *, transform: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+                 keep: Callable[[str], bool] | None = None) -> Written:
+    """Write the scored rows of ``cp`` to ``path`` (.parquet, .csv, .jsonl) part by part, atomically.
+
+    Memory holds one part at a time (plus the ``keep`` columns of every row, e.g. what a summary reads), never the
+    whole output: Parquet gets one row group per part (``pyarrow.parquet.ParquetWriter``), CSV and JSONL are
+    appended. Each part goes through ``transform`` (e.g. the verdict) first. Column types are those the
+    concatenated frame would have (a part whose column is all missing takes the type of the others), the row hash
+    is taken over every row as :func:`assemble` takes it, and the file's ``attrs`` are what :func:`save_results`
+    writes (no per-invocation judge usage), so the file reads back as ``save_results(assemble(cp))`` would, and the
+    same parts always give the same bytes (a resumed run writes what an uninterrupted one writes).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> df = pd.DataFrame({"question": ["What is 2+2?"] * 3, "answer": ["4", "four", "5"], "ground_truth": ["4"] * 3})
+    >>> cp, _ = score_parts(df, ["exact_match"], chunk_size=2, progress=False)
+    >>> w = write_output(cp, Path(tempfile.mkdtemp()) / "out.csv", keep=lambda c: c == "exact_match")
+    >>> w.rows, w.kept["exact_match"].tolist(), len(pd.read_csv(w.path))
+    (3, [True, False, False], 3)
+    """
+    from .data import FORMATS
+    from .safeio import atomic_path
+
+    path = Path(path)
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise DataError(f"{path}: unsupported output extension {path.suffix!r}; use .parquet, .csv or .jsonl")
+    if not cp.chunks and not cp.held:
+        raise DataError(f"{cp.header['input']['source']}: no rows to score")
+
+    def parts() -> Iterator[pd.DataFrame]:
+        for b in cp.part_bytes():
+            frame = _as_objects(pd.read_parquet(io.BytesIO(b)))
+            yield transform(frame) if transform is not None else frame
+
+    # pass 1: the row hash, the columns kept, and one row of each part (their concatenation has the whole's types)
+    from .data import CANONICAL_COLUMNS
+
+    digest, rows, heads, kept, columns = hashlib.sha256(b"["), 0, [], [], None
+    for frame in parts():
+        if columns is None:
+            columns = list(frame.columns)
+        elif list(frame.columns) != columns:
+            raise DataError(f"{cp.directory}: part {len(heads)} has other columns than part 0; re-run with --no-resume")
+        records = frame[[c for c in CANONICAL_COLUMNS if c in frame.columns]].to_json(orient="records",
+                                                                                        force_ascii=False)
+        digest.update((("," if rows else "") + records[1:-1]).encode())  # "[r1,r2]" + "[r3]" -> "[r1,r2,r3]"
+        rows += len(frame)
+        heads.append(frame.iloc[:1])
+        kept.append(frame[[c for c in frame.columns if keep is not None and keep(c)]])
+    digest.update(b"]")
+    dtypes = pd.concat(heads, ignore_index=True).dtypes.to_dict()
+    kept_frame = pd.concat(kept, ignore_index=True)
+    del heads, kept
+    meta = run_meta(digest.hexdigest(), cp.chunks[0]["meta"] if cp.chunks else {})
+    attrs = {**_input_attrs(cp), "evalkit": meta}
+
+    def typed() -> Iterator[pd.DataFrame]:
+        for frame in parts():
+            odd = {c: t for c, t in dtypes.items() if frame[c].dtype != t}
+            yield frame.astype(odd) if odd else frame
+
+    with atomic_path(path) as tmp:
+        if fmt == "parquet":
+            _write_parquet(tmp, typed, attrs)
+        elif fmt == "csv":
+            with open(tmp, "w", encoding="utf-8", newline="") as f:
+                for i, frame in enumerate(typed()):
+                    _json_cells(frame).to_csv(f, index=False, header=i == 0)
+        else:
+            with open(tmp, "w", encoding="utf-8", newline="") as f:
+                for frame in typed():
+                    text = frame.to_json(orient="records", lines=True, force_ascii=False)
+                    f.write(text if text.endswith("\n") else text + "\n")
+    kept_frame.attrs.update(attrs)
+    return Written(path, rows, meta, kept_frame)
+
+
+def _json_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """Lists and dicts as JSON text, as :func:`evalkit.data.save` writes them to CSV."""
+    out = frame
+    for c in frame.columns:
+        if frame[c].map(lambda v: isinstance(v, (list, dict))).any():
+            out = out.copy() if out is frame else out
+            out[c] = frame[c].map(lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v)
+    return out
+
+
+def _write_parquet(tmp: Path, typed: Callable[[], Iterator[pd.DataFrame]], attrs: Mapping[str, Any]) -> None:
+    """One row group per part, under the schema every part fits (a column all missing in one part, null there,
+    takes the type the other parts give it); the schema's metadata as pandas' ``to_parquet`` writes it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.unify_schemas([pa.Schema.from_pandas(f, preserve_index=False) for f in typed()],
+                              promote_options="permissive")
+    writer = None
+    try:
+        for frame in typed():
+            frame.attrs = dict(attrs)  # pyarrow keeps a frame's attrs in the pandas metadata too, as to_parquet does
+            table = pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
+            if writer is None:
+                meta = {**(table.schema.metadata or {}), b"PANDAS_ATTRS": json.dumps(attrs).encode()}
+                writer = pq.ParquetWriter(tmp, table.schema.with_metadata(meta), compression="snappy")
+            writer.write_table(table)
+    finally:
+        if writer is not None:
+            writer.close()

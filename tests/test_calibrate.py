@@ -133,3 +133,59 @@ def test_profile_round_trips_into_verdict(tmp_path):
     entry = doc["metrics"]["hallucination"]
     assert {"threshold", "flag", "inclusive", "direction", "criterion", "threshold_ci", "roc_auc"} <= set(entry)
     assert (entry["flag"], entry["inclusive"]) == ("above", True)
+
+
+# seven rows, scores rising; N (unfaithful) at 0.4, 0.7, 0.8. With N positive, positive-over-negative pairs by
+# hand: 0.4 beats 3 of the 4 Y rows, 0.7 and 0.8 beat all 4 -> AUC 11/12; with Y positive the ranking flips: 1/12.
+# Youden with N positive: t=0.4 gives TPR 3/3, FPR 1/4 -> J 0.75, the best (t=0.7: 2/3 - 0 = 0.667).
+POL_S = [0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8]
+POL_Y = ["Y", "Y", "Y", "N", "Y", "N", "N"]
+POL_LIKERT = [5, 4, 3, 2, 4, 1, 2]           # by hand: <= 2 exactly where POL_Y is N
+POL_BAD = [0, 0, 0, 1, 0, 1, 1]
+
+
+def test_positive_as_comparison_for_ordinal_labels():
+    from evalkit.calibrate import binary_labels, parse_positive
+
+    assert binary_labels([1, 2, 3, 4, 5, None], positive="<=2") == [True, True, False, False, False, None]
+    assert binary_labels([1, 2, 3, 4, 5], positive="<3") == [True, True, False, False, False]
+    assert binary_labels([1.0, 4.0, 5.0], positive=">=4") == [False, True, True]
+    assert binary_labels(["1", "2", "1"], positive="==1") == [True, False, True]
+    assert binary_labels([0.0, 1.0], positive="1") == [False, True]  # a value matches numerically, too
+    assert str(parse_positive(" <= 2 ")) == "<= 2" and parse_positive("Y").op is None
+    with pytest.raises(CalibrationError, match=r"row 2 has 'x': the comparison --positive '<= 2' needs numeric"):
+        binary_labels([1, "x"], positive="<=2", column="likert")
+    with pytest.raises(CalibrationError, match="no row has a value < 1"):
+        binary_labels([1, 2, 3], positive="<1")
+    with pytest.raises(CalibrationError, match=r"5 classes .*--positive '<3' where low scores are bad"):
+        binary_labels([1, 2, 3, 4, 5], positive="1", column="likert")
+
+
+def test_likert_comparison_equals_hand_mapped_binary():
+    import pandas as pd
+
+    from evalkit.calibrate import calibrate_frame
+
+    df = pd.DataFrame({"s": POL_S, "likert": POL_LIKERT, "bad": POL_BAD})
+    lik = calibrate_frame(df, "s", "likert", positive="<=2", n_resamples=100)
+    hand = calibrate_frame(df, "s", "bad", n_resamples=100)
+    assert json.dumps(lik.result.to_dict(samples=True)) == json.dumps(hand.result.to_dict(samples=True))
+    assert lik.result.roc_auc.estimate == pytest.approx(roc_auc_score(POL_BAD, POL_S)) == pytest.approx(11 / 12)
+    assert lik.result.threshold == 0.4 and lik.flagged_class == "likert <= 2"
+    assert lik.warnings() == [] and lik.useless_rule() is None
+
+
+def test_wrong_positive_class_warns_first_and_the_rule_flags_everything():
+    import pandas as pd
+
+    from evalkit.calibrate import calibrate_frame
+
+    tc = calibrate_frame(pd.DataFrame({"s": POL_S, "faithful": POL_Y}), "s", "faithful", positive="Y",
+                         n_resamples=50)
+    assert tc.result.roc_auc.estimate == pytest.approx(1 / 12)
+    lines = tc.summary_lines()
+    assert lines[0].startswith("warning: the score ranks your positive class lower (ROC AUC 0.083): is --positive "
+                               "the bad-answer class? (flagged = positive, here faithful == 'Y'")
+    # every J = TPR - FPR is negative except at the loosest threshold (0.1), which flags all 7 rows
+    assert tc.result.threshold == 0.1 and (tc.result.choice_flagged, tc.result.choice_rows) == (7, 7)
+    assert tc.useless_rule() == "the threshold s >= 0.1 flags all of the 7 rows it was chosen on"

@@ -228,3 +228,81 @@ def test_summary_adds_judge_variance_when_the_judge_was_asked_repeatedly(tmp_pat
     plain = _table(tmp_path, "p.csv", faithfulness=[90.0], faithfulness_details=['{"claims": []}'])
     assert main(["summary", plain, "--resamples", "0"]) == 0
     assert "judge variance" not in capsys.readouterr().out
+
+
+def test_calibrate_wrong_positive_class_warns_first_and_refuses_the_profile(tmp_path, capsys):
+    # by hand: N (unfaithful) rows score 0.4, 0.7, 0.8, Y rows 0.1, 0.2, 0.3, 0.6 -> with Y positive AUC = 1/12, and
+    # the only Youden maximum (J = 0) is the loosest threshold 0.1, which flags all 7 rows
+    t = _table(tmp_path, "t.csv", s=[0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8], faithful=["Y", "Y", "Y", "N", "Y", "N", "N"])
+    prof = tmp_path / "p.yaml"
+    args = ["calibrate", t, "--score", "s", "--label", "faithful", "--positive", "Y", "--resamples", "50", "-o", str(prof)]
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].startswith("warning: the score ranks your positive class lower (ROC AUC 0.083): "
+                                          "is --positive the bad-answer class? (flagged = positive")
+    assert err.count("\n") == 1 and err.startswith("evalkit: error: not writing") and "--force" in err
+    assert "flags all of the 7 rows" in err and not prof.exists()
+    assert main(args + ["--force"]) == 0 and prof.exists()
+    capsys.readouterr()
+    assert main(["calibrate", t, "--score", "s", "--label", "faithful", "--positive", "N", "--resamples", "50",
+                 "-o", str(prof)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("s vs faithful: n=7 used (3 positive)") and "flag >= 0.4," in out and "warning" not in out
+    import yaml
+
+    assert yaml.safe_load(prof.read_text())["metrics"]["s"]["positive"] == "N"
+
+
+def test_calibrate_likert_comparison_matches_hand_mapped_binary(tmp_path, capsys):
+    t = _table(tmp_path, "t.csv", s=[0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8], likert=[5, 4, 3, 2, 4, 1, 2],
+               bad=[0, 0, 0, 1, 0, 1, 1])
+    js1, js2 = tmp_path / "1.json", tmp_path / "2.json"
+    assert main(["calibrate", t, "--score", "s", "--label", "likert", "--positive", "<=2", "--resamples", "50",
+                 "--json", str(js1)]) == 0
+    assert main(["calibrate", t, "--score", "s", "--label", "bad", "--resamples", "50", "--json", str(js2)]) == 0
+    a, b = json.loads(js1.read_text()), json.loads(js2.read_text())
+    for d in (a, b):
+        d.pop("label"), d.pop("positive")
+    assert a == b and a["threshold"] == 0.4 and a["roc_auc"]["estimate"] == pytest.approx(11 / 12)
+
+
+@pytest.mark.parametrize("column,values,line", [
+    ("faithful", ["Y", "N", "Y", "N"], 'positive: "N"'),
+    ("hallucinated", ["yes", "no", "no", "yes"], 'positive: "yes"'),
+    ("verdict_human", ["pass", "fail", "pass", "pass"], 'positive: "fail"'),
+    ("correct", [True, False, True, True], "positive: false"),
+    ("likert", [1, 3, 5, 4], 'positive: "<=2"'),
+])
+def test_init_recognises_label_columns_and_writes_the_positive_class(tmp_path, capsys, column, values, line):
+    from evalkit.experiment import load_experiment
+
+    t = _table(tmp_path, "d.csv", question=["a?", "b?", "c?", "d?"], answer=["A.", "B.", "C.", "D."],
+               contexts=["x", "y", "z", "w"], **{column: values})
+    exp = tmp_path / "e.yaml"
+    assert main(["init", t, "-o", str(exp)]) == 0
+    text = exp.read_text()
+    written = next(s for s in text.splitlines() if s.strip().startswith("positive:"))
+    assert f"label: {column}" in text and written.strip().startswith(line) and "# flagged = " in written
+    cal = load_experiment(exp).calibration
+    assert cal["label"] == column
+    from evalkit.calibrate import binary_labels
+
+    flagged = binary_labels(values, positive=cal["positive"], column=column)
+    # the bad answers by hand: N, yes, fail, False, scores 1-2
+    assert flagged == {"faithful": [False, True, False, True], "hallucinated": [True, False, False, True],
+                       "verdict_human": [False, True, False, False], "correct": [False, True, False, False],
+                       "likert": [True, False, False, False]}[column]
+
+
+def test_compare_binary_with_positive(tmp_path, capsys):
+    # by hand: a says Y on 3 of 6, b on 5 of 6; b alone says Y on q2 and q3 -> only_b 2, only_a 0, McNemar p = 0.5
+    t = _table(tmp_path, "c.csv", id=[f"q{i}" for i in range(6)] * 2, system=["a"] * 6 + ["b"] * 6,
+               ok=list("YYNNYN") + list("YYYYYN"), s=[0.5] * 12)
+    out = tmp_path / "cmp.csv"
+    assert main(["compare", t, "--a", "a", "--b", "b", "--binary", "ok", "--positive", "Y", "--metrics", "s",
+                 "--resamples", "50", "-o", str(out)]) == 0
+    r = pd.read_csv(out).set_index("metric").loc["ok"]
+    assert (r["mean_a"], r["mean_b"], r["only_a"], r["only_b"]) == (0.5, pytest.approx(5 / 6), 0, 2)
+    assert r["p_mcnemar"] == pytest.approx(0.5)
+    assert main(["compare", t, "--a", "a", "--b", "b", "--binary", "ok", "--metrics", "s"]) == 2
+    assert "column 'ok' is not a binary label" in capsys.readouterr().err

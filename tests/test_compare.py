@@ -68,3 +68,19 @@ def test_pairing_needs_unique_keys_and_says_so():
     df = pd.DataFrame({"id": ["q1", "q1", "q1"], "system": ["a", "a", "b"], "s": [0.1, 0.2, 0.3]})
     with pytest.raises(ValueError, match=r"system 'a' has 1 repeated id value\(s\), e.g. 'q1'"):
         compare_systems(df, ["s"], "a", "b")
+
+
+def test_binary_columns_read_with_positive():
+    import pandas as pd
+
+    # a Likert column compared as "score >= 4": a has 2 of 6 (q2, q3), b 4 of 6 (q0..q3); only b on q0, q1
+    df = pd.DataFrame({"id": [f"q{i}" for i in range(6)] * 2, "system": ["a"] * 6 + ["b"] * 6,
+                       "lik": [1, 2, 4, 5, 2, 1, 4, 4, 5, 5, 3, 1]})
+    t = compare_systems(df, [], "a", "b", binary=["lik"], positive=">=4", n_resamples=100, min_pairs=2)
+    r = t.set_index("metric").loc["lik"]
+    assert (r["mean_a"], r["mean_b"], r["only_a"], r["only_b"]) == (pytest.approx(2 / 6), pytest.approx(4 / 6), 0, 2)
+    assert r["p_mcnemar"] == pytest.approx(0.5)  # 2 discordant pairs, both for b: 2 * 0.5^2
+    from evalkit.calibrate import CalibrationError
+
+    with pytest.raises(CalibrationError, match="column 'lik' is not a binary label"):
+        compare_systems(df, [], "a", "b", binary=["lik"], n_resamples=10)

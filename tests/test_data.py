@@ -64,7 +64,8 @@ def test_explicit_column_mapping(tmp_path):
     ('["a", "b"]', ["a", "b"]),
     ("single context", ["single context"]),
     ("[1] Source: a bracketed citation, not JSON", ["[1] Source: a bracketed citation, not JSON"]),
-    (None, []),
+    (None, None),  # null: no contexts given (context metrics are undetermined), not an empty retrieval
+    ("['a', 'b']", ["a", "b"]),  # a Python list literal (str(list)), read with a warning
     ("", []),
     (np.array(["x", "y"]), ["x", "y"]),
 ])

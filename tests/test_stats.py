@@ -75,6 +75,32 @@ def test_ratio_interval_matches_scipy_bootstrap():
     assert lo < part.sum() / whole.sum() < hi
 
 
+def test_bootstrap_holds_a_bounded_number_of_indices_and_gives_the_same_interval(monkeypatch):
+    # memory flat in the row count: resamples are drawn in smaller batches when rows are many; the generator gives
+    # the same indices however the draws are cut, so the interval does not change
+    import evalkit.aggregate as agg
+
+    x = np.random.default_rng(3).random(5000)
+    whole = np.random.default_rng(4).integers(1, 9, 5000)
+    before = agg.mean_interval(x, n_resamples=400, seed=5), agg.ratio_interval(x > 0.5, whole, n_resamples=400, seed=5)
+    shapes = []
+    real = np.random.default_rng
+
+    class Recording:
+        def __init__(self, seed):
+            self.rng = real(seed)
+
+        def integers(self, lo, hi, size):
+            shapes.append(size)
+            return self.rng.integers(lo, hi, size)
+
+    monkeypatch.setattr(np.random, "default_rng", Recording)
+    monkeypatch.setattr(agg, "BOOTSTRAP_CELLS", 7 * 5000 + 1)
+    after = agg.mean_interval(x, n_resamples=400, seed=5), agg.ratio_interval(x > 0.5, whole, n_resamples=400, seed=5)
+    assert after == before
+    assert max(r for r, _ in shapes) == 7 and sum(r for r, _ in shapes) == 800
+
+
 def test_ratio_interval_collapses_when_every_row_has_the_same_share():
     assert ratio_interval([1, 2, 5], [2, 4, 10], n_resamples=300) == (0.5, 0.5)
     assert ratio_interval([1], [2]) == (None, None)

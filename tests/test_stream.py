@@ -217,3 +217,71 @@ def test_a_run_that_scored_nothing_does_not_block_the_next_one(tmp_path, capsys)
     data.write_text("\n".join(good) + "\n")
     assert main(["score", str(data), "-o", str(out), "--metrics", "relevance", "-q"]) == 0
     assert len(pd.read_parquet(out)) == 3 and not Path(f"{out}.parts").exists()
+
+
+def test_a_second_run_to_the_same_output_is_refused_and_the_first_completes(tmp_path, sample_path):
+    from evalkit.testing import ScriptedJudgeServer
+
+    out, lock = tmp_path / "o.parquet", tmp_path / ".o.parquet.lock"
+    with ScriptedJudgeServer(latency=0.5) as srv:  # a slow judge keeps the first run going while the second starts
+        cfg = tmp_path / "cfg.yaml"
+        cfg.write_text(f"judge: {{base_url: '{srv.url}', model: m, cache_path: null, concurrency: 1}}\n")
+        args = _cli(str(sample_path), "-o", str(out), "--metrics", "exact_match,answer_class", "--config", str(cfg),
+                    "--chunk-size", "20", "-q")
+        first = subprocess.Popen(args, cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+        try:
+            t0 = time.monotonic()
+            while not lock.exists() and first.poll() is None and time.monotonic() - t0 < 120:
+                time.sleep(0.02)
+            assert lock.read_text().split() == [str(first.pid)]  # the first run holds the output's lock
+            second = subprocess.run(args, cwd=ROOT, env=_env(), capture_output=True, text=True)
+            calls_meanwhile = srv.requests
+        finally:
+            srv.latency = 0.0
+            _, err = first.communicate()
+    assert second.returncode == 2
+    assert second.stderr.strip() == (f"evalkit: error: {out}: another evalkit process (pid {first.pid}) is writing "
+                                     f"this output; wait for it or remove {lock} if that process is gone")
+    assert first.returncode == 0, err
+    assert calls_meanwhile < 84  # the first run was still scoring when the second was refused
+    assert pd.read_parquet(out)["id"].tolist() == [json.loads(line)["id"] for line in
+                                                   sample_path.read_text().splitlines() if line.strip()]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cfg.yaml", "o.parquet"]  # no parts, lock or temporary
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ".jsonl"])
+def test_the_output_is_streamed_from_the_parts_and_reads_back_as_the_whole(tmp_path, sample_path, suffix):
+    """The CLI writes the output part by part (flat memory); it holds what saving the whole frame gives: the same
+    bytes for CSV and JSONL, the same frame, types and metadata for Parquet (one row group per part)."""
+    import pyarrow.parquet as pq
+
+    from evalkit import evaluate
+    from evalkit.cli import main
+
+    metrics = "exact_match,relevance,number_match,hallucination,completeness"  # the triad: verdicts per part
+    out, ref = tmp_path / f"o{suffix}", tmp_path / f"ref{suffix}"
+    assert main(["score", str(sample_path), "-o", str(out), "--metrics", metrics, "--chunk-size", "13", "-q"]) == 0
+    save_results(evaluate(sample_path, metrics.split(","), chunk_size=13, progress=False), ref)
+    if suffix != ".parquet":
+        assert out.read_bytes() == ref.read_bytes()
+        return
+    got, want = pd.read_parquet(out), pd.read_parquet(ref)
+    pd.testing.assert_frame_equal(got, want)
+    assert got.attrs == want.attrs and got.attrs["evalkit"]["signature"]["rows_sha256"]
+    assert pq.read_schema(out) == pq.read_schema(ref) and pq.read_schema(out).metadata == pq.read_schema(ref).metadata
+    assert pq.ParquetFile(out).num_row_groups == 7  # 84 rows in chunks of 13
+
+
+def test_the_printed_summary_is_the_summary_of_the_whole_output(tmp_path, sample_path, capsys):
+    from evalkit.aggregate import summary, wide
+    from evalkit.cli import main
+
+    out = tmp_path / "o.parquet"
+    assert main(["score", str(sample_path), "-o", str(out), "--metrics", "exact_match,relevance,number_match",
+                 "--chunk-size", "10"]) == 0
+    printed = capsys.readouterr().out
+    whole = pd.read_parquet(out)
+    table = wide(summary(whole, by="system"), by="system").dropna(axis=1, how="all").round(3).to_string()
+    assert table in printed
+    assert f"scored 84 rows with 3 metrics -> {out} ({int(whole['error'].notna().sum())} rows with errors)" in printed

@@ -79,7 +79,7 @@ def test_profile_errors_name_the_problem(tmp_path):
     with pytest.raises(ProfileError, match="'answer_class', which is not a registered metric with a direction"):
         thresholds_from_profile(p)
     p.write_text(yaml.safe_dump({"metrics": {"grounding_risk": {"threshold": "high"}}}))
-    with pytest.raises(ProfileError, match="profile entry 'grounding_risk'.*finite number"):
+    with pytest.raises(ProfileError, match=r"profile.yaml: metrics.grounding_risk.threshold: must be a finite number"):
         thresholds_from_profile(p)
     with pytest.raises(ProfileError, match="no such threshold profile"):
         thresholds_from_profile(tmp_path / "nope.yaml")
@@ -129,3 +129,32 @@ def test_unrounded_threshold_round_trips(tmp_path):
     write_profile(p, {"hallucination": profile_entry(r, "hallucination", "h")}, dataset_sha256=None)
     rule = thresholds_from_profile(p).profile[0]
     assert rule.value == 1 / 3 and rule.flags(1 / 3)
+
+
+@pytest.mark.parametrize("text,message", [
+    # a quoted "false" is a string: read as true by bool(), it would flip the rule at the boundary
+    ("metrics:\n  hallucination: {threshold: 0.5, flag: above, inclusive: 'false'}\n",
+     r"metrics.hallucination.inclusive: must be true or false"),
+    ("metrics:\n  hallucination: {threshold: 5.0, flag: above}\n",
+     r"metrics.hallucination.threshold: 5.0 is outside hallucination's scale 0..1"),
+    ("metrics:\n  hallucination: {threshold: -1, flag: above}\n", r"-1 is outside hallucination's scale 0..1"),
+    ("metrics:\n  hallucination: {threshold: 0.5, flag: above, direction: lower}\n",
+     r"direction 'lower' contradicts flag 'above'"),
+    ("evalkit_profile: 7\nmetrics:\n  hallucination: {threshold: 0.5}\n", r"evalkit_profile: unknown version 7"),
+    ("metrics:\n  hallucination: {threshold: 0.5}\n  hallucination: {threshold: 0.9}\n",
+     r"duplicate key 'hallucination' \(first at line 2, again at line 3\)"),
+])
+def test_hand_edited_profiles_are_checked_key_by_key(tmp_path, text, message):
+    p = tmp_path / "profile.yaml"
+    p.write_text(text)
+    with pytest.raises(ProfileError, match=message) as e:
+        thresholds_from_profile(p)
+    assert str(p) in str(e.value)
+
+
+def test_profile_on_the_scale_boundary_is_accepted(tmp_path):
+    """0 and 1 are on hallucination's 0..1 scale: accepted exactly, with the inclusive flag kept as written."""
+    p = tmp_path / "profile.yaml"
+    p.write_text("evalkit_profile: 2\nmetrics:\n  hallucination: {threshold: 1, flag: above, inclusive: false}\n")
+    rule = thresholds_from_profile(p).profile[0]
+    assert (rule.value, rule.flag, rule.inclusive) == (1, "above", False)

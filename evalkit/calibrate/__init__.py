@@ -1,8 +1,9 @@
 """Threshold calibration against human labels: ROC/PR, thresholds by criterion, bootstrap CIs, agreement.
 
 One module per concern: ``core`` (curves, criteria, bootstrap, :func:`calibrate`), ``labels`` (binary
-human labels), ``tables`` (:func:`calibrate_frame` on any table), ``agreement`` (rank correlation, kappa,
-alpha), ``profiles`` (the threshold profile the verdict applies); all re-exported here.
+human labels; the positive class as a value or an ordinal comparison such as ``<=2``), ``tables``
+(:func:`calibrate_frame` on any table), ``agreement`` (rank correlation, kappa, alpha), ``profiles`` (the
+threshold profile the verdict applies); all re-exported here.
 
 Conventions
 -----------
@@ -27,7 +28,7 @@ from __future__ import annotations
 from .core import (CalibrationError, Interval, OperatingPoint, CalibrationResult, confusion_at, threshold_table,
                    parse_criterion, select_threshold, bootstrap_indices, bootstrap_ci, roc_auc, pr_auc,
                    operating_point, seeded_split, calibrate, SMALL_N, SMALL_CLASS)
-from .labels import binary_labels
+from .labels import LabelSuggestion, Positive, binary_labels, parse_positive, suggest_label
 from .tables import TableCalibration, calibrate_frame
 from .agreement import rank_correlation, cohen_kappa, krippendorff_alpha
 from .profiles import profile_entry, write_profile
@@ -35,5 +36,6 @@ from .profiles import profile_entry, write_profile
 __all__ = ["CalibrationError", "Interval", "OperatingPoint", "CalibrationResult", "confusion_at", "threshold_table",
            "parse_criterion", "select_threshold", "bootstrap_indices", "bootstrap_ci", "roc_auc", "pr_auc",
            "operating_point", "seeded_split", "calibrate", "SMALL_N", "SMALL_CLASS", "binary_labels",
+           "Positive", "parse_positive", "LabelSuggestion", "suggest_label",
            "TableCalibration", "calibrate_frame", "rank_correlation", "cohen_kappa", "krippendorff_alpha",
            "profile_entry", "write_profile"]

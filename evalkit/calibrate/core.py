@@ -72,6 +72,8 @@ class CalibrationResult:
     seed: int
     reported_on: str = "all rows"
     subgroups: tuple[dict, ...] = field(default_factory=tuple)
+    choice_rows: int = 0       # rows the threshold was chosen on
+    choice_flagged: int = 0    # of those, how many the threshold flags (all or none: a rule that says nothing)
 
     def to_dict(self, samples: bool = False) -> dict[str, Any]:
         d = asdict(self)
@@ -345,7 +347,8 @@ def calibrate(scores: Sequence[float], labels: Sequence[Any], *, direction: str 
         n=int(len(y)), n_pos=int(y.sum()), direction=direction, criterion=criterion, roc_auc=roc, pr_auc=ap,
         threshold=thr, threshold_ci=_interval(thr, thr_samples, level), threshold_samples=tuple(thr_samples),
         at_threshold=op, protocol=protocol, n_resamples=n_resamples, seed=seed, reported_on=reported_on,
-        subgroups=tuple(subs))
+        subgroups=tuple(subs), choice_rows=int(len(yc)),
+        choice_flagged=int(Threshold.from_direction("score", thr, direction).flags_array(sc).sum()))
 
 
 def _protocol(y: np.ndarray, split, seed: int, fraction: float, groups) -> tuple[np.ndarray, str, str]:

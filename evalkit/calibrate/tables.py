@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..thresholds import Threshold
 from .core import CalibrationError, CalibrationResult, calibrate
-from .labels import binary_labels
+from .labels import binary_labels, parse_positive
 
 
 @dataclass(frozen=True)
@@ -28,11 +28,36 @@ class TableCalibration:
         return {"score": self.score, "label": self.label, "positive": self.positive, "n_used": self.n_used, "excluded_undetermined":
                 self.n_excluded, "excluded_reason": self.excluded_reason, **self.result.to_dict()}
 
+    @property
+    def flagged_class(self) -> str:
+        """Which label rows are the positive (flagged) class, in words: ``faithful == 'N'``, ``likert <= 2``."""
+        pos = parse_positive(self.positive)
+        if pos is None:
+            return f"{self.label} is True/1"
+        return f"{self.label} {pos.op} {pos.value:g}" if pos.op else f"{self.label} == {pos.value!r}"
+
+    def warnings(self) -> list[str]:
+        """Signs that the positive class is the wrong one: the score ranks it lower than the other (ROC AUC < 0.5)."""
+        auc = self.result.roc_auc.estimate
+        if auc is None or auc >= 0.5:
+            return []
+        return [f"warning: the score ranks your positive class lower (ROC AUC {auc:.3f}): is --positive the "
+                f"bad-answer class? (flagged = positive, here {self.flagged_class}; or is --direction wrong?)"]
+
+    def useless_rule(self) -> str | None:
+        """Why the chosen threshold says nothing (it flags every row, or none, it was chosen on), else None."""
+        r = self.result
+        if r.threshold is None or 0 < r.choice_flagged < r.choice_rows:
+            return None
+        rule = Threshold.from_direction(self.score, r.threshold, r.direction)
+        return (f"the threshold {self.score} {rule.operator} {r.threshold:.6g} flags "
+                f"{'all' if r.choice_flagged else 'none'} of the {r.choice_rows} rows it was chosen on")
+
     def summary_lines(self) -> list[str]:
-        """A short human summary: AUC, threshold, precision/recall at it, protocol, rows used/excluded."""
+        """A short human summary: warnings first, then AUC, threshold, precision/recall at it, protocol, rows used/excluded."""
         r, at = self.result, self.result.at_threshold
         rule = Threshold.from_direction(self.score, r.threshold, r.direction)
-        lines = [f"{self.score} vs {self.label}: n={self.n_used} used ({r.n_pos} positive), "
+        lines = [*self.warnings(), f"{self.score} vs {self.label}: n={self.n_used} used ({r.n_pos} positive), "
                  f"{self.n_excluded} excluded{f' ({self.excluded_reason})' if self.n_excluded else ''}",
                  f"ROC AUC {r.roc_auc}   PR AUC {r.pr_auc}",
                  f"threshold ({r.criterion}): flag {rule.operator} {r.threshold:.6g}, 95% bootstrap interval "
@@ -40,6 +65,9 @@ class TableCalibration:
         if at is not None:
             lines.append(f"at the threshold: precision {at.precision}, recall {at.recall}, F1 {at.f1}")
         lines.append(f"protocol: {r.protocol}; reported on {r.reported_on}")
+        useless = self.useless_rule()
+        if useless:
+            lines.append(f"warning: {useless}: check --positive and --direction")
         return lines
 
 
@@ -53,6 +81,12 @@ def _numeric_scores(df: pd.DataFrame, score: str) -> pd.Series:
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
         raise CalibrationError(f"column {score!r} must hold numbers; row {i + 1} has {df[score].iloc[i]!r}")
+    inf = np.isinf(col.to_numpy(dtype=float, na_value=np.nan))
+    if inf.any():
+        rows = [str(i + 1) for i in np.flatnonzero(inf)]
+        raise CalibrationError(f"column {score!r} holds infinite values (row{'s' if len(rows) > 1 else ''} "
+                               f"{', '.join(rows[:5])}{' ...' if len(rows) > 5 else ''}); a threshold needs finite "
+                               "scores: fix or drop those rows")
     if col.notna().sum() == 0:
         raise CalibrationError(f"column {score!r} has no values ({len(col)} rows, all missing): nothing to calibrate")
     return col.astype(float)

@@ -5,9 +5,11 @@ Configured by ``base_url``, ``model`` and an API key read from the environment (
 Temperature 0 by default; every call is cached (:mod:`evalkit.judge.cache`; the key names the endpoint, so
 the same model name on another server does not replay this one's answers, unless ``cache_scope: model``).
 Before scoring, :meth:`OpenAIJudge.preflight` makes one cheap request and tells a dead endpoint, a wrong key
-and an unknown model apart (:class:`JudgeUnavailable`). 429, 5xx and timeouts are retried with exponential
-backoff and a warning line each; a refused connection, 401, 403 and 404 are not retried; after
-``circuit_breaker`` failed calls in a row the judge stops calling and every remaining row says why. A reply
+and an unknown model apart (:class:`JudgeUnavailable`). ``timeout`` bounds a whole call (connect, wait and
+read together: a server that trickles its reply byte by byte times out too). 429, 5xx and timeouts are retried
+with exponential backoff and a warning line each (429 and 5xx in the preflight too); a refused connection,
+401, 403 and 404 are not retried; after ``circuit_breaker`` failed calls in a row the judge stops calling and
+every remaining row says why. A reply
 that is not the expected JSON gets one repair attempt, then :class:`JudgeError`. Calls, cache hits,
 retries, tokens and the share of first replies that were valid JSON of the expected shape are counted per
 metric; at most ``concurrency`` HTTP calls are in flight per client, whichever metric (or ragas) makes them.
@@ -40,6 +42,7 @@ from typing import Any, Callable, Iterator, Mapping, Protocol
 from ..config import JudgeConfig  # judge settings are configuration data: they live (and are validated) there
 from .cache import JudgeCache, request_key
 from .prompts import Prompt
+from .transport import deadline, install_deadline
 
 SYSTEM = "You are a careful evaluator. Reply with a single JSON object and nothing else."
 log = logging.getLogger("evalkit")
@@ -142,6 +145,8 @@ class OpenAIJudge:
             headers["Authorization"] = f"Bearer {key}"
         self._http = httpx.Client(base_url=config.base_url.rstrip("/"), headers=headers,
                                   timeout=httpx.Timeout(config.timeout))
+        # judge.timeout bounds a whole call (connect, wait, read), not each read: see evalkit.judge.transport
+        self.whole_call_deadline = install_deadline(self._http)
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(config.concurrency)  # shared by every metric using this client
         self._failures_in_a_row, self._last_failure = 0, ""
@@ -233,7 +238,7 @@ class OpenAIJudge:
             r = None
             try:
                 self._count(metric, http_calls=1)
-                with self._slots:
+                with self._slots, deadline(cfg.timeout):  # the clock starts once a slot is free
                     r = self._http.post("/chat/completions", json=payload)
             except httpx.ConnectError as e:  # nothing listens there: retrying only delays the error
                 raise JudgeUnavailable(f"cannot reach the judge at {self.config.base_url}: {e}") from None
@@ -267,13 +272,15 @@ class OpenAIJudge:
 
     def preflight(self) -> str:
         """One cheap request before scoring: ``GET /models`` (checks the model is served), falling back to a
-        one-token chat call. Returns how it checked; raises :class:`JudgeUnavailable` with one line that tells a
-        dead endpoint, a refused key and an unknown model apart."""
+        one-token chat call. 429 and 5xx are retried with the backoff of any call (``max_retries``, ``backoff``,
+        ``Retry-After``); a server that does not answer within ``min(timeout, 10)`` seconds is not waited for
+        again. Returns how it checked; raises :class:`JudgeUnavailable` with one line that tells a dead endpoint,
+        a refused key, an unknown model and a failing server apart."""
         import httpx
 
         url, model, wait = self.config.base_url, self.config.model, min(self.config.timeout, 10.0)
         try:
-            r = self._http.get("/models", timeout=wait)
+            r = self._preflight_request("GET", "/models", wait)
             if r.status_code == 200:  # reachable; the model is checked when the server lists its models
                 ids = _model_ids(r)
                 if ids and model not in ids:
@@ -282,20 +289,42 @@ class OpenAIJudge:
                 return "models" if ids else "models (none listed)"
             if r.status_code in (401, 403):
                 raise JudgeUnavailable(self._refused(r))
-            r = self._http.post("/chat/completions", timeout=wait, json={
+            if _retryable(r.status_code):
+                raise JudgeUnavailable(self._failing(r, "GET /models"))
+            r = self._preflight_request("POST", "/chat/completions", wait, json={
                 "model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1, "temperature": 0})
         except httpx.ConnectError as e:
             raise JudgeUnavailable(f"cannot reach the judge at {url}: {e} (is the server running? check "
                                    f"EVALKIT_JUDGE_BASE_URL)") from None
         except httpx.TimeoutException:
             raise JudgeUnavailable(f"the judge at {url} did not answer within {wait:g}s") from None
+        except httpx.TransportError as e:
+            raise JudgeUnavailable(f"the judge at {url} broke off the connection ({type(e).__name__}: {e})") from None
         if r.status_code in (401, 403):
             raise JudgeUnavailable(self._refused(r))
-        if r.status_code >= 400 and r.status_code != 429:
+        if _retryable(r.status_code):
+            raise JudgeUnavailable(self._failing(r, "a one-token chat request"))
+        if r.status_code >= 400:
             raise JudgeUnavailable(f"the judge at {url} rejected a one-token request for model {model!r} "
                                    f"(HTTP {r.status_code}: {r.text[:160]}); check the base_url (it ends in /v1) "
                                    f"and the model name")
         return "chat"
+
+    def _preflight_request(self, method: str, path: str, wait: float, **kw: Any):
+        """One preflight request, retried on 429/5xx like any call; the last response is returned."""
+        for attempt in range(self.config.max_retries + 1):
+            with deadline(wait):
+                r = self._http.request(method, path, timeout=wait, **kw)
+            if not _retryable(r.status_code) or attempt == self.config.max_retries:
+                return r
+            self._sleep_before_retry(r, attempt, f"HTTP {r.status_code}: {r.text[:200]}", "preflight")
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _failing(self, r, what: str) -> str:
+        tries = self.config.max_retries + 1
+        return (f"the judge at {self.config.base_url} answered {what} with HTTP {r.status_code} {tries} time"
+                f"{'s' if tries > 1 else ''} in a row ({r.text[:160]}); the server is overloaded or failing: check "
+                f"its log, or retry later (judge.max_retries, judge.backoff)")
 
     def _refused(self, r) -> str:
         key = self.config.api_key_env
@@ -464,6 +493,11 @@ class OpenAIJudge:
 
     def close(self) -> None:
         self._http.close()
+
+
+def _retryable(status: int) -> bool:
+    """429 and 5xx: the same request may succeed later."""
+    return status == 429 or status >= 500
 
 
 def _model_ids(r) -> list[str]:

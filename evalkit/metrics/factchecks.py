@@ -32,6 +32,8 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
+from ..config import load_yaml
+
 from ..text import extract_numbers, normalize_ws, phrase_pattern
 from .base import Score
 from .stats import CheckPasses
@@ -180,7 +182,9 @@ def load_rules(path: str | Path) -> FactRules:
     """Read and validate a YAML rules file (I/O lives here, not in the metric)."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"), str(path))
+    except FileNotFoundError:
+        raise FactCheckError(f"{path}: no such fact-check file") from None
     except yaml.YAMLError as e:
         raise FactCheckError(f"{path}: invalid YAML: {e}") from None
     return parse_rules(data, str(path))

@@ -19,7 +19,8 @@ Fault triggers, by a marker anywhere in the prompt:
 ``FAULT_STALL`` (replies after ``stall_seconds``), ``FAULT_BADJSON`` (non-JSON first, valid JSON to the
 repair request), ``FAULT_GARBAGE`` (never JSON).
 
-Server behaviours, by option:
+Server behaviours, by option (see :class:`ScriptedJudgeServer`; ``trickle=2.0`` sends every POST's response one
+byte every 2 s, ``fail_first=(500,)`` answers the first request with HTTP 500):
 ``rejects=("json_schema",)`` answers HTTP 400 to a request whose ``response_format`` type is listed, as a server
 without structured outputs does; ``malformed_share=0.3`` answers that share of first requests (chosen by a hash
 of the request body, so the same request always gets the same answer) with a Python-style dict that is not JSON,
@@ -338,6 +339,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        if self.server.owner.trickle and self.command == "POST":
+            self._trickle(status, data, headers)
+            return
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -345,6 +349,31 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
+
+    def _trickle(self, status: int, data: bytes, headers: dict[str, str] | None) -> None:
+        """The whole response, status line and headers included, one byte every ``trickle`` seconds."""
+        lines = [f"{self.protocol_version} {status} {self.responses.get(status, ('',))[0]}",
+                 "Content-Type: application/json", f"Content-Length: {len(data)}", "Connection: close",
+                 *(f"{k}: {v}" for k, v in (headers or {}).items())]
+        raw = ("\r\n".join(lines) + "\r\n\r\n").encode() + data
+        self.close_connection = True
+        try:
+            for i in range(len(raw)):
+                self.wfile.write(raw[i:i + 1])
+                self.wfile.flush()
+                time.sleep(self.server.owner.trickle)
+        except OSError:  # the client gave up and closed the connection
+            pass
+
+    def _scripted_failure(self, owner: "ScriptedJudgeServer") -> bool:
+        """Answer with the next status of ``fail_first`` (if any is left), whatever was asked."""
+        with owner.lock:
+            status = owner.fail_first.popleft() if owner.fail_first else None
+        if status is None:
+            return False
+        self._send(status, {"error": {"message": f"scripted HTTP {status}"}}, {"Retry-After": "0"} if status == 429
+                   else None)
+        return True
 
     def _refuse_key(self, owner: "ScriptedJudgeServer") -> bool:
         """With ``api_key`` set, a request without ``Authorization: Bearer <key>`` gets 401, as OpenAI answers."""
@@ -357,7 +386,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         with owner.lock:
             owner.gets += 1
-        if self._refuse_key(owner):
+        if self._scripted_failure(owner) or self._refuse_key(owner):
             return
         if self.path.rstrip("/") != "/v1/models":
             self._send(404, {"error": {"message": f"no route {self.path}"}})
@@ -383,6 +412,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         with owner.lock:
             owner.requests += 1
+        if self._scripted_failure(owner):
+            return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
@@ -494,6 +525,10 @@ class ScriptedJudgeServer:
     noise : rate (0..1) at which answers' labels flip and grades move, seeded per request seed.
     latency : seconds every POST waits before it is answered; ``max_in_flight`` is the most POSTs waiting at once
         (the concurrency a client used).
+    trickle : seconds between the bytes of every POST's response, status line and headers included (0: all at
+        once): a server that keeps a connection alive without ever finishing its reply.
+    fail_first : HTTP statuses answered, in order, to the first requests (GET or POST), e.g. ``(500, 503)``;
+        later requests are answered normally (a 429 carries ``Retry-After: 0``).
     """
 
     class _HTTP(ThreadingHTTPServer):
@@ -503,7 +538,8 @@ class ScriptedJudgeServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, stall_seconds: float = 3.0, *,
                  replies: Sequence[Mapping[str, Any]] = (), rules: str | Path | Mapping[str, Any] | None = None,
                  models: Sequence[str] = (), api_key: str | None = None, rejects: Sequence[str] = (),
-                 malformed_share: float = 0.0, noise: float = 0.0, latency: float = 0.0, reject_status: int = 400):
+                 malformed_share: float = 0.0, noise: float = 0.0, latency: float = 0.0, reject_status: int = 400,
+                 trickle: float = 0.0, fail_first: Sequence[int] = ()):
         for name, share in (("malformed_share", malformed_share), ("noise", noise)):
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"{name} must be in 0..1, got {share!r}")
@@ -515,6 +551,8 @@ class ScriptedJudgeServer:
         self.received: deque = deque(maxlen=1000)  # the latest chat request bodies, parsed
         self.malformed_sent = 0  # replies made malformed by malformed_share
         self.latency = latency
+        self.trickle = trickle
+        self.fail_first: deque = deque(fail_first)  # statuses still to answer to the next requests
         self.in_flight = self.max_in_flight = 0  # POSTs being answered now / at most at once
         self.lock = threading.Lock()
         self.models = tuple(models)  # GET /v1/models lists these (empty: any model name is answered)
@@ -590,10 +628,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--malformed-share", type=float, default=0.0,
                     help="share of first requests without a json_schema response_format answered with non-JSON")
     ap.add_argument("--noise", type=float, default=0.0, help="rate of flipped labels, seeded per request seed")
+    ap.add_argument("--trickle", type=float, default=0.0,
+                    help="seconds between the bytes of every POST's response (a server that never finishes)")
     args = ap.parse_args(argv)
     replies = json.loads(Path(args.replies).read_text(encoding="utf-8")) if args.replies else ()
     srv = ScriptedJudgeServer(args.host, args.port, args.stall_seconds, replies=replies, rules=args.rules,
-                              rejects=args.rejects, malformed_share=args.malformed_share, noise=args.noise)
+                              rejects=args.rejects, malformed_share=args.malformed_share, noise=args.noise,
+                              trickle=args.trickle)
     print(f"scripted judge server at {srv.url} (Ctrl-C stops it)", flush=True)
     try:
         srv.serve_forever()

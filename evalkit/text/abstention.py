@@ -30,6 +30,131 @@ class _AbstentionWords:
     reporting: frozenset[str]
     referrals: frozenset[str]
     lead_ins: frozenset[str]  # words that say nothing about the world: function words and fillers
+    shapes: "_Shapes"
+
+
+def _alt(words) -> str:
+    """A regex alternation of words and multi-word phrases, longest first."""
+    return "|".join(r"\s+".join(map(re.escape, w.lower().split())) for w in sorted(words, key=len, reverse=True))
+
+
+# words that may stand before "no information" in a decline ("I have no information", "the text gives no details")
+_BEFORE_INFO = frozenset(
+    "have has had found find see got get contain contains contained give gives provide provides make makes offer "
+    "offers include includes hold holds retrieved available searched located access given provided relevant "
+    "currently really actually simply seem seems appear appears able lack lacks unfortunately any".split())
+# words that may follow a decline's key words ("no information is available", "insufficient data to answer")
+_AFTER_NEUTRAL = frozenset(
+    "available provided given found present included contained mentioned stated specified listed shown known "
+    "exists exist currently yet publicly readily right now here whatsoever sufficient enough relevant specific "
+    "further additional more certain sure reliable detailed clear explicitly specifically directly time moment "
+    "point answer determine say tell know make give conclude decide respond confirm help me us anywhere unfortunately "
+    "sorry point question request query".split())
+_SOURCE_ADJECTIVES = frozenset("available retrieved supplied attached shared above following".split())
+_WH = frozenset("who whom whose what when where why how which whether".split())
+_TOPIC_PREPS = frozenset("about on regarding concerning for of as re into".split())
+_PLACE_PREPS = frozenset("in from within by among inside based with using throughout across".split())
+_CONDITIONAL = re.compile(r"^(?:if|when|whenever|unless|once|while|where)\b")
+_QUOTES = "\"“”‘'«»"
+_CONTRACTIONS = ((r"\bcan't\b", "cannot"), (r"\bwon't\b", "will not"), (r"\b(\w+)n't\b", r"\1 not"),
+                 (r"\bcan not\b", "cannot"), (r"\bi'm\b", "i am"), (r"\b(it|that|there|what|here)'s\b", r"\1 is"),
+                 (r"\b(we|you|they)'re\b", r"\1 are"), (r"\b(i|we|you|they)'ve\b", r"\1 have"),
+                 (r"\b(i|we|you|they)'d\b", r"\1 would"))
+
+
+def _expand(low: str) -> str:
+    """Lower-cased text with English contractions written out ("doesn't" -> "does not")."""
+    for pat, rep in _CONTRACTIONS:
+        low = re.sub(pat, rep, low)
+    return low
+
+
+@dataclass(frozen=True)
+class _Shapes:
+    """The shapes of a declining clause, compiled from the ``abstention`` lexicon lists."""
+
+    documents: re.Pattern
+    info: frozenset[str]
+    silent_source: re.Pattern      # "the documents do not say", "none of the passages mention"
+    source_lacks: re.Pattern       # "the context lacks", "the text gives no details", "the passages are silent"
+    source_topic: re.Pattern       # "the passages discuss X" (a statement about the documents, not the world)
+    cannot: re.Pattern             # "I could not find", "unable to determine"
+    no_access: re.Pattern          # "I do not have that information"
+    impossible: re.Pattern         # "it is not possible to say", "there is no way to know"
+    cannot_be: re.Pattern          # "cannot be determined"
+    participle: re.Pattern         # "is not specified", "not given", "information not available"
+    not_in_source: re.Pattern      # "is not in the documents", "nothing in the context"
+    no_info: re.Pattern            # "no information", "not enough details", "no mention"
+    unknown: re.Pattern            # "unknown", "unclear", "not known"
+    not_something: re.Pattern      # "that is not something I have information about"
+    searched: re.Pattern           # "I searched the documentation" (what the speaker did, no claim)
+    referral: re.Pattern           # "you may want to contact HR"
+    silent: frozenset[str]
+    missing: frozenset[str]
+    unknown_words: tuple[str, ...]
+
+
+def _shapes(ab: dict[str, Any]) -> _Shapes:
+    docs = _alt(ab["documents"])
+    doc = rf"(?:{docs})"
+    adv = r"(?:(?:explicitly|specifically|clearly|directly|actually|really|seem\s+to|appear\s+to|even|yet|currently|" \
+          r"anywhere|publicly|quite|exactly|easily|fully|unfortunately|still|just|simply|also)\s+)*"
+    src_verbs = _alt(ab["source_verbs"])
+    participles = _alt(list(ab["silent_participles"]) + list(ab["missing_participles"]))
+    info = _alt(ab["info_nouns"] + ["context"])
+    adj = r"(?:(?:relevant|specific|further|additional|reliable|detailed|available|useful|such|more|other|clear|" \
+          r"explicit|direct|definitive|concrete|exact|precise|public|real|any|sufficient|enough)\s+)*"
+    i_we = r"(?:i|we)"
+    unable = (r"(?:cannot|could\s+not|am\s+not\s+able\s+to|are\s+not\s+able\s+to|was\s+not\s+able\s+to|"
+              r"were\s+not\s+able\s+to|am\s+unable\s+to|are\s+unable\s+to|was\s+unable\s+to|were\s+unable\s+to|"
+              r"have\s+not\s+been\s+able\s+to|has\s+not\s+been\s+able\s+to|will\s+not\s+be\s+able\s+to|"
+              r"would\s+not\s+be\s+able\s+to|did\s+not|do\s+not|have\s+not|had\s+not|unable\s+to|not\s+able\s+to|"
+              r"may\s+not\s+be\s+able\s+to|am\s+not\s+in\s+a\s+position\s+to)")
+    inability = _alt(ab["inability_verbs"])
+    return _Shapes(
+        documents=re.compile(rf"\b{doc}\b"),
+        info=frozenset(w.lower() for w in ab["info_nouns"]),
+        silent_source=re.compile(
+            rf"(?:\b{doc}\b[^.;:!?]{{0,60}}?\b(?:does|do|did|will|would|could|can|may|has|have)?\s*not\s+{adv}"
+            rf"|\b(?:neither|none\s+of\s+(?:the|these|those|our|my|your)|no)\s+(?:\w+\s+)?{doc}\b\s+{adv}"
+            rf"|^(?:but|and|yet)\s+(?:does|do|did)\s+not\s+{adv})"
+            rf"(?P<verb>{src_verbs})(?:s|es|ed)?\b(?P<rest>.*)$"),
+        source_lacks=re.compile(
+            rf"\b{doc}\b[^.;:!?]{{0,60}}?\b(?:(?:is|are|was|were)\s+(?:silent|not\s+specific|not\s+clear|unclear|"
+            rf"insufficient|not\s+sufficient|not\s+enough|inconclusive|vague)|says?\s+nothing|lacks?|lacking|"
+            rf"falls?\s+short|only\s+(?:covers?|discuss(?:es)?|describes?|mentions?|talks?\s+about|deals?\s+with|"
+            rf"focus(?:es)?\s+on)|(?:contains?|has|have|gives?|provides?|offers?|includes?|makes?|holds?)\s+"
+            rf"(?:no|nothing|little))\b"),
+        source_topic=re.compile(
+            rf"^(?:the\s+|these\s+|our\s+|this\s+|those\s+)?(?:\w+\s+)?{doc}\s+(?:only\s+)?(?:discuss(?:es)?|"
+            rf"covers?|describes?|talks?\s+about|deals?\s+with|focus(?:es)?\s+on)\b(?!.*\b(?:that|which)\b)"),
+        cannot=re.compile(rf"(?:\b{i_we}\s+{adv}{unable}|^(?:but\s+|and\s+|so\s+)?{unable})\s+{adv}(?P<verb>{inability})\b"),
+        no_access=re.compile(rf"\b{i_we}\s+{adv}(?:do|did|does|have|had)\s+not\s+{adv}have\s+"
+                             rf"(?:(?:any|enough|the|that|this|sufficient|more|specific|further|such|access\s+to|"
+                             rf"relevant|detailed|reliable|those|these|a|an)\s+)*(?:{info}|access)\b|\b{i_we}\s+lack\b"),
+        impossible=re.compile(rf"(?:\b(?:{_alt(ab['impossible'])})\s+(?:for\s+(?:me|us)\s+)?to\s+(?:\w+\s+)?"
+                              rf"(?:say|tell|determine|know|answer|confirm|establish|find|identify|infer|conclude|judge|"
+                              rf"be\s+sure|give|provide|work\s+out|pinpoint)\b|\bthere\s+is\s+no\s+way\s+"
+                              rf"(?:for\s+(?:me|us)\s+)?to\s+(?:know|tell|determine|say|confirm|find)\b)"),
+        cannot_be=re.compile(r"\b(?:cannot|could\s+not)\s+be\s+(?:determined|answered|found|confirmed|known|said|"
+                             r"established|inferred|identified|verified|deduced|ascertained|told|located)\b(?P<rest>.*)$"),
+        participle=re.compile(rf"(?:\b(?:is|are|was|were|been|being)\s+not\s+|^(?:(?:the\s+)?(?:{info})\s+)?not\s+)"
+                              rf"{adv}(?P<verb>{participles})\b(?P<rest>.*)$"),
+        not_in_source=re.compile(rf"\b(?:(?:is|are|was|were)\s+not|nothing|not\s+found)\s+(?:\w+\s+){{0,2}}?"
+                                 rf"(?:in|within|part\s+of|among|inside|from)\s+(?:\w+\s+){{0,3}}?{doc}\b"),
+        no_info=re.compile(rf"\b(?:no|not\s+enough|not\s+sufficient|insufficient|not\s+any|little|not\s+much)\s+"
+                           rf"{adj}(?P<noun>{info})\b(?P<rest>.*)$"),
+        unknown=re.compile(rf"\b(?:{_alt(ab['unknown_words'])})\b(?P<rest>.*)$"),
+        not_something=re.compile(rf"\bnot\s+something\s+(?:that\s+)?(?:i|we|(?:the|this|these|our|my)\s+(?:\w+\s+)?{doc})\b"),
+        searched=re.compile(r"^(?:i|we)\s+(?:have\s+)?(?:searched|checked|looked|reviewed|went\s+through|read|scanned)\b"),
+        referral=re.compile(r"^(?:please\s+|kindly\s+)?(?:you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+|"
+                            r"need\s+to\s+|try\s+to\s+)?|i\s+(?:would\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?(?:you\s+)?|"
+                            r"we\s+(?:would\s+)?recommend\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+)?"
+                            r"(?:contact|consult|check|ask|refer|see|verify|reach\s+out|reach|call|email|visit|speak|talk|"
+                            r"get\s+in\s+touch|rephrase|provide|clarify|share)\b"),
+        silent=frozenset(w.lower() for w in ab["silent_participles"]),
+        missing=frozenset(w.lower() for w in ab["missing_participles"]),
+        unknown_words=tuple(w.lower() for w in ab["unknown_words"]))
 
 
 @lru_cache(maxsize=1)
@@ -65,7 +190,10 @@ def _abstention_defaults() -> tuple[tuple[str, ...], tuple[str, ...], int, _Abst
     ab = lex["abstention"]
     lists = [frozenset(w.lower() for w in ab[k])
              for k in ("fillers", "source_words", "negations", "reporting_verbs", "referrals")]
-    words = _AbstentionWords(*lists, lead_ins=(stop_words() - _CONTENT_STOP_WORDS) | lists[0])
+    shapes = _shapes(ab)
+    doc_words = frozenset(w for d in ab["documents"] for w in word_tokens(d))
+    words = _AbstentionWords(lists[0], lists[1] | doc_words, *lists[2:],
+                             lead_ins=(stop_words() - _CONTENT_STOP_WORDS) | lists[0], shapes=shapes)
     return tuple(lex["dont_know_phrases"]), tuple(lex["dont_know_short_tokens"]), int(lex["short_answer_chars"]), words
 
 
@@ -91,26 +219,136 @@ def _clauses(text: str) -> list[tuple[str, bool]]:
     return out[::-1]
 
 
+def _quoted(text: str, at: int) -> bool:
+    """Whether ``text[at:]`` follows an opening quotation mark (a quoted label, not the speaker's words)."""
+    before = text[:at].rstrip()
+    return bool(before) and before[-1] in _QUOTES
+
+
+def _after_ok(after: list[str], words: _AbstentionWords, *, topic: bool, wh: bool) -> bool:
+    """Whether the words after a decline's key words add nothing about the world: function words, "available",
+    "to answer", a pointer into the documents ("in the passages"), a topic ("about X", when ``topic``) or an
+    indirect question ("who won", when ``wh``)."""
+    for i, w in enumerate(after):
+        if wh and w in _WH:
+            return True
+        if topic and w in _TOPIC_PREPS:
+            return True
+        if w in _PLACE_PREPS:
+            rest = after[i + 1:]
+            return bool(rest) and any(r in words.sources for r in rest) and \
+                _after_ok([r for r in rest if r not in words.sources], words, topic=True, wh=True)
+        if w not in words.lead_ins and w not in _AFTER_NEUTRAL and w not in words.sources:
+            return False
+    return True
+
+
+def _before_ok(before: list[str], words: _AbstentionWords, extra: frozenset[str] = frozenset()) -> bool:
+    """Whether the words before a decline's key words name nobody but the speaker or the documents."""
+    return all(w in words.lead_ins or w in words.sources or w in extra for w in before)
+
+
+def _subject_ok(before_text: str, clause: str, words: _AbstentionWords) -> bool:
+    """The seed's rule for "X is unknown": X names the information ("the data for X"), or names nothing and
+    states no number ("the value")."""
+    content = [w for w in word_tokens(before_text) if w not in words.lead_ins]
+    return not content or content[0] in words.sources or content[0] in words.shapes.info or \
+        not _names_or_numbers(before_text, [])
+
+
+def _phrase_declines(phrase: str, low: str, start: int, end: int, clause: str, words: _AbstentionWords) -> bool:
+    """Whether a configured uncertainty phrase found at ``low[start:end]`` makes its clause decline."""
+    sh = words.shapes
+    if _quoted(low, start):  # a quoted "Not Sure Yet", "No data"
+        return False
+    before, after = word_tokens(low[:start]), word_tokens(low[end:])
+    last = phrase.split()[-1]
+    if phrase in sh.unknown_words or phrase.startswith("cannot be") or \
+            (phrase.startswith("not ") and last in sh.silent):
+        return _subject_ok(clause[:start], clause, words) and _after_ok(after, words, topic=last in sh.silent, wh=True)
+    if phrase.startswith("not ") and last in sh.missing:
+        if _after_ok(after, words, topic=False, wh=False) and after[:1] and after[0] in _PLACE_PREPS:
+            return True
+        content = [w for w in before if w not in words.lead_ins]
+        return (not content or content[0] in words.sources or content[0] in sh.info) and \
+            _after_ok(after, words, topic=False, wh=False)
+    if phrase.startswith(("no ", "not enough", "insufficient")):
+        return _before_ok(before, words, _BEFORE_INFO) and _after_ok(after, words, topic=True, wh=True)
+    return _before_ok(before, words, _BEFORE_INFO)  # the speaker: "I'm not sure", "Sorry, I don't know"
+
+
+def _shape(clause: str, words: _AbstentionWords) -> str | None:
+    """The words of the decline shape the clause has ("does not mention", "could not find"), or None."""
+    sh = words.shapes
+    low = fold_apostrophes(clause.lower())
+    norm = " ".join(_expand(low).split())
+    if _CONDITIONAL.match(norm):
+        return None
+    if (m := sh.silent_source.search(norm)) is not None:
+        rest = m.group("rest")
+        # "the manual does not say to remove the cover" is an instruction; "does not have to be" an obligation
+        if m.group("verb") in ("allow", "permit", "enable", "let") or not re.match(r"^\s+(?:(?!how|what|where|when|whom|which|whether|why)\w+\s+)?to\s+(?!(?:the|this|that|these|those|whom|what|which|your|my|our|his|her|"
+                        r"their|a|an|any|it|how|me|us|you|them)\b)\w", rest):
+            return m.group(0)[: m.start("rest") - m.start()].strip()
+    for pat in (sh.source_lacks, sh.cannot, sh.no_access, sh.impossible, sh.not_in_source, sh.not_something):
+        if (m := pat.search(norm)) is not None:
+            return m.group(0).strip()
+    if (m := sh.cannot_be.search(norm)) is not None and \
+            _after_ok(word_tokens(m.group("rest")), words, topic=False, wh=True):
+        return m.group(0)[: m.start("rest") - m.start()].strip()
+    if (m := sh.participle.search(norm)) is not None:
+        verb, after = m.group("verb"), word_tokens(m.group("rest"))
+        before = norm[: m.start()]
+        key = m.group(0)[: m.start("rest") - m.start()].strip()
+        points_in = bool(after) and after[0] in _PLACE_PREPS and _after_ok(after, words, topic=False, wh=False)
+        if verb in sh.silent:
+            if points_in or (_subject_ok(before, before, words) and _after_ok(after, words, topic=True, wh=True)):
+                return key
+        else:
+            content = [w for w in word_tokens(before) if w not in words.lead_ins]
+            if points_in or ((not content or content[0] in words.sources or content[0] in sh.info)
+                             and _after_ok(after, words, topic=False, wh=False)):
+                return key
+    if (m := sh.no_info.search(norm)) is not None and not _quoted(norm, m.start()) and \
+            _before_ok(word_tokens(norm[: m.start()]), words, _BEFORE_INFO) and \
+            _after_ok(word_tokens(m.group("rest")), words, topic=True, wh=True):
+        return m.group(0)[: m.start("rest") - m.start()].strip()
+    if (m := sh.unknown.search(norm)) is not None and not _quoted(norm, m.start()) and \
+            _subject_ok(norm[: m.start()], clause, words) and \
+            _after_ok(word_tokens(m.group("rest")), words, topic=False, wh=True):
+        return m.group(0)[: m.start("rest") - m.start()].strip()
+    return None
+
+
 def _clause_kind(clause: str, phrases: tuple[str, ...], words: _AbstentionWords,
-                 question: bool = False) -> tuple[str, list[str]]:
-    """One of "declines" (with the phrases found), "filler", "absence", "referral", "question" or "claim"."""
-    low, lead_ins = clause.lower(), words.lead_ins
+                 question: bool = False, shapes: bool = True) -> tuple[str, list[str]]:
+    """One of "declines" (with the phrases found, else the decline's shape), "filler", "absence", "referral",
+    "question" or "claim"."""
+    low, lead_ins, sh = fold_apostrophes(clause.lower()), words.lead_ins, words.shapes
     hits = sorted((m.start(), m.end(), p) for p in phrases if (m := phrase_pattern(p).search(low)))
     toks = word_tokens(clause)
+    norm = " ".join(_expand(low).split())
+    conditional = _CONDITIONAL.match(norm) is not None
+    found = [p for a, b, p in hits if not conditional and _phrase_declines(p.lower(), low, a, b, clause, words)]
+    if found:
+        return "declines", list(dict.fromkeys(found))
+    if shapes and (shape := _shape(clause, words)) is not None:
+        return "declines", [shape]
     if hits:
-        # "I'm not sure about X", "There is no data for X", "The information on X is not available" decline;
-        # "The discount is not available in Territory 118" says something about a named thing.
-        content = [w for w in word_tokens(low[: hits[0][0]]) if w not in lead_ins]
-        if not content or content[0] in words.sources or not _names_or_numbers(clause, [h[:2] for h in hits]):
-            return "declines", list(dict.fromkeys(p for _, _, p in hits))
         return "claim", []
-    if all(w in lead_ins or w in words.sources for w in toks):
-        return "filler", []  # "Sorry", "Based on the context"
+    if all(w in lead_ins or w in words.sources or w in _SOURCE_ADJECTIVES for w in toks):
+        return "filler", []  # "Sorry", "Based on the available documents"
+    if shapes and (sh.searched.match(norm) or sh.source_topic.match(norm)) and not any(c.isdigit() for c in clause):
+        return "filler", []  # "I searched the documentation", "the passages discuss the company's history"
+    if shapes and re.match(r"^(?:not|nor)\b", norm) and len(toks) <= 4 and not any(c.isdigit() for c in clause):
+        return "filler", []  # "..., not its price"
     if any(w in words.negations or w.endswith("n't") for w in toks) and \
             any(w in words.sources or w in words.reporting for w in toks):
         return "absence", []  # "the documents do not mention a speed limit"
     if toks[0] in words.referrals and not _names_or_numbers(clause, []):
         return "referral", []  # "please consult your agent"
+    if shapes and sh.referral.match(norm) and not any(c.isdigit() for c in clause):
+        return "referral", []  # "you may want to contact HR"
     return ("question" if question else "claim"), []  # "Would you like to know more about X?" asserts nothing
 
 
@@ -170,4 +408,6 @@ def declines_to_answer(answer: str | None, *, phrases: Sequence[str] | None = No
         found += tuple(d_short if short_tokens is None else short_tokens)
     kinds = [_clause_kind(c, found, words, question) for c, question in _clauses(text)]
     matched = list(dict.fromkeys(p for _, ps in kinds for p in ps))
-    return bool(matched) and all(k != "claim" for k, _ in kinds), matched
+    declines = bool(matched) and all(k != "claim" for k, _ in kinds)
+    listed = [p for p in matched if p in found]
+    return declines, listed if listed or not declines else matched  # the configured phrases first, else the shape

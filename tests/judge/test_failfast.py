@@ -176,3 +176,26 @@ def test_cli_flags_set_the_judge(tmp_path, sample_path, capsys):
         assert "did not answer within 0.5s" in capsys.readouterr().err and time.monotonic() - t0 < 10
     assert main(["score", str(sample_path), "-o", str(tmp_path / "o.parquet"), "--judge-concurrency", "0", "-q"]) == 2
     assert "judge: concurrency must be an integer >= 1, got 0" in capsys.readouterr().err
+
+
+def test_preflight_retries_5xx_like_any_call():
+    with ScriptedJudgeServer(fail_first=(500, 503)) as srv:
+        j = _judge(srv.url, max_retries=2)
+        assert j.preflight() == "models (none listed)"
+        assert srv.gets == 3 and srv.requests == 0
+
+
+def test_preflight_retries_429_respecting_retry_after():
+    with ScriptedJudgeServer(fail_first=(429,), models=["m"]) as srv:
+        assert _judge(srv.url, max_retries=1).preflight() == "models"
+        assert srv.gets == 2
+
+
+def test_preflight_gives_up_on_a_failing_server_after_the_retries(caplog):
+    with ScriptedJudgeServer(fail_first=(500,) * 10) as srv:
+        with caplog.at_level("WARNING", logger="evalkit"):
+            with pytest.raises(JudgeUnavailable, match=r"answered GET /models with HTTP 500 3 times in a row "
+                                                       r".*overloaded or failing"):
+                _judge(srv.url, max_retries=2).preflight()
+        assert srv.gets == 3 and srv.requests == 0
+    assert [r.getMessage().startswith("judge preflight: HTTP 500") for r in caplog.records] == [True, True]

