@@ -163,6 +163,67 @@ def comparison_numbers(results: pd.DataFrame, cmp: Mapping[str, Any], seed: int 
     return out
 
 
+def threshold_boundary(results: pd.DataFrame, thresholds=None, *, label: str | None = None,
+                       positive: Any = None) -> list[dict[str, Any]]:
+    """Rows that sit exactly on each verdict threshold, and what the rule does with them.
+
+    The seed's rules are strict (``hallucination > 0.5``): a row exactly on the threshold is not flagged,
+    so an answer with one supported and one unsupported anchor (hallucination 1/2 = 0.5) passes. A
+    calibrated profile flags its threshold inclusively (``>= t``) and catches them. One entry per rule whose
+    metric the results hold: ``metric``, ``rule`` (as printed), ``value``, ``n_on`` (rows equal to the
+    value, to 1e-9), ``flagged`` (does the rule flag them), ``n_on_positive`` (of those, rows with the
+    ``label`` column in its positive class; None without a label) and ``text``, a sentence for the reader.
+
+    Examples
+    --------
+    >>> res = pd.DataFrame({"hallucination": [0.5, 0.5, 0.25, 1.0, None]})
+    >>> b = threshold_boundary(res)[0]
+    >>> b["rule"], b["n_on"], b["flagged"]
+    ('hallucination > 0.5', 2, False)
+    """
+    import numpy as np
+
+    from .calibrate.labels import parse_positive
+    from .verdict import rules_for
+
+    y = None
+    if label and label in results.columns:
+        try:
+            y = pd.Series(binary_labels(results[label].tolist(), positive=positive, column=label), index=results.index)
+        except CalibrationError:
+            y = None
+    pos = parse_positive(positive)
+    bad = f"{label} is True" if pos is None else f"{label} {pos.op} {pos.value:g}" if pos.op else f"{label} = {pos.value}"
+    out = []
+    for rule in rules_for(thresholds):
+        if rule.metric not in results.columns:
+            continue
+        v = pd.to_numeric(results[rule.metric], errors="coerce").to_numpy(dtype=float)
+        on = np.isclose(v, rule.value, rtol=0.0, atol=1e-9) & ~np.isnan(v)
+        n_on, flagged = int(on.sum()), rule.flags(rule.value)
+        n_pos = None if y is None else int(y[on].eq(True).sum())
+        rows = f"{n_on} row{'' if n_on == 1 else 's'} score{'s' if n_on == 1 else ''} exactly {rule.value:g}"
+        if flagged:
+            text = f"{rule} includes its threshold: {rows} and {'is' if n_on == 1 else 'are'} flagged ({rule.outcome})."
+        else:
+            text = (f"{rule} is strict: {rows} and {'is' if n_on == 1 else 'are'} not flagged by it"
+                    + (" (one unsupported anchor of two gives exactly 0.5 and passes)"
+                       if rule.metric == "hallucination" and rule.value == 0.5 else "")
+                    + f"; a calibrated profile flags its threshold inclusively ({'>=' if rule.flag == 'above' else '<='}).")
+        if n_pos is not None and n_on:
+            text += f" {n_pos} of {'it' if n_on == 1 else 'them'} {'is' if n_pos == 1 else 'are'} labelled bad ({bad})."
+        out.append({"metric": rule.metric, "rule": str(rule), "value": float(rule.value), "n_on": n_on,
+                    "flagged": flagged, "n_on_positive": n_pos, "text": text})
+    return out
+
+
+def _boundary_label(results: pd.DataFrame, exp: Experiment) -> tuple[str | None, Any]:
+    """The human label the boundary counts read: the calibration's, else a ``hallucinated`` column."""
+    if exp.calibration.get("label") in results.columns:
+        return exp.calibration["label"], exp.calibration.get("positive")
+    return ("hallucinated", None) if "hallucinated" in results.columns else (None, None)
+
+
 def _verdict_counts(results: pd.DataFrame) -> dict[str, int]:
     keys = ["system", "verdict"] if "system" in results.columns else ["verdict"]
     vc = results.groupby(keys, dropna=False).size()
@@ -186,6 +247,8 @@ def analyze(results: pd.DataFrame, exp: Experiment, plan: Mapping[str, Section] 
         out["by_system"] = summary(results, by="system", **boot).drop(columns=["kind"]).to_dict(orient="records")
     if plan["verdicts"].applies:
         out["verdicts"] = _verdict_counts(results)
+        label, positive = _boundary_label(results, exp)  # rows exactly on a threshold, and which way they go
+        out["verdict_boundary"] = threshold_boundary(results, exp.config().thresholds, label=label, positive=positive)
     if plan["judge_variance"].applies:  # repeated judge runs: intervals over rows and repeats, agreement
         out["judge_variance"] = judge_variance(results, **boot).to_dict(orient="records")
     for name, fn, sec in (("calibration", calibration_numbers, exp.calibration),

@@ -244,12 +244,13 @@ def _summary_cmd(args) -> int:
 
     if by and len(by) > 1:
         raise ValueError("--format text|markdown|latex shows one grouping column; use --format tidy for several")
-    shown = readable(table, by=by[0] if by else None)
-    # grouped tables are indexed by metric; an ungrouped one names the metric in a column
-    if args.format == "markdown":  # cells are text ("0.400 [0.3, 0.5]"): keep them as written
-        print(shown.to_markdown(index=bool(by), disable_numparse=True))
+    if args.format in ("latex", "markdown"):  # one writer, one set of rules for both (evalkit.tables)
+        from .tables import render, summary_table
+
+        print(render(summary_table(table, by=by[0] if by else None, n_resamples=args.resamples), args.format))
     else:
-        print((shown.to_latex if args.format == "latex" else shown.to_string)(index=bool(by)))
+        # grouped tables are indexed by metric; an ungrouped one names the metric in a column
+        print(readable(table, by=by[0] if by else None).to_string(index=bool(by)))
     _print_judge_variance(df, args)
     return 0
 
@@ -260,12 +261,15 @@ def _print_judge_variance(df, args) -> None:
 
     if not repeated_metrics(df):
         return
-    jv = judge_variance(df, n_resamples=args.resamples, seed=args.seed).set_index("metric").round(4)
-    print("\njudge variance (two-level bootstrap over rows and repeats; judge_share: variance between repeats):")
-    if args.format == "markdown":
-        print(jv.to_markdown())
+    jv = judge_variance(df, n_resamples=args.resamples, seed=args.seed)
+    title = "judge variance (two-level bootstrap over rows and repeats; judge_share: variance between repeats)"
+    if args.format in ("latex", "markdown"):
+        from .tables import frame_table, render
+
+        print("\n" + render(frame_table(jv, caption=title, label="judge-variance"), args.format))
     else:
-        print((jv.to_latex if args.format == "latex" else jv.to_string)())
+        print(f"\n{title}:")
+        print(jv.set_index("metric").round(4).to_string())
 
 
 def _report_cmd(args) -> int:
@@ -373,16 +377,30 @@ def _compare_cmd(args) -> int:
 
         save(table, args.output)
     shown = table.drop(columns=["system_a", "system_b"])
-    if args.format == "latex":
-        print(shown.round(4).to_latex(index=False))
-    elif args.format == "markdown":
-        print(shown.round(4).to_markdown(index=False))
+    if args.format in ("latex", "markdown"):  # a short group's footnote says its p-values are not findings
+        from .tables import compare_table, render
+
+        print(render(compare_table(table, min_pairs=args.min_pairs, caption=(
+            f"Paired comparison of {args.b} (B) with {args.a} (A), paired on {table.attrs['pair_on']}: difference "
+            f"B minus A with its 95% paired bootstrap interval ({args.resamples} resamples, seed "
+            f"{args.seed}); Holm's adjustment across the metrics")), args.format))
+        return 0
     else:
         print(f"{args.b} minus {args.a}, paired on {table.attrs['pair_on']!r}")
         print(shown.round(4).to_string(index=False))
     small = int(table["small"].sum())
     if small:
         print(f"note: {small} row(s) have fewer than {args.min_pairs} pairs: their p-values are not findings")
+    return 0
+
+
+def _paper_cmd(args) -> int:
+    from .paper import write_paper
+
+    b = write_paper(args.results, args.output, n_resamples=args.resamples, seed=args.seed)
+    print(f"paper: {b.folder}/main.tex (tables: {', '.join(b.tables)}; figures: {', '.join(b.figures) or 'none'}; "
+          f"references: {', '.join(b.references)})")
+    print(f"build it: cd {b.folder} && pdflatex main && bibtex main && pdflatex main && pdflatex main")
     return 0
 
 
@@ -519,6 +537,17 @@ def _add_verdict_and_compare(sub) -> None:
     k.add_argument("-o", "--output", help="write the table (.csv, .parquet, .jsonl)")
 
 
+def _add_paper(sub) -> None:
+    pp = _sub(sub, "paper", "write a paper's parts from a run: LaTeX tables, PDF/SVG figures, methods text, "
+                            "references.bib and a main.tex that includes them",
+              "  evalkit paper reports/default -o paper/\n  evalkit paper results.parquet -o paper/ --resamples 2000",
+              _paper_cmd)
+    pp.add_argument("results", help="a report folder (reports/NAME) or a results file (evalkit score -o)")
+    pp.add_argument("-o", "--output", default="paper", help="folder to write (created; evalkit's own folders only)")
+    pp.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the tables' intervals")
+    pp.add_argument("--seed", type=int, help="seed of the bootstrap (default: the run's seed)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -549,6 +578,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_reading(sm)
     _add_calibrate(sub)
     _add_verdict_and_compare(sub)
+    _add_paper(sub)
     return p
 
 

@@ -52,9 +52,9 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 def load_yaml(text: str, source: str = "<yaml>") -> Any:
     """Parse YAML safely, refusing duplicate keys anywhere in the document.
 
-    >>> load_yaml("a: 1\nb: 2")
+    >>> load_yaml("a: 1\\nb: 2")
     {'a': 1, 'b': 2}
-    >>> load_yaml("a: 1\na: 2", "p.yaml")
+    >>> load_yaml("a: 1\\na: 2", "p.yaml")
     Traceback (most recent call last):
     ...
     yaml.constructor.ConstructorError: duplicate key 'a' (first at line 1, again at line 2); YAML would silently keep the last one

@@ -42,8 +42,11 @@ from .metrics import REGISTRY, Metric
 from .thresholds import Threshold
 from .verdict import rules_for, verdict_for
 from .data import is_missing
+from .text import AnswerDecision
 
 ABSTAIN_RULE = "ABSTAIN if the answer declines to answer"
+EMPTY_RULE = "FAIL if the answer is empty"
+LANGUAGE_RULE = "UNDETERMINED if the answer is not in English"
 VERDICT_CLASS = {"PASS": "ek-pass", "WARN": "ek-warn", "FAIL": "ek-fail", "ABSTAIN": "ek-abstain",
                  "UNDETERMINED": "ek-undetermined"}
 # when anchors overlap (a number inside a claim), the piece they share takes the worst one's colour
@@ -283,10 +286,16 @@ def highlights(row: Mapping[str, Any]) -> tuple[tuple[Highlight, ...], tuple[Hig
 
 # ---------------------------------------------------------------------------------------------------------
 # the verdict's rules and the metrics
-def _abstained(row: Mapping[str, Any]) -> bool:
+def row_decision(row: Mapping[str, Any]) -> AnswerDecision:
+    """The row decision the runner stored (empty, abstained, language); for results saved before it was
+    stored, the abstention as the stored verdict or hallucination's details recorded it (never re-read from
+    the answer)."""
+    stored = AnswerDecision.from_columns(row)
+    if stored is not None:
+        return stored
     if _text(row.get("verdict")) is not None:
-        return row.get("verdict") == "ABSTAIN"
-    return bool(details_of(row, "hallucination").get("abstention"))
+        return AnswerDecision(False, row.get("verdict") == "ABSTAIN")
+    return AnswerDecision(False, bool(details_of(row, "hallucination").get("abstention")))
 
 
 def _reason(row: Mapping[str, Any], metric: str) -> str | None:
@@ -305,10 +314,16 @@ def rule_checks(row: Mapping[str, Any], thresholds: Thresholds | None = None) ->
     value stops the verdict as UNDETERMINED); rules after it are shown with their values but did not decide.
     """
     rules = [r for r in rules_for(thresholds) if r.metric in row]
-    abstained = _abstained(row)
+    d = row_decision(row)
     values = {r.metric: row.get(r.metric) for r in rules}
-    outcome, decided_by = verdict_for(values, rules, abstained=abstained)
-    out = [RuleCheck("ABSTAIN", ABSTAIN_RULE, None, None, abstained, abstained)]
+    outcome, decided_by = verdict_for(values, rules, abstained=d.abstained, empty=d.empty, language=d.language)
+    out = []
+    if d.empty:  # shown only when they apply: every other row would list two rows that never fire
+        out.append(RuleCheck("FAIL", EMPTY_RULE, None, None, True, True, "a failure of the system, not an abstention"))
+    elif not d.english:
+        out.append(RuleCheck("UNDETERMINED", LANGUAGE_RULE, None, None, True, True, f"detected: {d.language}"))
+    abstained = d.abstained or bool(out)  # a row decided above: no metric rule decides it
+    out.append(RuleCheck("ABSTAIN", ABSTAIN_RULE, None, None, d.abstained, d.abstained))
     for r in rules:
         v = values[r.metric]
         if is_missing(v):
@@ -639,8 +654,15 @@ def evidence_html(row: pd.Series | Mapping[str, Any], rule: str | None = None) -
     """
     verdict, fired = _text(row.get("verdict")), _text(row.get("verdict_rule"))
     metric = _fired_metric(row, rule)
-    if verdict == "ABSTAIN" and rule is None:
-        matched = details_of(row, "dont_know").get("matched") or details_of(row, "hallucination").get("matched")
+    d = row_decision(row)
+    if d.empty and rule is None:
+        body = "<p>the answer is empty: a failure of the system (not an abstention); every metric is undetermined</p>"
+    elif not d.english and rule is None:
+        body = (f'<div class="ek-text">{_e(row.get("answer"))}</div><p>the answer is not in English (detected: '
+                f'{_e(d.language)}): the English-only metrics are undetermined</p>')
+    elif verdict == "ABSTAIN" and rule is None:
+        matched = list(d.matched) or details_of(row, "dont_know").get("matched") or \
+            details_of(row, "hallucination").get("matched")
         body = (f'<div class="ek-text">{_e(row.get("answer"))}</div><p>declining phrase matched: '
                 f'<b>{_e(_evidence_value(matched or []))}</b></p>')
     elif metric is None:

@@ -215,8 +215,8 @@ def _calibration_lines(labels: list, has_contexts: bool) -> list[str]:
     import json
 
     if not labels:
-        return ["# calibration: no label column (True/False, 0/1, Y/N, yes/no, pass/fail or a 1-5 score) in the data;",
-                "#   add one, e.g. `hallucinated`, then: calibration: {score: hallucination, label: hallucinated, "
+        return ["# calibration: no binary label column (True/False, 0/1, Y/N, yes/no, pass/fail) or 1-5 score in the",
+                "#   data; add one, e.g. `hallucinated`, then: calibration: {score: hallucination, label: hallucinated, "
                 "split: seeded}"]
     # a column named for hallucination first, then two-valued labels before a 1-5 scale
     label = min(labels, key=lambda s: ("halluc" not in s.column.lower(), s.kind != "binary"))

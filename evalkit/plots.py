@@ -19,15 +19,19 @@ import seaborn as sns
 from .metrics import REGISTRY
 from .safeio import atomic_path
 
-PALETTE = {"PASS": "#4c9a2a", "WARN": "#e0a526", "FAIL": "#c0392b", "ABSTAIN": "#5b7db1", "UNDETERMINED": "#8c8c8c"}
+# Okabe & Ito's palette: eight colours told apart with every common colour-vision deficiency, and in grey
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+PALETTE = {"PASS": "#009E73", "WARN": "#E69F00", "FAIL": "#D55E00", "ABSTAIN": "#0072B2", "UNDETERMINED": "#999999"}
+# print widths of a journal's single and double column, in inches
+COLUMN_WIDTHS = {"column": 3.5, "wide": 7.0}
 
 
 def _rc() -> dict:
-    """evalkit's look as rc settings: seaborn's whitegrid style, notebook sizes and 'deep' colours."""
+    """evalkit's look as rc settings: seaborn's whitegrid style, notebook sizes and colour-blind-safe colours."""
     from cycler import cycler
 
     return {**sns.axes_style("whitegrid"), **sns.plotting_context("notebook"),
-            "axes.prop_cycle": cycler(color=sns.color_palette("deep"))}
+            "axes.prop_cycle": cycler(color=list(OKABE_ITO))}
 
 
 def _styled(draw):
@@ -111,6 +115,106 @@ def save_figure(fig, name: str, out_dir: str | Path, formats: Sequence[str] = ("
     return paths
 
 
+def save_for_print(fig, name: str, out_dir: str | Path, *, widths: Sequence[str] = ("column", "wide"),
+                   font_pt: float = 8.0, formats: Sequence[str] = ("pdf", "svg")) -> list[Path]:
+    """Write ``fig`` for print: PDF and SVG at a journal's single-column (3.5 in, ``NAME.pdf``) and
+    double-column (7 in, ``NAME_wide.pdf``) width, every text at ``font_pt`` points (titles one point larger),
+    so that included at its natural size its fonts match a document's footnote size.
+
+    The figure is resized, not redrawn; x tick labels that would overlap are turned 45 degrees. Returns the
+    paths written (the figure is left at the last width).
+
+    >>> import matplotlib.pyplot as plt, tempfile
+    >>> fig, ax = plt.subplots(); _ = ax.bar(["a", "b"], [1, 2])
+    >>> [p.name for p in save_for_print(fig, "bars", tempfile.mkdtemp())]
+    ['bars.pdf', 'bars.svg', 'bars_wide.pdf', 'bars_wide.svg']
+    """
+    from matplotlib.text import Text
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    w0, h0 = fig.get_size_inches()
+    titles = {id(t) for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)}
+    if getattr(fig, "_suptitle", None) is not None:
+        titles.add(id(fig._suptitle))
+    labels = [(t, t.get_text()) for ax in fig.axes for t in (ax.xaxis.label, ax.yaxis.label, ax.title) if t.get_text()]
+    paths = []
+    for key in widths:
+        width = COLUMN_WIDTHS[key]
+        # the notebook's aspect ratio, kept within what a column holds
+        fig.set_size_inches(width, min(max(h0 * width / w0, 0.55 * width if key == "column" else 0.3 * width), 9.0))
+        for t in fig.findobj(Text):
+            t.set_fontsize(font_pt + (1 if id(t) in titles else 0))
+        _wrap_labels(fig, labels, font_pt)
+        _unoverlap_ticks(fig)
+        fig.tight_layout()
+        stem = name if key == "column" else f"{name}_{key}"
+        for fmt in formats:
+            p = out / f"{stem}.{fmt}"
+            meta = {"Date": None} if fmt == "svg" else {"CreationDate": None, "Producer": None} if fmt == "pdf" else {}
+            with plt.rc_context({"svg.hashsalt": "evalkit", "pdf.fonttype": 42}), atomic_path(p) as tmp:
+                fig.savefig(tmp, metadata=meta, format=fmt)
+            paths.append(p)
+    return paths
+
+
+def _wrap_labels(fig, labels, font_pt: float) -> None:
+    """Axis labels and titles wrapped to their axes' width (a label wider than its panel runs off the page)."""
+    import textwrap
+
+    for t, text in labels:
+        ax = t.axes
+        width_in = ax.get_position().width * fig.get_figwidth() if ax is not None else fig.get_figwidth()
+        if t is getattr(ax, "yaxis", None) and t is ax.yaxis.label:
+            width_in = ax.get_position().height * fig.get_figheight()
+        chars = max(12, int(width_in * 72 / (font_pt * 0.55)))
+        t.set_text("\n".join(textwrap.fill(line, chars) for line in text.split("\n")))
+
+
+def _ticks_overlap(labels, renderer) -> bool:
+    boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+    return any(a.x1 > b.x0 for a, b in zip(boxes, boxes[1:]))
+
+
+def _unoverlap_ticks(fig) -> None:
+    """Turn an axis' x tick labels 45 degrees where, laid out flat, two of them overlap; 90 if they still do."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        labels = [t for t in ax.get_xticklabels() if t.get_text() and t.get_visible()]
+        for t in labels:
+            t.set_rotation(0)
+            t.set_horizontalalignment("center")
+        if not _ticks_overlap(labels, renderer):
+            continue
+        for t in labels:
+            t.set_rotation(45)
+            t.set_horizontalalignment("right")
+            t.set_rotation_mode("anchor")
+        fig.canvas.draw()
+        if _ticks_overlap(labels, renderer):
+            for t in labels:
+                t.set_rotation(90)
+                t.set_horizontalalignment("right")
+
+
+def overlapping_labels(fig) -> list[tuple[str, str]]:
+    """Pairs of tick labels, axis labels and titles whose boxes overlap, per axes (a check for print figures)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for ax in fig.axes:
+        texts = [t for t in [*ax.get_xticklabels(), *ax.get_yticklabels(), ax.title, ax.xaxis.label, ax.yaxis.label]
+                 if t.get_text() and t.get_visible()]
+        boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+        for i, (na, a) in enumerate(boxes):
+            for nb, b in boxes[i + 1:]:
+                if a.overlaps(b) and a.intersection(a, b) is not None and a.intersection(a, b).width > 0.5 \
+                        and a.intersection(a, b).height > 0.5:
+                    found.append((na, nb))
+    return found
+
+
 @_styled
 def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None, by: str = "system"):
     """Bar chart of metric means per group from :func:`evalkit.summary` output, one panel per scale, with the
@@ -155,7 +259,7 @@ def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None,
 def _bars_with_intervals(ax, d: pd.DataFrame, metrics: Sequence[str], hue: str | None, groups: list) -> None:
     """Side-by-side bars (one per group) for each metric, with the interval [low, high] as an error bar."""
     width = 0.8 / len(groups)
-    colors = sns.color_palette("deep", len(groups))
+    colors = [OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(groups))]
     for k, g in enumerate(groups):
         part = d if g is None else d[d[hue] == g]
         rows = [part[part["metric"] == m] for m in metrics]

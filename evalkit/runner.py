@@ -1,7 +1,9 @@
 """``evaluate()``: run registered metrics over a dataset with batching, shared resources,
 progress and per-row errors.
 
-Output columns, per metric ``m``: ``m`` (the value; nullable float/boolean/string)
+Output columns: the row decision about the answer, made once (:func:`evalkit.text.decide_answer`) and read by
+every metric, the verdict and :func:`evalkit.show`: ``answer_empty``, ``abstained``, ``abstained_reason``,
+``answer_language``. Per metric ``m``: ``m`` (the value; nullable float/boolean/string)
 and ``m_details`` (JSON evidence). Then ``verdict``/``verdict_rule`` when the triad
 ran, and ``error``: None, or ``"metric: ErrorType: message"`` entries joined by
 " | " for every metric that failed on that row. No row is ever dropped.
@@ -456,8 +458,9 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
     return out
 
 
-# columns every run may write beside the metrics' own (the verdict's, the row's errors)
-FIXED_OUTPUT_COLUMNS = ("verdict", "verdict_rule", "error")
+# columns every run may write beside the metrics' own (the row decision's, the verdict's, the row's errors)
+FIXED_OUTPUT_COLUMNS = ("answer_empty", "abstained", "abstained_reason", "answer_language", "verdict", "verdict_rule",
+                        "error")
 
 
 class InputColumnsRenamed(UserWarning):
@@ -545,6 +548,9 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules
     all_errors: list[list[str]] = [[] for _ in range(n)]
     methods: dict[str, str] = {}
     out = df.copy()
+    decisions = answer_decisions(df, config)
+    if decisions is not None:
+        out = _with_decisions(out, decisions)
     try:
         for m in chosen:
             if bar is not None:
@@ -553,6 +559,8 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules
             inputs = {c: [None if is_missing(v) else v for v in src[c].tolist()] if m.derived else src[c].tolist()
                       for c in m.needs}
             inputs.update({c: df[c].tolist() for c in m.optional if c in df.columns})
+            if decisions is not None and "answer" in inputs and "decision" in _fn_params(m):
+                inputs["decision"] = decisions  # the row decision, made once: no metric re-reads the answer for it
             params = _metric_params(m, config, rules)
             if "method" in params:
                 methods[m.name] = params["method"]
@@ -571,6 +579,32 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules
         if bar is not None:
             bar.close()
     return out, all_errors, methods
+
+
+def answer_decisions(df: pd.DataFrame, config: EvalConfig) -> list | None:
+    """Every row's :class:`evalkit.text.AnswerDecision` (empty, abstained, language), made once with the
+    configured lexicons; None when the data has no answer column."""
+    from .text import decide_answer
+
+    if "answer" not in df.columns:
+        return None
+    kw = {param: config.lexicon(PARAM_LEXICONS[param]) for param in ("phrases", "short_tokens", "short_chars")}
+    return [decide_answer(None if is_missing(a) else a, **{k: v for k, v in kw.items() if v is not None})
+            for a in df["answer"].tolist()]
+
+
+def _with_decisions(out: pd.DataFrame, decisions: list) -> pd.DataFrame:
+    """The row decisions as columns (:data:`evalkit.text.DECISION_COLUMNS`): ``answer_empty`` and ``abstained``
+    (boolean), ``abstained_reason`` (what the abstention matched) and ``answer_language`` (ISO code, or
+    missing when the answer is too short to tell). The verdict and :func:`evalkit.show` read these."""
+    from .text import DECISION_COLUMNS
+
+    cols = [d.to_columns() for d in decisions]
+    for key in DECISION_COLUMNS:
+        values = [c[key] for c in cols]
+        out[key] = pd.Series(values, dtype="boolean" if key in ("answer_empty", "abstained") else object,
+                             index=out.index)
+    return out
 
 
 def _with_stats(out: pd.DataFrame, metric: Metric, scores: list[Score | None]) -> pd.DataFrame:

@@ -52,7 +52,16 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _tmp_name(path)
     with output_lock(path):
+        _remove_stale_temporaries(path)
         yield from _written(path, tmp)
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Temporary files of ``path`` left by a killed writer (its pid no longer runs) are removed."""
+    for p in path.parent.glob(f".{path.name}.*.tmp"):
+        pid = p.name[len(path.name) + 2:].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            _silent_unlink(p)
 
 
 def _written(path: Path, tmp: Path) -> Iterator[Path]:

@@ -566,8 +566,9 @@ def write_output(cp: Checkpoint, path: str | Path, *, transform: Callable[[pd.Da
                                                                                         force_ascii=False)
         digest.update((("," if rows else "") + records[1:-1]).encode())  # "[r1,r2]" + "[r3]" -> "[r1,r2,r3]"
         rows += len(frame)
-        heads.append(frame.iloc[:1])
-        kept.append(frame[[c for c in frame.columns if keep is not None and keep(c)]])
+        # copies: a slice may be a view that keeps the whole part (its texts) alive
+        heads.append(frame.iloc[:1].copy())
+        kept.append(frame[[c for c in frame.columns if keep is not None and keep(c)]].copy())
     digest.update(b"]")
     dtypes = pd.concat(heads, ignore_index=True).dtypes.to_dict()
     kept_frame = pd.concat(kept, ignore_index=True)

@@ -1,9 +1,15 @@
 """PASS / WARN / FAIL / ABSTAIN verdict from the triad, with the rule that fired; a step after scoring.
 
-Rules, in order (first match wins):
+Rules, in order (first match wins). The first three read the row decision the runner stored
+(:func:`evalkit.text.decide_answer`: columns ``answer_empty``, ``answer_language``, ``abstained``; made from
+the answer only for results saved without them), never the answer text itself:
 
-0. ABSTAIN if the answer declines to answer ("I don't know; the documents do not say.")
-   (:func:`evalkit.text.declines_to_answer`): an abstention is neither a pass nor a hallucination,
+a. FAIL  "empty answer" if the answer is empty (None, "" or whitespace): a failure of the system, neither an
+   abstention nor an irrelevant answer; every metric that reads the answer is undetermined on it.
+b. UNDETERMINED "not English (detected: de)" if the answer is in another language: the English-only
+   metrics are undetermined on it, so the triad cannot judge it.
+0. ABSTAIN if the answer declines to answer ("I don't know; the documents do not say.",
+   "I couldn't find that in the documentation."): an abstention is neither a pass nor a hallucination,
    and summaries count it apart.
 1. FAIL  if hallucination > ``hallucination_fail`` (default 0.5)
 2. FAIL  for any other metric a calibrated profile names (e.g. ``grounding_risk >= 0.42``)
@@ -31,6 +37,8 @@ Examples
 ('UNDETERMINED', 'hallucination missing')
 >>> verdict(0.0, 0.0, 0.0, abstained=True)
 ('ABSTAIN', 'the answer declines to answer')
+>>> verdict(None, None, None, empty=True), verdict(None, None, None, language="de")
+(('FAIL', 'empty answer'), ('UNDETERMINED', 'not English (detected: de)'))
 """
 from __future__ import annotations
 
@@ -45,6 +53,7 @@ from .config import Thresholds, read_yaml_mapping
 from .metrics import REGISTRY, canonical_name
 from .thresholds import Threshold, ThresholdError
 from .data import is_missing
+from .text import DECISION_COLUMNS, AnswerDecision, decide_answer
 
 VERDICTS = ("PASS", "WARN", "FAIL", "ABSTAIN", "UNDETERMINED")
 # the metrics with a verdict role, in the order the verdict checks them: hallucination, relevance, completeness
@@ -87,8 +96,12 @@ def rules_for(t: Thresholds | None = None) -> tuple[Threshold, ...]:
 
 
 def verdict_for(values: Mapping[str, float | None], rules: Sequence[Threshold], *,
-                abstained: bool = False) -> tuple[str, str]:
-    """One row's ``(verdict, rule that fired)`` from its metric values and ordered rules."""
+                abstained: bool = False, empty: bool = False, language: str | None = None) -> tuple[str, str]:
+    """One row's ``(verdict, rule that fired)`` from its row decision (``empty``, ``language``, ``abstained``)
+    and its metric values and ordered rules."""
+    decided = AnswerDecision(empty, abstained, (), language).skip_reason(english_only=True)
+    if decided is not None:
+        return ("FAIL" if empty else "UNDETERMINED"), decided
     if abstained:
         return "ABSTAIN", "the answer declines to answer"
     for rule in rules:
@@ -101,22 +114,46 @@ def verdict_for(values: Mapping[str, float | None], rules: Sequence[Threshold], 
 
 
 def verdict(hallucination: float | None, relevance: float | None, completeness: float | None,
-            thresholds: Thresholds | None = None, *, abstained: bool = False) -> tuple[str, str]:
-    """Hierarchical verdict for one row from the triad: ``(verdict, rule that fired)``."""
+            thresholds: Thresholds | None = None, *, abstained: bool = False, empty: bool = False,
+            language: str | None = None) -> tuple[str, str]:
+    """Hierarchical verdict for one row from the row decision and the triad: ``(verdict, rule that fired)``."""
     values = {"hallucination": hallucination, "relevance": relevance, "completeness": completeness}
-    return verdict_for(values, rules_for(thresholds), abstained=abstained)
+    return verdict_for(values, rules_for(thresholds), abstained=abstained, empty=empty, language=language)
 
 
-def _abstentions(results: pd.DataFrame, lexicons: Mapping[str, Any] | None) -> list[bool]:
-    from .text import declines_to_answer
-
+def row_decisions(results: pd.DataFrame, lexicons: Mapping[str, Any] | None = None) -> list[AnswerDecision | None]:
+    """Each row's stored decision (:data:`evalkit.text.DECISION_COLUMNS`); for results saved without those
+    columns, the decision made from the ``answer`` column by the same function (None without answers)."""
+    if all(c in results.columns for c in ("answer_empty", "abstained")):
+        cols = {c: results[c].tolist() if c in results.columns else [None] * len(results) for c in DECISION_COLUMNS}
+        return [AnswerDecision.from_columns({c: cols[c][i] for c in DECISION_COLUMNS}) for i in range(len(results))]
     if "answer" not in results.columns:
-        return [False] * len(results)
+        return [None] * len(results)
     kw = {k: (lexicons or {}).get(src) for k, src in (("phrases", "dont_know_phrases"),
                                                      ("short_tokens", "dont_know_short_tokens"),
                                                      ("short_chars", "short_answer_chars"))}
     kw = {k: v for k, v in kw.items() if v is not None}
-    return [bool(declines_to_answer(a, **kw)[0]) if isinstance(a, str) else False for a in results["answer"]]
+    return [decide_answer(None if is_missing(a) else a, **kw) for a in results["answer"]]
+
+
+def decision_note(decisions: Sequence[AnswerDecision | None]) -> str | None:
+    """One line counting the rows the row decision took from the triad: empty and non-English answers.
+
+    >>> decision_note([AnswerDecision(True), AnswerDecision(False, language="de"), AnswerDecision(False)])
+    '1 empty answer (verdict FAIL, rule "empty answer"); 1 answer not in English (de 1): the English-only metrics and the verdict are UNDETERMINED on it'
+    """
+    empty = sum(1 for d in decisions if d is not None and d.empty)
+    langs = pd.Series([d.language for d in decisions if d is not None and not d.empty and not d.english],
+                      dtype=object).value_counts()
+    parts = []
+    if empty:
+        parts.append(f"{empty} empty answer{'s' if empty > 1 else ''} (verdict FAIL, rule \"empty answer\")")
+    if len(langs):
+        n = int(langs.sum())
+        parts.append(f"{n} answer{'s' if n > 1 else ''} not in English ("
+                     + ", ".join(f"{k} {v}" for k, v in sorted(langs.items())) + "): the English-only metrics and "
+                     f"the verdict are UNDETERMINED on {'them' if n > 1 else 'it'}")
+    return "; ".join(parts) or None
 
 
 def apply_verdicts(results: pd.DataFrame, thresholds: Thresholds | None = None, *,
@@ -124,7 +161,8 @@ def apply_verdicts(results: pd.DataFrame, thresholds: Thresholds | None = None, 
     """Add ``verdict`` and ``verdict_rule`` columns to scored results; returns ``(results, notes)``.
 
     The triad (hallucination, relevance, completeness) must be present; a profile rule on a metric
-    the results lack is not applied and a note says so. Scores are read as they are stored, so the
+    the results lack is not applied and a note says so. The row decision (empty, language, abstained) is
+    read from its columns (:func:`row_decisions`); one note counts the empty and non-English answers. Scores are read as they are stored, so the
     verdict can be re-applied to saved results without re-scoring (``evalkit verdict``).
 
     Examples
@@ -147,12 +185,20 @@ def apply_verdicts(results: pd.DataFrame, thresholds: Thresholds | None = None, 
             notes.append(f"the profile names {r.metric!r}, which these results do not have; its rule "
                          f"({r}) was not applied")
     cols = {r.metric: results[r.metric].tolist() for r in rules}
-    abst = _abstentions(results, lexicons)
-    out = [verdict_for({m: v[i] for m, v in cols.items()}, rules, abstained=abst[i]) for i in range(len(results))]
+    decisions = row_decisions(results, lexicons)
+    out = [verdict_for({m: v[i] for m, v in cols.items()}, rules, **_decision_kwargs(d))
+           for i, d in enumerate(decisions)]
+    note = decision_note(decisions)
+    if note:
+        notes.append(note)
     results = results.copy()
     results["verdict"] = pd.Series([v for v, _ in out], dtype=object, index=results.index)
     results["verdict_rule"] = pd.Series([r for _, r in out], dtype=object, index=results.index)
     return results, notes
+
+
+def _decision_kwargs(d: AnswerDecision | None) -> dict[str, Any]:
+    return {} if d is None else {"abstained": d.abstained, "empty": d.empty, "language": d.language}
 
 
 def read_profile(profile: Mapping[str, Any] | str | Path) -> dict[str, Any]:

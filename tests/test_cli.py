@@ -194,10 +194,11 @@ def test_summary_formats_with_intervals_and_counts(tmp_path, capsys):
                error=[None, None, "relevance: ValueError: boom", None, None])
     assert main(["summary", t, "--format", "markdown", "--resamples", "200"]) == 0
     out = capsys.readouterr().out
-    row = next(line for line in out.splitlines() if line.startswith("| relevance (0..1, higher is better)"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1].startswith("0.300 [") and cells[2] == "3 (0, 1)"  # 3 rows, 0 undetermined, 1 error
-    assert cells[3] == "0.600 [0.600, 0.600]" and cells[4] == "2 (0, 0)"
+    # one row per metric and system (evalkit.tables): metric | system | mean [95% CI] | n (undet., err.)
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in out.splitlines()
+            if line.startswith("| relevance (0..1, higher is better)")]
+    assert rows[0][1] == "a" and rows[0][2].startswith("0.300 [") and rows[0][3] == "3 (0, 1)"  # 1 error
+    assert rows[1][1:] == ["b", "0.600 [0.600, 0.600]", "2 (0, 0)"]
     assert main(["summary", t, "--format", "latex", "--resamples", "50"]) == 0
     assert "\\begin{tabular}" in capsys.readouterr().out
     assert main(["summary", t, "--by", "nope"]) == 2

@@ -14,6 +14,9 @@ def test_paired_bootstrap_seeded():
     rng = np.random.default_rng(0)
     a, b = rng.random(40), rng.random(40)
     assert paired_bootstrap(a, b, seed=3) == paired_bootstrap(a, b, seed=3)
+    # the seed is used: another seed resamples other pairs, so the interval moves (the point estimate does not)
+    other = paired_bootstrap(a, b, seed=4)
+    assert other[0] == paired_bootstrap(a, b, seed=3)[0] and other[1:3] != paired_bootstrap(a, b, seed=3)[1:3]
 
 
 def test_mcnemar_exact():

@@ -35,7 +35,8 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     ("analysis", frozenset({"analysis", "experiment"})),
     ("plots", frozenset({"plots"})),
     ("notebook", frozenset({"notebook"})),
-    ("report", frozenset({"report", "evidence"})),  # evidence: one row's evidence as HTML (show)
+    ("report", frozenset({"report", "evidence", "tables", "paper"})),  # evidence: one row's evidence as HTML (show);
+    # tables: the one LaTeX/Markdown table writer; paper: `evalkit paper` (tables, figures, methods, bib)
     ("top", frozenset({"cli", "__init__"})),
 ]
 RANK = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}

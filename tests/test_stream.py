@@ -285,3 +285,15 @@ def test_the_printed_summary_is_the_summary_of_the_whole_output(tmp_path, sample
     table = wide(summary(whole, by="system"), by="system").dropna(axis=1, how="all").round(3).to_string()
     assert table in printed
     assert f"scored 84 rows with 3 metrics -> {out} ({int(whole['error'].notna().sum())} rows with errors)" in printed
+
+
+def test_remove_parts_also_removes_a_killed_writers_temporaries(tmp_path):
+    from evalkit.stream import remove_parts
+
+    parts = tmp_path / "o.parquet.parts"
+    parts.mkdir()
+    names = [MANIFEST, "part-000000.parquet", ".part-000001.parquet.4242.0a1b2c3d.tmp", f".{MANIFEST}.4242.9f8e7d6c.tmp"]
+    for name in names + ["notes.txt"]:
+        (parts / name).write_bytes(b"x")
+    remove_parts(parts)
+    assert [p.name for p in parts.iterdir()] == ["notes.txt"]  # the user's file stays, and the folder with it

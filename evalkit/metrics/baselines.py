@@ -7,28 +7,37 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..text import word_tokens
+from ..text import AnswerDecision, word_tokens
 from .base import Score
+from .guard import decision_for, skipped
 from .stats import NovelTokens
 
 
-def answer_length(answer: str | None) -> Score:
-    """Number of word tokens in the answer (0 for empty/None).
+def answer_length(answer: str | None, *, decision: AnswerDecision | None = None) -> Score:
+    """Number of word tokens in the answer.
+
+    Empty policy: undetermined for an empty or None answer (reason "empty answer"), as in every metric.
 
     >>> answer_length("The premium is $604.").value
     4.0
     """
+    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+        return guarded
     return Score(float(len(word_tokens(answer))), {})
 
 
-def novel_token_rate(answer: str | None, contexts: Sequence[str] | None) -> Score:
+def novel_token_rate(answer: str | None, contexts: Sequence[str] | None, *,
+                     decision: AnswerDecision | None = None) -> Score:
     """Share of the answer's word tokens absent from the joined contexts, 0..1 (lower is better).
 
-    Empty policy: undetermined (None) for an empty answer.
+    Empty policy: undetermined (None) for an empty answer ("empty answer") and for an answer not in English
+    ("not English (detected: de)").
 
     >>> novel_token_rate("The premium is $700.", ["The premium is $604."]).value
     0.25
     """
+    if (guarded := skipped(decision_for(answer, decision), english_only=True)) is not None:
+        return guarded
     toks = word_tokens(answer)
     if not toks:
         return Score(None, {"reason": "empty answer"})

@@ -6,6 +6,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .base import Score
+from .guard import decision_for, decisions_for, skipped
 
 
 def compute_semantic_similarity(a_vec: np.ndarray, b_vec: np.ndarray) -> float:
@@ -21,11 +22,15 @@ def compute_semantic_similarity(a_vec: np.ndarray, b_vec: np.ndarray) -> float:
     return min(max(0.0, float(a_vec @ b_vec)), 1.0) * 100.0
 
 
-def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder=None) -> Score:
+def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder=None,
+                        decision: Any = None) -> Score:
     """Cosine of answer and ground-truth sentence embeddings x 100, clipped at 0.
 
-    Empty policy: 0 when the answer or the ground truth is empty or None.
+    Empty policy: undetermined for an empty or None answer (reason "empty answer", the row's ``decision``);
+    0 when the ground truth is empty or None.
     """
+    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+        return guarded
     if not (answer or "").strip() or not (ground_truth or "").strip():
         return Score(0.0, {"reason": "empty answer or ground truth"})
     if encoder is None:
@@ -37,10 +42,12 @@ def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder
 
 
 def _pairwise_batch(inputs: Mapping[str, Sequence[Any]], score_pairs) -> list[Score]:
-    """Score non-empty (answer, ground truth) pairs in one call; empty pairs score 0 with a reason."""
+    """Score non-empty (answer, ground truth) pairs in one call; an empty answer is undetermined, an empty
+    ground truth scores 0, each with a reason."""
     ans, gts = list(inputs["answer"]), list(inputs["ground_truth"])
     idx = [i for i, (a, g) in enumerate(zip(ans, gts)) if (a or "").strip() and (g or "").strip()]
-    out = [Score(0.0, {"reason": "empty answer or ground truth"}) for _ in ans]
+    out = [skipped(d, english_only=False) or Score(0.0, {"reason": "empty answer or ground truth"})
+           for d in decisions_for(inputs)]
     for i, v in zip(idx, score_pairs([ans[i] for i in idx], [gts[i] for i in idx]) if idx else []):
         out[i] = Score(v, {})
     return out
@@ -63,13 +70,16 @@ def _f1_x100(f: float) -> float:
     return min(float(f), 1.0) * 100.0
 
 
-def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None) -> Score:
+def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None, decision: Any = None) -> Score:
     """BERTScore F1 x 100 of the answer against the ground truth (the value of the ``bert-score`` package's
     ``score`` on the pair alone; the model is configurable, by default the packaged MiniLM, layer 6, no baseline
     rescaling).
 
-    Empty policy: 0 when the answer or the ground truth is empty or None.
+    Empty policy: undetermined for an empty or None answer (reason "empty answer", the row's ``decision``);
+    0 when the ground truth is empty or None.
     """
+    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+        return guarded
     if not (answer or "").strip() or not (ground_truth or "").strip():
         return Score(0.0, {"reason": "empty answer or ground truth"})
     if scorer is None:

@@ -36,6 +36,7 @@ from ..config import load_yaml
 
 from ..text import extract_numbers, normalize_ws, phrase_pattern
 from .base import Score
+from .guard import decision_for, skipped
 from .stats import CheckPasses
 
 CHECK_TYPES = ("must_contain", "numbers", "any_of", "forbid", "list_items")
@@ -229,14 +230,14 @@ def _is_correct(rule: Rule, checks: list[dict[str, Any]]) -> bool:
 
 
 def fact_checks(answer: str | None, *, id: str | None = None, question_type: str | None = None,
-                rules: FactRules | None = None) -> Score:
+                rules: FactRules | None = None, decision: Any = None) -> Score:
     """Run every rule that applies to this question; value = ``fact_score`` (mean of all checks), 0..1.
 
     Details: each check's result, the rules applied, and ``is_correct`` (all
     applied rules correct by their ``is_correct`` policy).
 
-    Empty policy: undetermined (None) when no rule applies to the question or no
-    rules are configured; a None answer fails every check but ``forbid``.
+    Empty policy: undetermined (None) for an empty or None answer (reason "empty answer", the row's
+    ``decision``), and when no rule applies to the question or no rules are configured.
 
     Examples
     --------
@@ -246,6 +247,8 @@ def fact_checks(answer: str | None, *, id: str | None = None, question_type: str
     >>> s.value, s.details["is_correct"]
     (1.0, True)
     """
+    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+        return guarded
     if rules is None:
         return Score(None, {"reason": "no fact-check rules configured (set fact_checks: rules.yaml)"})
     applied = rules.for_question(id, question_type)
@@ -268,4 +271,6 @@ def fact_checks_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, 
     n = len(inputs["answer"])
     ids = inputs.get("id") or [None] * n
     qtypes = inputs.get("question_type") or [None] * n
-    return [fact_checks(a, id=i, question_type=q, rules=rules) for a, i, q in zip(inputs["answer"], ids, qtypes)]
+    decisions = inputs.get("decision") or [None] * n
+    return [fact_checks(a, id=i, question_type=q, rules=rules, decision=d)
+            for a, i, q, d in zip(inputs["answer"], ids, qtypes, decisions)]

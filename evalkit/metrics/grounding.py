@@ -37,13 +37,14 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..text import (content_words, date_supported, declines_to_answer, extract_dates, extract_numbers,
+from ..text import (content_words, date_supported, extract_dates, extract_numbers,
                     normalize_entity, sentences, word_tokens)
 from ..text.acronyms import acronym_supported
 from ..text.meta import meta_prefix_length
-from .anchors import (ABSTENTION_REASON, ContextIndex, _joined, context_indexes, decline_params, default_hedges,
+from .anchors import (ABSTENTION_REASON, ContextIndex, _joined, context_indexes, default_hedges,
                       extract_claims, hallucination_from_parsed)
 from .base import Score
+from .guard import guard_rows
 from .grounding_substitution import KINDS as SUB_KINDS, substitutions
 
 NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "n't", "without", "cannot"})
@@ -335,6 +336,9 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     """Column-wise :func:`grounding_score` (answers and contexts parsed in batches, contexts once)."""
     from ..nlp import NlpPipeline
 
+    done, decisions = guard_rows(inputs, params, resources, grounding_batch, english_only=True)
+    if done is not None:  # empty and non-English answers are undetermined; the rest scored without them
+        return done
     nlp = getattr(resources, "nlp", None) or NlpPipeline()
     align = (params or {}).get("align", "lexical")
     if align not in ("lexical", "embedding"):
@@ -351,16 +355,11 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     evs = {t: Evidence.build(t, encoder=encoder, index=ix) for t, ix in indexes.items()}
     model = load_model()
     hedges = default_hedges()
-    decline = decline_params(params)
     out: list[Score] = []
     rows = []
-    for a, d, j in zip(answers, docs, joined):
-        if not a.strip():
-            out.append(Score(None, {"reason": "empty answer"}))
-            continue
-        declines, matched = declines_to_answer(a, **decline)
-        if declines:  # checked before the contexts: an abstention is grounded whatever they hold
-            out.append(Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": matched,
+    for a, d, j, dec in zip(answers, docs, joined, decisions):
+        if dec.abstained:  # checked before the contexts: an abstention is grounded whatever they hold
+            out.append(Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": list(dec.matched),
                                    "model": model["name"], "align": align}))
             continue
         if not j:
@@ -380,7 +379,7 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
 
 def grounding_score(answer: str | None, contexts: Sequence[str] | None, *, align: str = "lexical",
                     phrases: Sequence[str] | None = None, short_tokens: Sequence[str] | None = None,
-                    short_chars: int | None = None) -> Score:
+                    short_chars: int | None = None, decision: Any = None) -> Score:
     """Calibrated probability (0..1, lower is better) that the answer is not grounded in the contexts.
 
     ``align="embedding"`` (``embed`` extra) picks each sentence's evidence by sentence-embedding cosine
@@ -389,12 +388,15 @@ def grounding_score(answer: str | None, contexts: Sequence[str] | None, *, align
     Details: every answer sentence with its best evidence sentence, support, and the mismatch features
     that fired; the full feature vector; the model's name.
 
-    Abstention policy: an answer that declines to answer (:func:`evalkit.text.declines_to_answer`;
-    ``phrases``, ``short_tokens``, ``short_chars`` as there) makes no claim, so nothing in it can be
+    Abstention policy: an answer that declines to answer (the row's ``abstained`` decision, ``decision``,
+    made by :func:`evalkit.text.decide_answer` with ``phrases``, ``short_tokens``, ``short_chars`` when not
+    given) makes no claim, so nothing in it can be
     ungrounded: 0.0 with ``details["abstention"] = True``, also without contexts; the model is not run.
     Every other scored answer has ``details["abstention"] = False``.
 
-    Empty policy: undetermined for an empty answer or (unless it abstains) when there are no contexts.
+    Empty policy: undetermined for an empty answer (reason "empty answer"), an answer not in English ("not
+    English (detected: de)": the features come from spaCy's English model) or (unless it abstains) when
+    there are no contexts.
 
     Examples
     --------
@@ -406,6 +408,6 @@ def grounding_score(answer: str | None, contexts: Sequence[str] | None, *, align
     >>> s.value, s.details["abstention"]
     (0.0, True)
     """
-    return grounding_batch({"answer": [answer], "contexts": [list(contexts or [])]},
+    return grounding_batch({"answer": [answer], "contexts": [list(contexts or [])], "decision": [decision]},
                            {"align": align, "phrases": phrases, "short_tokens": short_tokens,
                             "short_chars": short_chars})[0]

@@ -16,7 +16,7 @@ import numpy as np
 from ..judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
 from ..judge.prompts import load_prompts
 from .base import Score
-from .reference import dont_know
+from .guard import decision_for, skipped
 
 RAGAS_WEIGHTS = {"faithfulness": 0.30, "context_precision": 0.20, "context_recall": 0.20, "answer_relevance": 0.30}
 GEVAL_WEIGHTS = {"correctness": 0.5, "completeness": 0.3, "consistency": 0.2}
@@ -116,19 +116,20 @@ def compute_factual_accuracy(parts: Mapping[str, float], weights: Mapping[str, f
 # ---------------------------------------------------------------------------
 
 
-def faithfulness(question: str | None, answer: str | None, contexts: Sequence[str] | None, *, judge=None) -> Score:
+def faithfulness(question: str | None, answer: str | None, contexts: Sequence[str] | None, *, judge=None,
+                 decision: Any = None) -> Score:
     """Share of the answer's claims that the contexts support, 0..100 (higher is better).
 
     The judge extracts standalone statements from the answer, then gives each a 0/1 verdict against
     the joined contexts; score = ``100 * supported / total`` (:func:`compute_faithfulness`).
 
-    Empty policy: 100 when the answer has no claims (an empty answer included); 0 when there are
-    claims but no contexts (nothing can support them).
+    Empty policy: undetermined for an empty answer (reason "empty answer", the row's ``decision``); 100 when
+    the answer has no claims; 0 when there are claims but no contexts (nothing can support them).
     """
     _need(judge)
     P = load_prompts()
-    if not (answer or "").strip():
-        return Score(100.0, {"claims": [], "reason": "empty answer: no claims"})
+    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+        return guarded
     stm = judge.complete(P["faithfulness_statements"], {"question": question or "", "answer": answer},
                          metric="faithfulness").data["statements"]
     stm = [s.strip() for s in stm if isinstance(s, str) and s.strip()]
@@ -220,7 +221,7 @@ def resolve_method(method: str = "auto") -> str:
 
 
 def answer_relevance(question: str | None, answer: str | None, *, judge=None, encoder=None, n_questions: int = 3,
-                     method: str = "auto") -> Score:
+                     method: str = "auto", decision: Any = None) -> Score:
     """How well the answer addresses the question, 0..100.
 
     ``method="embedding"`` (``embed`` extra): the judge writes ``n_questions`` questions the answer would
@@ -230,15 +231,15 @@ def answer_relevance(question: str | None, answer: str | None, *, judge=None, en
     :func:`resolve_method`): 'embedding' when an ``encoder`` is given, else 'rubric'.
     ``details["method"]`` says which formula produced the value.
 
-    Empty policy: 0 for an empty answer.
+    Empty policy: undetermined for an empty answer (reason "empty answer", the row's ``decision``).
     """
     _need(judge)
     if method not in RELEVANCE_METHODS:
         raise ValueError(f"answer_relevance: method must be one of {list(RELEVANCE_METHODS)}, got {method!r}")
     if method == "auto":
         method = "embedding" if encoder is not None else "rubric"
-    if not (answer or "").strip():
-        return Score(0.0, {"method": method, "reason": "empty answer"})
+    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+        return guarded
     P = load_prompts()
     if method == "rubric":
         d = judge.complete(P["answer_relevance_rubric"], {"question": question or "", "answer": answer},
@@ -278,17 +279,19 @@ def ragas_score(faithfulness: float | None, context_precision: float | None, con
     return Score(v, {"used": used})
 
 
-def factual_accuracy(question: str | None, answer: str | None, ground_truth: str | None, *, judge=None) -> Score:
+def factual_accuracy(question: str | None, answer: str | None, ground_truth: str | None, *, judge=None,
+                     decision: Any = None) -> Score:
     """G-Eval factual grade, 0..100: correctness 0.5, completeness 0.3, consistency 0.2 (each 0..10 from
     the judge, x 10); ``details["grade"]`` is A >= 80, B >= 60, C >= 40, D >= 20, else E.
 
-    Empty policy: undetermined without a ground truth; an empty answer scores 0 (grade E).
+    Empty policy: undetermined for an empty answer (reason "empty answer", the row's ``decision``) and
+    without a ground truth.
     """
     _need(judge)
+    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+        return guarded
     if not (ground_truth or "").strip():
         return Score(None, {"reason": "no ground truth"})
-    if not (answer or "").strip():
-        return Score(0.0, {"grade": "E", "reason": "empty answer"})
     d = judge.complete(load_prompts()["geval_factual"], {"question": question or "", "reference": ground_truth,
                                                          "answer": answer}, metric="factual_accuracy").data
     parts = {}
@@ -302,16 +305,18 @@ def factual_accuracy(question: str | None, answer: str | None, ground_truth: str
 
 
 def answer_class(question: str | None, answer: str | None, ground_truth: str | None, *, judge=None,
-                 phrases: Sequence[str] | None = None) -> Score:
-    """CORRECT / WRONG / DON'T KNOW. DON'T KNOW when the reference-metrics uncertainty rule fires
-    (:func:`evalkit.metrics.reference.dont_know`, no judge call); otherwise the judge's verdict
+                 phrases: Sequence[str] | None = None, decision: Any = None) -> Score:
+    """CORRECT / WRONG / DON'T KNOW. DON'T KNOW when the row abstains (its ``abstained`` decision, as
+    :func:`evalkit.metrics.reference.dont_know` reads it; no judge call); otherwise the judge's verdict
     against the ground truth.
 
-    Empty policy: DON'T KNOW for an empty answer; undetermined without a ground truth.
+    Empty policy: undetermined for an empty answer (reason "empty answer") and without a ground truth.
     """
-    dk = dont_know(answer, phrases=phrases)
-    if dk.value:
-        return Score("DON'T KNOW", {"rule": "dont_know", "matched": dk.details.get("matched", [])})
+    decision = decision_for(answer, decision, phrases=phrases)
+    if (guarded := skipped(decision, english_only=False)) is not None:
+        return guarded
+    if decision.abstained:
+        return Score("DON'T KNOW", {"rule": "dont_know", "matched": list(decision.matched)})
     _need(judge)
     if not (ground_truth or "").strip():
         return Score(None, {"reason": "no ground truth"})

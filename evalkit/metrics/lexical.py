@@ -11,8 +11,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
-from ..text import get_tokenizer, stop_words
+from ..text import AnswerDecision, get_tokenizer, stop_words
 from .base import Score
+from .guard import decision_for, decisions_for, guard_rows, skipped
 from .stats import KeywordHits
 
 # sklearn's smooth idf with n = 2 documents: idf = ln((1 + 2) / (1 + df)) + 1
@@ -70,6 +71,9 @@ def _jaccard(q_tokens: set[str], r_tokens: set[str]) -> float:
 def relevance_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                     resources: Any = None) -> list[Score]:
     """Column-wise :func:`relevance`: same numbers, one vectorizer for the whole column."""
+    done, _ = guard_rows(inputs, params, resources, relevance_batch, english_only=True)
+    if done is not None:  # empty and non-English answers are undetermined; the rest scored without them
+        return done
     params = params or {}
     questions = [q or "" for q in inputs["question"]]
     answers = [a or "" for a in inputs["answer"]]
@@ -91,7 +95,7 @@ def relevance_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
 
 
 def relevance(question: str | None, answer: str | None, *, idf_scope: str = "pair",
-              tokenizer: str = "regex") -> Score:
+              tokenizer: str = "regex", decision: AnswerDecision | None = None) -> Score:
     """Lexical relevance of a response to its question, 0..1 (higher is better).
 
     ``relevance = (S_cosine + S_jaccard) / 2`` where
@@ -103,8 +107,10 @@ def relevance(question: str | None, answer: str | None, *, idf_scope: str = "pai
       (only meaningful through :func:`relevance_batch` / the runner).
     * ``S_jaccard = |T(Q) ∩ T(R)| / |T(Q) ∪ T(R)|`` on lower-cased word tokens.
 
-    Empty policy: an empty or None question or answer scores 0.0 and
-    ``details["reason"]`` says which was empty.
+    Empty policy: an empty or None answer is undetermined (None, ``details["reason"]`` "empty answer": a
+    failure of the system, not an irrelevant answer); an empty or None question scores 0.0 with reason
+    "empty question". An answer not in English is undetermined with reason "not English (detected: de)".
+    ``decision`` is the row's :class:`evalkit.text.AnswerDecision` (made from the answer when not given).
 
     Examples
     --------
@@ -114,7 +120,7 @@ def relevance(question: str | None, answer: str | None, *, idf_scope: str = "pai
     >>> relevance("What is it?", "").details["reason"]
     'empty answer'
     """
-    return relevance_batch({"question": [question], "answer": [answer]},
+    return relevance_batch({"question": [question], "answer": [answer], "decision": [decision]},
                            {"idf_scope": idf_scope, "tokenizer": tokenizer})[0]
 
 
@@ -129,7 +135,7 @@ def question_keywords(question: str | None, *, stop_list: str = "sklearn", token
 
 
 def completeness(question: str | None, answer: str | None, *, stop_list: str = "sklearn",
-                 tokenizer: str = "regex") -> Score:
+                 tokenizer: str = "regex", decision: AnswerDecision | None = None) -> Score:
     """Share of the question's keywords that the response mentions, 0..1 (higher is better).
 
     ``K_Q`` = tokens of Q without stop words and without non-alphanumeric tokens
@@ -137,7 +143,9 @@ def completeness(question: str | None, answer: str | None, *, stop_list: str = "
     ``score = |K_Q ∩ T(R)| / |K_Q|``.
 
     Empty policy: 1.0 when Q has no keywords (nothing can be missed), with
-    ``details["reason"]``; an empty answer with keywords scores 0.0.
+    ``details["reason"]``; an empty or None answer is undetermined with reason "empty answer", and an answer
+    not in English with reason "not English (detected: de)" (the row's ``decision``, made from the answer
+    when not given).
 
     Examples
     --------
@@ -145,6 +153,8 @@ def completeness(question: str | None, answer: str | None, *, stop_list: str = "
     >>> s.value, s.details["missing"]
     (0.25, ['base', 'territory', '118'])
     """
+    if (guarded := skipped(decision_for(answer, decision), english_only=True)) is not None:
+        return guarded
     kw = question_keywords(question, stop_list=stop_list, tokenizer=tokenizer)
     if not kw:
         return Score(1.0, {"keywords": [], "matched": [], "missing": [], "reason": "question has no keywords"},
@@ -161,4 +171,5 @@ def completeness_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str,
     """Column-wise :func:`completeness` (identical numbers)."""
     params = params or {}
     kw = {k: params[k] for k in ("stop_list", "tokenizer") if k in params}
-    return [completeness(q, a, **kw) for q, a in zip(inputs["question"], inputs["answer"])]
+    decisions = decisions_for(inputs, params)
+    return [completeness(q, a, decision=d, **kw) for q, a, d in zip(inputs["question"], inputs["answer"], decisions)]

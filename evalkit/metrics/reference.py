@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ..text import (contains_phrase, declines_to_answer, extract_numbers, normalize_ws, phrase_pattern,
-                    stop_words, word_tokens)
+from ..text import (AnswerDecision, contains_phrase, extract_numbers, normalize_ws, phrase_pattern, stop_words,
+                    word_tokens)
 from .base import Score
+from .guard import decision_for, skipped
 from .stats import KeywordHits
 
 _NO_GT = "no ground truth"
@@ -20,14 +21,17 @@ _NO_GT = "no ground truth"
 _CAP_PHRASE = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|\d[\w.,%-]*))*")
 
 
-def exact_match(answer: str | None, ground_truth: str | None) -> Score:
+def exact_match(answer: str | None, ground_truth: str | None, *, decision: AnswerDecision | None = None) -> Score:
     """True when answer and ground truth are equal after lower-casing and collapsing whitespace.
 
-    Empty policy: undetermined (None) without a ground truth; a None answer is False.
+    Empty policy: undetermined (None) for an empty or None answer (reason "empty answer") and without a
+    ground truth. ``decision``: the row's :class:`evalkit.text.AnswerDecision` (made here when not given).
 
     >>> exact_match("  The answer is 42 ", "the answer   is 42").value
     True
     """
+    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+        return guarded
     if ground_truth is None:
         return Score(None, {"reason": _NO_GT})
     return Score(normalize_ws(answer) == normalize_ws(ground_truth), {})
@@ -78,19 +82,23 @@ def _expected_numbers(text: str, spans: list[tuple[int, int]]) -> dict[str, Any]
     return out
 
 
-def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list: str = "sklearn") -> Score:
+def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list: str = "sklearn",
+                     decision: AnswerDecision | None = None) -> Score:
     """Share of the expected answer's keywords (see :func:`expected_keywords`) found in the answer, 0..1.
 
     Phrases match case-insensitively as whole words; numbers match by value
     (shared normaliser); words match as lower-cased tokens.
 
     Empty policy: undetermined without a ground truth; 1.0 when the ground truth
-    has no keywords (nothing can be missed).
+    has no keywords (nothing can be missed). Undetermined for an empty answer ("empty answer") and for an
+    answer not in English ("not English (detected: de)"), by the row's ``decision``.
 
     >>> s = keyword_coverage("Territory 118 pays 604 dollars.", "Territory 118 pays $604, a 0.305% increase.")
     >>> s.value, s.details["missing"]
     (0.6, ['0.305%', 'increase'])
     """
+    if (guarded := skipped(decision_for(answer, decision), english_only=True)) is not None:
+        return guarded
     if ground_truth is None:
         return Score(None, {"reason": _NO_GT})
     kw = expected_keywords(ground_truth, stop_list=stop_list)
@@ -112,18 +120,22 @@ def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list:
                  KeywordHits(matched=len(matched), expected=len(expected)))
 
 
-def number_match(answer: str | None, ground_truth: str | None) -> Score:
+def number_match(answer: str | None, ground_truth: str | None, *, decision: AnswerDecision | None = None) -> Score:
     """Share of the expected answer's numeric values that the answer states, 0..1.
 
     Values are compared exactly after normalisation (currency, separators,
     decimals, sign, percent): "$604" = "604" = "604.00"; "-0.133%" != "0.133%".
 
     Empty policy: undetermined (None) without a ground truth or when it has no
-    numbers, so non-numeric questions do not inflate the mean.
+    numbers, so non-numeric questions do not inflate the mean; undetermined for an empty answer ("empty
+    answer"). Numbers are read in any language that writes them apart from the words ("604 Dollar", not
+    "604美元").
 
     >>> number_match("It costs 604.00 and fell 0.133%", "$604; change -0.133%").details["missing"]
     ['-0.133%']
     """
+    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+        return guarded
     if ground_truth is None:
         return Score(None, {"reason": _NO_GT})
     expected = {}
@@ -138,21 +150,26 @@ def number_match(answer: str | None, ground_truth: str | None) -> Score:
                  KeywordHits(matched=len(matched), expected=len(expected)))
 
 
-def answer_completeness(answer: str | None, ground_truth: str | None, *, stop_list: str = "sklearn") -> Score:
+def answer_completeness(answer: str | None, ground_truth: str | None, *, stop_list: str = "sklearn",
+                        decision: AnswerDecision | None = None) -> Score:
     """``(min(generated words / expected words, 1) + keyword_coverage) / 2``, 0..1.
 
-    Empty policy: undetermined without a ground truth (or one with no words).
+    Empty policy: undetermined without a ground truth (or one with no words), for an empty answer ("empty
+    answer") and for an answer not in English ("not English (detected: de)").
 
     >>> round(answer_completeness("Territory 118 pays 604 dollars.", "Territory 118 pays $604, a 0.305% increase.").value, 4)
     0.6571
     """
+    decision = decision_for(answer, decision)
+    if (guarded := skipped(decision, english_only=True)) is not None:
+        return guarded
     if ground_truth is None:
         return Score(None, {"reason": _NO_GT})
     exp_words = len(word_tokens(ground_truth))
     if not exp_words:
         return Score(None, {"reason": "ground truth has no words"})
     ratio = min(len(word_tokens(answer)) / exp_words, 1.0)
-    kc = keyword_coverage(answer, ground_truth, stop_list=stop_list)
+    kc = keyword_coverage(answer, ground_truth, stop_list=stop_list, decision=decision)
     return Score((ratio + kc.value) / 2, {"length_ratio": round(ratio, 6), "keyword_coverage": kc.value,
                                           "missing": kc.details.get("missing", [])})
 
@@ -163,19 +180,23 @@ def _lexicon(name: str) -> list:
     return default_lexicons()[name]
 
 
-def source_citation(answer: str | None, *, indicators: Sequence[str] | None = None) -> Score:
+def source_citation(answer: str | None, *, indicators: Sequence[str] | None = None,
+                    decision: AnswerDecision | None = None) -> Score:
     """Source attribution: ``min(found / 3, 1)`` where found = distinct source indicators present.
 
     Indicators (configurable): "source:", "table:", "page", "document", "pdf",
     "according to", "based on", "from"; matched as whole words ("pages" or
     "fromage" do not count).
 
-    Empty policy: 0.0 for an empty or None answer.
+    Empty policy: undetermined for an empty or None answer ("empty answer") and for an answer not in
+    English ("not English (detected: de)"), by the row's ``decision``.
 
     >>> s = source_citation("According to the PDF (page 3), see Table: 2.")
     >>> s.value, s.details["found"]
     (1.0, ['table:', 'page', 'pdf', 'according to'])
     """
+    if (guarded := skipped(decision_for(answer, decision), english_only=True)) is not None:
+        return guarded
     inds = indicators or _lexicon("citation_indicators")
     text = normalize_ws((answer or "").replace("’", "'"))
     found = [p for p in inds if phrase_pattern(p).search(text)]
@@ -183,8 +204,11 @@ def source_citation(answer: str | None, *, indicators: Sequence[str] | None = No
 
 
 def dont_know(answer: str | None, *, phrases: Sequence[str] | None = None,
-              short_tokens: Sequence[str] | None = None, short_chars: int | None = None) -> Score:
-    """True when the answer declines to answer, by :func:`evalkit.text.declines_to_answer`.
+              short_tokens: Sequence[str] | None = None, short_chars: int | None = None,
+              decision: AnswerDecision | None = None) -> Score:
+    """True when the answer declines to answer: the row's abstention decision (``abstained``), read from
+    ``decision`` (the runner's) or made by :func:`evalkit.text.decide_answer`, which calls
+    :func:`evalkit.text.declines_to_answer`.
 
     An uncertainty phrase ("i don't know", "not sure", "no information", ...) counts as whole words in a
     clause that declines, and only when no other clause makes a substantive claim: "I don't know; the
@@ -193,7 +217,9 @@ def dont_know(answer: str | None, *, phrases: Sequence[str] | None = None,
     with a short token as a whole word ("None.", "N/A"; not "Annulled." or "Unknowns"). Lists are
     configurable (``lexicons.dont_know_phrases``, ``dont_know_short_tokens``, ``short_answer_chars``).
 
-    Empty policy: an empty or None answer is a non-answer: True.
+    Empty policy: an empty or None answer is undetermined (reason "empty answer"): a failure of the system,
+    not an abstention (the seed counted it as a non-answer). An answer not in English is undetermined
+    ("not English (detected: de)"): the phrases are English.
 
     Examples
     --------
@@ -202,10 +228,10 @@ def dont_know(answer: str | None, *, phrases: Sequence[str] | None = None,
     >>> dont_know("I don't know, but the premium is $604.").details["reason"]
     'an uncertainty phrase occurs, but the answer also makes a substantive claim'
     """
-    if not answer or not answer.strip():
-        return Score(True, {"reason": "empty answer", "matched": []})
-    declines, matched = declines_to_answer(answer, phrases=phrases, short_tokens=short_tokens,
-                                           short_chars=short_chars)
+    decision = decision_for(answer, decision, phrases=phrases, short_tokens=short_tokens, short_chars=short_chars)
+    if (guarded := skipped(decision, english_only=True)) is not None:
+        return guarded
+    declines, matched = decision.abstained, list(decision.matched)
     details: dict = {"matched": matched}
     if matched and not declines:
         details["reason"] = "an uncertainty phrase occurs, but the answer also makes a substantive claim"

@@ -256,7 +256,7 @@ def aggregate_support(probabilities: np.ndarray) -> tuple[float, list[int], list
 
 def support_score(answer: str | None, contexts: Sequence[str] | None, *, model: Any = None,
             max_windows: int = MAX_WINDOWS, top_k: int = TOP_K, phrases: Sequence[str] | None = None,
-            short_tokens: Sequence[str] | None = None, short_chars: int | None = None) -> Score:
+            short_tokens: Sequence[str] | None = None, short_chars: int | None = None, decision: Any = None) -> Score:
     """How well the contexts support the answer's weakest sentence (0..1, higher is better).
 
     ``support = min_s max_w P(w supports s)`` over the answer's sentences ``s`` (at most ``MAX_SENTENCES``) and
@@ -273,13 +273,15 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, *, model: 
         ``details["windows_capped"]`` says how many were left out.
     top_k : windows checked per sentence (``None``: all of them).
     phrases, short_tokens, short_chars : the abstention rule's settings (:func:`evalkit.text.declines_to_answer`).
+    decision : the row's :class:`evalkit.text.AnswerDecision` (the runner's); made from the answer when None.
 
     Returns
     -------
     Score with ``details``: ``sentences`` (each sentence, its best window's index, probability and text),
     ``weakest`` (index of the sentence that sets the value), ``windows``, ``windows_capped``, ``model``.
 
-    Empty policy: undetermined (``Score(None, {"reason": ...})``) for an empty answer, an abstaining answer
+    Empty policy: undetermined (``Score(None, {"reason": ...})``) for an empty answer (reason "empty answer"),
+    an answer not in English ("not English (detected: de)"), an abstaining answer
     (``details["abstention"] = True``) or no contexts.
 
     Examples
@@ -295,16 +297,14 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, *, model: 
     >>> support_score("I don't know.", ["Rain fell."], model=Overlap()).value is None
     True
     """
-    from ..text.abstention import declines_to_answer
+    from .guard import decision_for, skipped
 
-    if not (answer or "").strip():
-        return Score(None, {"reason": "empty answer: there is no sentence to check"})
-    decline = {k: v for k, v in (("phrases", phrases), ("short_tokens", short_tokens), ("short_chars", short_chars))
-               if v is not None}
-    declines, matched = declines_to_answer(answer, **decline)
-    if declines:
+    decision = decision_for(answer, decision, phrases=phrases, short_tokens=short_tokens, short_chars=short_chars)
+    if (guarded := skipped(decision, english_only=True)) is not None:
+        return guarded
+    if decision.abstained:
         return Score(None, {"reason": "the answer declines to answer; an abstention makes no claim to check",
-                            "abstention": True, "matched": matched})
+                            "abstention": True, "matched": list(decision.matched)})
     ctx = [c for c in (contexts or []) if (c or "").strip()]
     if not ctx:
         return Score(None, {"reason": "no contexts: there is nothing to check the answer against"})

@@ -26,7 +26,13 @@
 #   S_{\text{hall}} = \max(S_{\text{claims}}, P_{\text{drift}})$$
 #
 # The n-gram overlap is the mean, over unigrams and bigrams, of the share of the answer's distinct
-# n-grams found in the context. The verdict FAILs above 0.5.
+# n-grams found in the context. The seed's verdict FAILs when hallucination is strictly above 0.5
+# (`> 0.5`): an answer with one supported and one unsupported anchor scores exactly 0.5 and passes (see
+# "The boundary" below for how many rows of this data sit on it).
+#
+# Names are not anchors by default (the seed's three types); `metric_params: {hallucination: {anchors:
+# [numeric, date, claim, entity]}}` in the scoring config adds them, matched case-insensitively and as
+# abbreviations ("WA" = "Western Australia").
 
 # %% tags=["parameters"]
 experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
@@ -76,6 +82,23 @@ if y is not None:
     run.show(plots.roc_pr(lab.loc[ok, "hallucination"].astype(float), lab.loc[ok, "hallucinated"].astype(bool),
                           "higher", threshold=rule, title="hallucination vs human label"),
              "03_hallucination_roc_pr")
+
+# %% [markdown]
+# ## The boundary: exactly 0.5
+# The seed's rule is strict, `hallucination > 0.5`, so a score of exactly 0.5 passes: one unsupported anchor of
+# two, two of four, and so on. A calibrated profile (`evalkit calibrate -o`) flags its threshold inclusively
+# (`>= t`), so under a calibrated 0.5 the same answers fail. The count below is this data's; the table shows
+# a few of those answers with their anchors.
+
+# %%
+from evalkit.analysis import threshold_boundary
+
+on = {b["metric"]: b for b in threshold_boundary(res, run.config.thresholds,
+                                                 label="hallucinated" if run.has("hallucinated") else None)}
+print(on["hallucination"]["text"])
+at = res.index[res["hallucination"].sub(rule.value).abs().lt(1e-9)]
+if len(at):
+    display(evidence_table(res, "hallucination", rows=at[:5]))
 
 # %% [markdown]
 # ## Where it fails

@@ -67,10 +67,14 @@ run.show(plots.metric_means(summ, by="system"), "08_metric_means")  # every metr
 
 # %% [markdown]
 # ## Verdicts
+# A rule's threshold value itself is on one side or the other: the seed's `hallucination > 0.5` is strict, so an
+# answer with one unsupported anchor of two (exactly 0.5) passes; a calibrated profile flags `>= t`. The lines
+# under the table count this data's rows that sit exactly on each threshold.
 
 # %%
 if sections["verdicts"]["applies"]:
     display(pd.Series(numbers["verdicts"], name="answers").to_frame())
+    display(Markdown("\n\n".join(b["text"] for b in numbers.get("verdict_boundary") or [])))
     if run.has("question_type"):  # by system is the quick start's figure; here, where in the questions they fall
         run.show(plots.verdict_counts(res, by="question_type"), "08_verdicts_by_question_type")
 else:

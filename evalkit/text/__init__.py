@@ -5,9 +5,10 @@ re-exports them, so ``from evalkit.text import extract_numbers`` keeps working.
 
 There is exactly one number normaliser (:func:`extract_numbers`), one date
 normaliser (:func:`extract_dates`), one name matcher (:func:`normalize_entity`,
-:func:`find_entity`) and one abstention detector (:func:`declines_to_answer`) in
-evalkit; the hallucination anchors, the grounding detector, the reference metrics,
-the fact checks and the verdict all call these, so "$1,200", "Norwick Pumps'" and
+:func:`find_entity`), one abstention detector (:func:`declines_to_answer`) and one row
+decision (:func:`decide_answer`: empty, declining, language) in evalkit; the
+hallucination anchors, the grounding detector, the reference metrics, the fact
+checks and the verdict all call these, so "$1,200", "Norwick Pumps'" and
 "I don't know" mean the same thing everywhere. Their reading rules are pinned by
 the golden table ``tests/golden/normaliser.yaml``.
 
@@ -28,10 +29,12 @@ from .tokens import (fold_apostrophes, Tokenizer, RegexTokenizer, NLTKTokenizer,
 from .numbers import Number, extract_numbers, number_keys
 from .dates import DateMention, extract_dates, date_supported, normalize_time, extract_times
 from .names import normalize_entity, find_entity
-from .abstention import default_lexicons, declines_to_answer
+from .abstention import default_lexicons, declines_to_answer, AnswerDecision, decide_answer, DECISION_COLUMNS
+from .language import LanguageGuess, detect_language
 
 __all__ = ["fold_apostrophes", "Tokenizer", "RegexTokenizer", "NLTKTokenizer", "TOKENIZERS", "get_tokenizer",
            "word_tokens", "stop_words", "content_words", "ngrams", "normalize_ws", "snippet", "phrase_pattern",
            "contains_phrase", "sentences", "Number", "extract_numbers", "number_keys", "DateMention",
            "extract_dates", "date_supported", "normalize_time", "extract_times", "normalize_entity", "find_entity",
-           "default_lexicons", "declines_to_answer"]
+           "default_lexicons", "declines_to_answer", "AnswerDecision", "decide_answer", "DECISION_COLUMNS",
+           "LanguageGuess", "detect_language"]

@@ -1,4 +1,6 @@
-"""Declining answers: the one abstention detector, and the shipped lexicons it reads."""
+"""Declining answers and the row decision: the one abstention detector (:func:`declines_to_answer`), the one
+place a row's answer is judged empty, declining or not English (:func:`decide_answer`), and the shipped
+lexicons they read."""
 from __future__ import annotations
 
 import re
@@ -62,11 +64,19 @@ _CONTRACTIONS = ((r"\bcan't\b", "cannot"), (r"\bwon't\b", "will not"), (r"\b(\w+
                  (r"\b(i|we|you|they)'d\b", r"\1 would"))
 
 
+_EXPANSIONS = tuple((re.compile(pat), rep) for pat, rep in _CONTRACTIONS)
+
+
 def _expand(low: str) -> str:
     """Lower-cased text with English contractions written out ("doesn't" -> "does not")."""
-    for pat, rep in _CONTRACTIONS:
-        low = re.sub(pat, rep, low)
+    if "'" not in low and "can not" not in low:
+        return low
+    for pat, rep in _EXPANSIONS:
+        low = pat.sub(rep, low)
     return low
+
+
+_phrase_re = lru_cache(maxsize=1024)(phrase_pattern)
 
 
 @dataclass(frozen=True)
@@ -111,31 +121,38 @@ def _shapes(ab: dict[str, Any]) -> _Shapes:
               r"would\s+not\s+be\s+able\s+to|did\s+not|do\s+not|have\s+not|had\s+not|unable\s+to|not\s+able\s+to|"
               r"may\s+not\s+be\s+able\s+to|am\s+not\s+in\s+a\s+position\s+to)")
     inability = _alt(ab["inability_verbs"])
+    # the words between a document and its own verb: no subordinate clause ("the documents state that pets are
+    # not allowed" is not the documents' silence)
+    own = r"(?:(?!\b(?:that|which|who|where|because|if|whether|when|so|and|but)\b)[^.;:!?,]){0,60}?"
     return _Shapes(
         documents=re.compile(rf"\b{doc}\b"),
         info=frozenset(w.lower() for w in ab["info_nouns"]),
         silent_source=re.compile(
-            rf"(?:\b{doc}\b[^.;:!?]{{0,60}}?\b(?:does|do|did|will|would|could|can|may|has|have)?\s*not\s+{adv}"
+            rf"(?:\b{doc}\b{own}\b(?:does|do|did|will|would|could|can|may|has|have)?\s*not\s+{adv}"
             rf"|\b(?:neither|none\s+of\s+(?:the|these|those|our|my|your)|no)\s+(?:\w+\s+)?{doc}\b\s+{adv}"
             rf"|^(?:but|and|yet)\s+(?:does|do|did)\s+not\s+{adv})"
             rf"(?P<verb>{src_verbs})(?:s|es|ed)?\b(?P<rest>.*)$"),
         source_lacks=re.compile(
-            rf"\b{doc}\b[^.;:!?]{{0,60}}?\b(?:(?:is|are|was|were)\s+(?:silent|not\s+specific|not\s+clear|unclear|"
+            rf"\b{doc}\b{own}\b(?:(?:is|are|was|were)\s+(?:silent|not\s+specific|not\s+clear|unclear|"
             rf"insufficient|not\s+sufficient|not\s+enough|inconclusive|vague)|says?\s+nothing|lacks?|lacking|"
             rf"falls?\s+short|only\s+(?:covers?|discuss(?:es)?|describes?|mentions?|talks?\s+about|deals?\s+with|"
             rf"focus(?:es)?\s+on)|(?:contains?|has|have|gives?|provides?|offers?|includes?|makes?|holds?)\s+"
             rf"(?:no|nothing|little))\b"),
         source_topic=re.compile(
             rf"^(?:the\s+|these\s+|our\s+|this\s+|those\s+)?(?:\w+\s+)?{doc}\s+(?:only\s+)?(?:discuss(?:es)?|"
-            rf"covers?|describes?|talks?\s+about|deals?\s+with|focus(?:es)?\s+on)\b(?!.*\b(?:that|which)\b)"),
+            rf"covers?|describes?|mentions?|refers?\s+to|talks?\s+about|deals?\s+with|focus(?:es)?\s+on)\b"
+            rf"(?!.*\b(?:that|which)\b)"),
         cannot=re.compile(rf"(?:\b{i_we}\s+{adv}{unable}|^(?:but\s+|and\s+|so\s+)?{unable})\s+{adv}(?P<verb>{inability})\b"),
         no_access=re.compile(rf"\b{i_we}\s+{adv}(?:do|did|does|have|had)\s+not\s+{adv}have\s+"
                              rf"(?:(?:any|enough|the|that|this|sufficient|more|specific|further|such|access\s+to|"
                              rf"relevant|detailed|reliable|those|these|a|an)\s+)*(?:{info}|access)\b|\b{i_we}\s+lack\b"),
         impossible=re.compile(rf"(?:\b(?:{_alt(ab['impossible'])})\s+(?:for\s+(?:me|us)\s+)?to\s+(?:\w+\s+)?"
                               rf"(?:say|tell|determine|know|answer|confirm|establish|find|identify|infer|conclude|judge|"
-                              rf"be\s+sure|give|provide|work\s+out|pinpoint)\b|\bthere\s+is\s+no\s+way\s+"
-                              rf"(?:for\s+(?:me|us)\s+)?to\s+(?:know|tell|determine|say|confirm|find)\b)"),
+                              rf"be\s+sure|give|provide|work\s+out|pinpoint)\b|\b(?:there\s+is|i\s+have|we\s+have)\s+"
+                              rf"no\s+way\s+(?:for\s+(?:me|us)\s+)?(?:to\s+(?:know|tell|determine|say|confirm|find)|"
+                              rf"of\s+(?:knowing|telling|determining|saying|confirming|finding))\b"
+                              rf"|^(?:but\s+|and\s+)?there\s+is\s+nothing\s+(?:at\s+all\s+)?(?:about|on|regarding|"
+                              rf"concerning)\b(?!.*\b(?:that|which)\b))"),
         cannot_be=re.compile(r"\b(?:cannot|could\s+not)\s+be\s+(?:determined|answered|found|confirmed|known|said|"
                              r"established|inferred|identified|verified|deduced|ascertained|told|located)\b(?P<rest>.*)$"),
         participle=re.compile(rf"(?:\b(?:is|are|was|were|been|being)\s+not\s+|^(?:(?:the\s+)?(?:{info})\s+)?not\s+)"
@@ -233,7 +250,7 @@ def _after_ok(after: list[str], words: _AbstentionWords, *, topic: bool, wh: boo
         if wh and w in _WH:
             return True
         if topic and w in _TOPIC_PREPS:
-            return True
+            return _topic_ok(after[i + 1:], words)
         if w in _PLACE_PREPS:
             rest = after[i + 1:]
             return bool(rest) and any(r in words.sources for r in rest) and \
@@ -243,12 +260,23 @@ def _after_ok(after: list[str], words: _AbstentionWords, *, topic: bool, wh: boo
     return True
 
 
+def _topic_ok(rest: list[str], words: _AbstentionWords) -> bool:
+    """After "about X": the topic, unless a verb of its own follows ("no information about accounts is shared
+    with partners" states a fact; "... is given in the passage" does not)."""
+    for i, w in enumerate(rest[:-1]):
+        if w in ("is", "are", "was", "were", "be", "been", "being"):
+            nxt = rest[i + 1] if rest[i + 1] not in ("not", "ever", "currently", "yet") or i + 2 >= len(rest) \
+                else rest[i + 2]
+            return nxt in _AFTER_NEUTRAL or nxt in words.sources
+    return True
+
+
 def _before_ok(before: list[str], words: _AbstentionWords, extra: frozenset[str] = frozenset()) -> bool:
     """Whether the words before a decline's key words name nobody but the speaker or the documents."""
     return all(w in words.lead_ins or w in words.sources or w in extra for w in before)
 
 
-def _subject_ok(before_text: str, clause: str, words: _AbstentionWords) -> bool:
+def _subject_ok(before_text: str, words: _AbstentionWords) -> bool:
     """The seed's rule for "X is unknown": X names the information ("the data for X"), or names nothing and
     states no number ("the value")."""
     content = [w for w in word_tokens(before_text) if w not in words.lead_ins]
@@ -265,7 +293,7 @@ def _phrase_declines(phrase: str, low: str, start: int, end: int, clause: str, w
     last = phrase.split()[-1]
     if phrase in sh.unknown_words or phrase.startswith("cannot be") or \
             (phrase.startswith("not ") and last in sh.silent):
-        return _subject_ok(clause[:start], clause, words) and _after_ok(after, words, topic=last in sh.silent, wh=True)
+        return _subject_ok(clause[:start], words) and _after_ok(after, words, topic=last in sh.silent, wh=True)
     if phrase.startswith("not ") and last in sh.missing:
         if _after_ok(after, words, topic=False, wh=False) and after[:1] and after[0] in _PLACE_PREPS:
             return True
@@ -277,11 +305,10 @@ def _phrase_declines(phrase: str, low: str, start: int, end: int, clause: str, w
     return _before_ok(before, words, _BEFORE_INFO)  # the speaker: "I'm not sure", "Sorry, I don't know"
 
 
-def _shape(clause: str, words: _AbstentionWords) -> str | None:
-    """The words of the decline shape the clause has ("does not mention", "could not find"), or None."""
+def _shape(clause: str, words: _AbstentionWords, norm: str) -> str | None:
+    """The words of the decline shape the clause has ("does not mention", "could not find"), or None;
+    ``norm`` is the clause lower-cased with its contractions written out."""
     sh = words.shapes
-    low = fold_apostrophes(clause.lower())
-    norm = " ".join(_expand(low).split())
     if _CONDITIONAL.match(norm):
         return None
     if (m := sh.silent_source.search(norm)) is not None:
@@ -302,7 +329,7 @@ def _shape(clause: str, words: _AbstentionWords) -> str | None:
         key = m.group(0)[: m.start("rest") - m.start()].strip()
         points_in = bool(after) and after[0] in _PLACE_PREPS and _after_ok(after, words, topic=False, wh=False)
         if verb in sh.silent:
-            if points_in or (_subject_ok(before, before, words) and _after_ok(after, words, topic=True, wh=True)):
+            if points_in or (_subject_ok(before, words) and _after_ok(after, words, topic=True, wh=True)):
                 return key
         else:
             content = [w for w in word_tokens(before) if w not in words.lead_ins]
@@ -314,7 +341,7 @@ def _shape(clause: str, words: _AbstentionWords) -> str | None:
             _after_ok(word_tokens(m.group("rest")), words, topic=True, wh=True):
         return m.group(0)[: m.start("rest") - m.start()].strip()
     if (m := sh.unknown.search(norm)) is not None and not _quoted(norm, m.start()) and \
-            _subject_ok(norm[: m.start()], clause, words) and \
+            _subject_ok(norm[: m.start()], words) and \
             _after_ok(word_tokens(m.group("rest")), words, topic=False, wh=True):
         return m.group(0)[: m.start("rest") - m.start()].strip()
     return None
@@ -325,14 +352,14 @@ def _clause_kind(clause: str, phrases: tuple[str, ...], words: _AbstentionWords,
     """One of "declines" (with the phrases found, else the decline's shape), "filler", "absence", "referral",
     "question" or "claim"."""
     low, lead_ins, sh = fold_apostrophes(clause.lower()), words.lead_ins, words.shapes
-    hits = sorted((m.start(), m.end(), p) for p in phrases if (m := phrase_pattern(p).search(low)))
+    hits = sorted((m.start(), m.end(), p) for p in phrases if (m := _phrase_re(p).search(low)))
     toks = word_tokens(clause)
     norm = " ".join(_expand(low).split())
     conditional = _CONDITIONAL.match(norm) is not None
     found = [p for a, b, p in hits if not conditional and _phrase_declines(p.lower(), low, a, b, clause, words)]
     if found:
         return "declines", list(dict.fromkeys(found))
-    if shapes and (shape := _shape(clause, words)) is not None:
+    if shapes and (shape := _shape(clause, words, norm)) is not None:
         return "declines", [shape]
     if hits:
         return "claim", []
@@ -359,20 +386,28 @@ def declines_to_answer(answer: str | None, *, phrases: Sequence[str] | None = No
 
     The answer is split into clauses (at . ! ? ; : , a spaced dash, and before "but"/"however"). A clause
     *declines* when it holds an uncertainty phrase (``phrases``, whole words, case-insensitive, curly
-    apostrophes folded; in an answer shorter than ``short_chars`` characters also ``short_tokens``) and
-    either the words before the phrase are only stop words and fillers ("I'm not sure about X") or name
-    the information itself ("The data for X is unknown"), or the clause names nothing and states no number
-    ("The value is unknown"). The answer declines when at least one clause declines and every other
-    clause makes no substantive claim: a filler ("Sorry", "Based on the context"), an absence statement
-    (a negation with a source word or a reporting verb: "the documents do not mention a speed limit"),
-    a referral ("please consult your agent") or a question ("Would you like to know more about X?").
-    A claim anywhere ("...; the premium is $604") means the answer answers.
+    apostrophes folded; in an answer shorter than ``short_chars`` characters also ``short_tokens``) said by
+    the speaker ("I'm not sure about X"; not "Users who are not sure of their password can reset it"), or
+    about the information ("The data for X is unknown"; not "unknown words", "unknown to science"), or when it
+    has one of the shapes of a decline (the ``abstention`` lists): a document that is silent ("the provided
+    context does not contain information about X", "the documents do not say", "none of the passages
+    mention X"; not the instruction "the manual does not say to remove the cover"), a speaker who cannot
+    ("I couldn't find information about X in our documentation", "we do not have that information"), an
+    impossibility ("it is not possible to determine X from the passages", "cannot be determined"), a
+    missing piece ("X is not specified", "the answer is not in the documents", "no relevant information was
+    found"). A conditional clause ("if the information is not available in the app, ...") never declines.
+    The answer declines when at least one clause declines and every other clause makes no substantive
+    claim: a filler ("Sorry", "Based on the context", "Thanks for asking"), an absence statement (a
+    negation with a source word or a reporting verb), a referral ("please consult your agent", "you may
+    want to contact HR") or a question ("Would you like to know more about X?"). A claim anywhere
+    ("...; the premium is $604", "The cause remains unknown, but power was restored at 6 pm") means the
+    answer answers. ``tests/golden/abstention.yaml`` holds the cases it is measured on.
 
     The lists default to ``resources/lexicons.yaml`` (``dont_know_phrases``, ``dont_know_short_tokens``,
     ``short_answer_chars`` and the ``abstention`` word lists).
 
-    Empty policy: an empty or None answer is missing, not a decline: ``(False, [])``
-    (:func:`evalkit.metrics.reference.dont_know` counts it as a non-answer on its own).
+    Empty policy: an empty or None answer is missing, not a decline: ``(False, [])``; the row decision
+    (:func:`decide_answer`) calls it ``empty``, a failure of the system that every metric reports apart.
 
     Parameters
     ----------
@@ -388,7 +423,8 @@ def declines_to_answer(answer: str | None, *, phrases: Sequence[str] | None = No
     -------
     (bool, list of str)
         Whether the answer declines, and the phrases found in its declining clauses (also when another
-        clause makes a claim, so the answer does not decline).
+        clause makes a claim, so the answer does not decline); when it declines by a shape alone, the words
+        of that shape ("does not say").
 
     Examples
     --------
@@ -398,6 +434,8 @@ def declines_to_answer(answer: str | None, *, phrases: Sequence[str] | None = No
     (False, [])
     >>> declines_to_answer("Annulled."), declines_to_answer("None.")
     ((False, []), (True, ['none']))
+    >>> declines_to_answer("The documents do not say."), declines_to_answer("The unknown soldier memorial was built in 1921.")
+    ((True, ['documents do not say']), (False, []))
     """
     if not isinstance(answer, str) or not answer.strip():
         return False, []
@@ -411,3 +449,107 @@ def declines_to_answer(answer: str | None, *, phrases: Sequence[str] | None = No
     declines = bool(matched) and all(k != "claim" for k, _ in kinds)
     listed = [p for p in matched if p in found]
     return declines, listed if listed or not declines else matched  # the configured phrases first, else the shape
+
+
+EMPTY_ANSWER = "empty answer"
+
+
+@dataclass(frozen=True)
+class AnswerDecision:
+    """What a row's answer is, decided once (:func:`decide_answer`): empty, declining, or in which language.
+
+    :func:`evalkit.evaluate` stores it in the columns :data:`DECISION_COLUMNS` and hands it to every metric;
+    the verdict and :func:`evalkit.show` read those columns. A metric called as a plain function makes it
+    here from the text.
+
+    Attributes
+    ----------
+    empty : the answer is None, "" or only whitespace: a failure of the system (verdict FAIL, rule "empty
+        answer"); it is neither an abstention nor a wrong answer, and every metric that reads the answer is
+        undetermined with reason "empty answer".
+    abstained : the answer as a whole declines to answer (:func:`declines_to_answer`); only decided for an
+        answer in English (or too short to tell).
+    matched : the phrases or shape it declines with (also the phrases found when another clause makes a
+        claim, so the answer does not decline: "I don't know, but the premium is $604").
+    language : the detected language (:func:`evalkit.text.language.detect_language`): an ISO code, or None
+        when the answer is too short to tell (treated as English).
+    """
+
+    empty: bool
+    abstained: bool = False
+    matched: tuple[str, ...] = ()
+    language: str | None = None
+
+    @property
+    def english(self) -> bool:
+        """Whether the English-only rules apply (English, or too short to tell)."""
+        return self.language in (None, "en")
+
+    @property
+    def abstained_reason(self) -> str | None:
+        """What the abstention matched, in words (None when the answer does not abstain)."""
+        return "declines: " + ", ".join(self.matched) if self.abstained else None
+
+    def skip_reason(self, english_only: bool = True) -> str | None:
+        """Why a metric that reads the answer is undetermined on this row: "empty answer", or (for an
+        English-only metric) "not English (detected: de)"; None when the metric applies."""
+        if self.empty:
+            return EMPTY_ANSWER
+        if english_only and not self.english:
+            return f"not English (detected: {self.language})"
+        return None
+
+    def to_columns(self) -> dict[str, Any]:
+        """The decision as the runner stores it: ``answer_empty``, ``abstained``, ``abstained_reason``,
+        ``answer_language``."""
+        return {"answer_empty": self.empty, "abstained": self.abstained, "abstained_reason": self.abstained_reason,
+                "answer_language": self.language}
+
+    @classmethod
+    def from_columns(cls, row: Any) -> "AnswerDecision | None":
+        """The decision stored in a results row (a Series or mapping), or None when it was not stored."""
+        def get(key):
+            v = row.get(key) if hasattr(row, "get") else None
+            return None if v is None or (isinstance(v, float) and v != v) or str(v) == "<NA>" else v
+
+        def flag(v) -> bool:  # a CSV round trip may give "True" / "False"
+            return v.strip().lower() in ("true", "1", "yes") if isinstance(v, str) else bool(v)
+
+        if get("answer_empty") is None or get("abstained") is None:
+            return None
+        reason = str(get("abstained_reason") or "")
+        matched = tuple(reason[len("declines: "):].split(", ")) if reason.startswith("declines: ") else ()
+        lang = get("answer_language")
+        return cls(flag(get("answer_empty")), flag(get("abstained")), matched, str(lang) if lang else None)
+
+
+DECISION_COLUMNS = ("answer_empty", "abstained", "abstained_reason", "answer_language")
+
+
+def decide_answer(answer: str | None, *, phrases: Sequence[str] | None = None,
+                  short_tokens: Sequence[str] | None = None, short_chars: int | None = None) -> AnswerDecision:
+    """The row decision about an answer: empty, else its language, else (in English) whether it declines.
+
+    The one place the decision is made; the runner calls it once per row, and a metric called without the
+    runner calls it for its own answer. ``phrases``, ``short_tokens``, ``short_chars`` as in
+    :func:`declines_to_answer`.
+
+    Examples
+    --------
+    >>> decide_answer("  ")
+    AnswerDecision(empty=True, abstained=False, matched=(), language=None)
+    >>> decide_answer("I can't find that in the documentation.").abstained
+    True
+    >>> d = decide_answer("Die Werke befinden sich in Gent und Lyon.")
+    >>> d.abstained, d.skip_reason()
+    (False, 'not English (detected: de)')
+    """
+    from .language import detect_language
+
+    if not isinstance(answer, str) or not answer.strip():
+        return AnswerDecision(True)
+    lang = detect_language(answer).code
+    if lang not in (None, "en"):
+        return AnswerDecision(False, False, (), lang)
+    declines, matched = declines_to_answer(answer, phrases=phrases, short_tokens=short_tokens, short_chars=short_chars)
+    return AnswerDecision(False, declines, tuple(matched), lang)

@@ -69,6 +69,15 @@ def _lists() -> tuple[dict[str, Any], frozenset[str], dict[str, tuple[frozenset[
     return doc, english_only, others
 
 
+@lru_cache(maxsize=1)
+def _any_other() -> tuple[frozenset[str], re.Pattern]:
+    """Every other language's words and patterns at once: most English words match neither, so the
+    per-language counts run only on the few that do."""
+    _, _, others = _lists()
+    words = frozenset().union(*(lst for lst, _ in others.values()))
+    return words, re.compile("|".join(f"(?:{p.pattern})" for _, p in others.values() if p is not None))
+
+
 def _hits(words: list[tuple[str, bool]], lst: frozenset[str], pattern: re.Pattern | None) -> int:
     """Words in the list or matching the pattern; a name (capitalised inside a sentence: "São Paulo", "Le Monde")
     counts only by an ending (German writes its nouns capitalised: "Versicherung")."""
@@ -131,8 +140,8 @@ def detect_language(text: str | None) -> LanguageGuess:
         if code is not None:
             counts[code] = counts.get(code, 0) + 1
     if counts:
-        if counts.get("zh") and (counts.get("ja") or 0) > 0:  # kanji with kana is Japanese
-            counts = {"ja": counts.get("ja", 0) + counts.pop("zh"), **counts}
+        if counts.get("zh") and counts.get("ja"):  # kanji with kana is Japanese
+            counts["ja"] += counts.pop("zh")
         code, n = max(counts.items(), key=lambda kv: kv[1])
         share = n / len(letters)
         if share >= float(doc["script_share"]):
@@ -141,7 +150,12 @@ def detect_language(text: str | None) -> LanguageGuess:
     if len(words) < int(doc["min_words"]):
         return LanguageGuess(None, "too short")
     en_hits = sum(w in english for w, _ in words)
-    best, hits = max(((code, _hits(words, lst, pat)) for code, (lst, pat) in others.items()), key=lambda kv: kv[1])
+    any_words, any_pattern = _any_other()
+    candidates = [(w, name) for w, name in words if w in any_words or any_pattern.search(w)]
+    if not candidates:
+        return LanguageGuess("en", "words", round(en_hits / len(words), 3))
+    best, hits = max(((code, _hits(candidates, lst, pat)) for code, (lst, pat) in others.items()),
+                     key=lambda kv: kv[1])
     share = hits / len(words)
     if hits >= int(doc["min_hits"]) and share >= float(doc["min_share"]) and hits >= 2 * en_hits:
         return LanguageGuess(best, "words", round(share, 3))

@@ -91,8 +91,9 @@ def test_ngram_overlap_definition():
 
 
 def test_empty_inputs():
-    assert hallucination("", ["ctx"]).value == 0.0
-    assert hallucination(None, None).details["reason"].startswith("empty answer")
+    # issue 25: an empty answer is undetermined ("empty answer"), not 0.0 "nothing asserted"
+    assert hallucination("", ["ctx"]).value is None
+    assert hallucination(None, None).details == {"reason": "empty answer"}
     s = hallucination("The fee is $604.", [])
     assert s.value == 1.0 and s.details["reason"].startswith("no contexts")
 

@@ -124,7 +124,8 @@ def test_one_forward_pass_serves_both_metrics():
     out = evalkit.evaluate(rows, ["semantic_similarity", "bert_score_f1"], progress=False)
     assert t.passes - before == 4
     assert out["semantic_similarity"].iloc[1] == 100.0 and out["bert_score_f1"].iloc[1] == 100.0
-    assert out["semantic_similarity"].iloc[3] == 0.0  # empty answer: 0 with a reason, nothing encoded
+    # issue 25: an empty answer is undetermined ("empty answer") in every metric (was 0); nothing encoded
+    assert pd.isna(out["semantic_similarity"].iloc[3]) and pd.isna(out["bert_score_f1"].iloc[3])
 
 
 def test_a_layer_the_model_does_not_have_is_refused():

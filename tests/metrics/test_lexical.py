@@ -5,6 +5,8 @@ import pytest
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
+from evalkit.metrics.base import Score
+from evalkit.text import AnswerDecision
 from evalkit.metrics.lexical import completeness, question_keywords, relevance, relevance_batch
 
 
@@ -55,12 +57,18 @@ def test_worked_example():
     assert s.value == pytest.approx((c + 4 / 6) / 2, abs=1e-6)
 
 
-@pytest.mark.parametrize("q,r,why", [("", "An answer", "empty question"), ("A question?", "", "empty answer"),
-                                     ("A question?", None, "empty answer"), (None, "x", "empty question"),
+@pytest.mark.parametrize("q,r,why", [("", "An answer", "empty question"), (None, "x", "empty question"),
                                      ("   ", "x", "empty question")])
 def test_empty_inputs_score_zero_with_reason(q, r, why):
     s = relevance(q, r)
     assert s.value == 0.0 and s.details["reason"] == why
+
+
+@pytest.mark.parametrize("r", ["", None, "   "])
+def test_empty_answer_is_undetermined(r):
+    # issue 25: an empty answer is a failure of the system, not relevance 0 (was 0.0 "empty answer")
+    assert relevance("A question?", r) == Score(None, {"reason": "empty answer"})
+    assert completeness("What is the premium?", r) == Score(None, {"reason": "empty answer"})
 
 
 def test_only_stop_words_gives_zero_cosine_not_error():
@@ -87,7 +95,10 @@ def test_unicode_and_huge_inputs():
     # Jaccard by hand: {qu'est-ce, que, la, prime, à, zürich} vs {la, prime, à, zürich, est, 604} (€ is no word):
     # 4 shared of 8 -> 0.5; the cosine from scikit-learn on the pair
     q, r = "Qu'est-ce que la prime à Zürich?", "La prime à Zürich est 604 €."
-    s = relevance(q, r)
+    # issue 25: a French answer is undetermined for this English-only metric ...
+    assert relevance(q, r) == Score(None, {"reason": "not English (detected: fr)", "language": "fr"})
+    # ... and the tokenizer's arithmetic, when the row decision says English, is unchanged
+    s = relevance(q, r, decision=AnswerDecision(False))
     assert s.details["jaccard"] == 0.5
     assert s.value == pytest.approx((sklearn_pair_cosine(q, r) + 0.5) / 2, abs=1e-12)
     # 50,000 repeats: only "premium" survives the stop words on both sides (cosine 1); Jaccard 1 of
@@ -107,9 +118,10 @@ def test_completeness_drops_non_alphanumeric_tokens():
 
 
 def test_completeness_no_keywords_is_one():
-    s = completeness("What is it?", "")
+    s = completeness("What is it?", "It is blue.")
     assert s.value == 1.0 and "no keywords" in s.details["reason"]
 
 
-def test_completeness_empty_answer_is_zero():
-    assert completeness("Which territory?", None).value == 0.0
+def test_completeness_empty_answer_is_undetermined():
+    # issue 25: an empty answer is a failure of the system, undetermined in every metric (was 0.0)
+    assert completeness("Which territory?", None) == Score(None, {"reason": "empty answer"})

@@ -1,13 +1,14 @@
 import pytest
 
+from evalkit.metrics.base import Score
 from evalkit.metrics.reference import (answer_completeness, dont_know, exact_match, expected_keywords,
                                        keyword_coverage, number_match, source_citation)
-
 
 def test_exact_match_normalises_case_and_whitespace():
     assert exact_match("The  Answer\nis 42", "the answer is 42").value is True
     assert exact_match("The answer is 42.", "the answer is 42").value is False
-    assert exact_match(None, "x").value is False
+    # issue 25: an empty answer is a failure of the system, undetermined in every metric (was False)
+    assert exact_match(None, "x").value is None and exact_match(None, "x").details["reason"] == "empty answer"
     assert exact_match("x", None).value is None
 
 
@@ -64,7 +65,6 @@ def test_answer_completeness_worked_example():
     ("Based on the document.", ["document", "based on"]),
     ("Taken from the manual.", ["from"]),
     ("The pages of fromage pdfs in the documentation", []),  # substrings of other words do not count
-    ("", []),
 ])
 def test_source_citation_whole_words(text, found):
     s = source_citation(text)
@@ -74,7 +74,7 @@ def test_source_citation_whole_words(text, found):
 @pytest.mark.parametrize("text,expected", [
     ("I don't know.", True), ("I don’t know", True), ("I do not know the answer", True), ("Not sure.", True),
     ("The value is unknown.", True), ("There is no information about that.", True), ("N/A", True), ("none", True),
-    ("null", True), ("", True), (None, True), ("   ", True), ("The premium is $604.", False),
+    ("null", True), ("The premium is $604.", False),
     ("None of the rules apply to wood stoves, so the standard rate of $604 holds.", False),
     ("I know the answer: 42.", False),
     ("I don't know; the documents do not mention a speed limit.", True),
@@ -90,7 +90,10 @@ def test_dont_know_explains_a_phrase_that_does_not_decline():
     s = dont_know("I don't know, but the premium is $604.")
     assert s.value is False and s.details["matched"] == ["i don't know"]
     assert s.details["reason"] == "an uncertainty phrase occurs, but the answer also makes a substantive claim"
-    assert dont_know("").details == {"reason": "empty answer", "matched": []}
+    # issue 25: an empty answer is undetermined, not a non-answer (the seed said True)
+    for empty in ("", None, "   "):
+        assert dont_know(empty) == Score(None, {"reason": "empty answer"})
+    assert source_citation("") == Score(None, {"reason": "empty answer"})  # was 0.0
 
 
 def test_dont_know_agrees_with_declines_to_answer():

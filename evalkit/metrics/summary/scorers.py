@@ -44,8 +44,10 @@ def make_labeler(provider: str, judge: Any = None, nlp: Any = None,
 
 def _lock(variant: str, answer: str | None, contexts: Sequence[str] | None, labeler: Any) -> Score:
     article = "\n\n".join(c for c in (contexts or []) if c)
-    if not (answer or "").strip() or not article.strip():
-        return Score(None, {"reason": "empty summary or article"})
+    if not (answer or "").strip():  # the same outcome as every metric's (evalkit.metrics.guard)
+        return Score(None, {"reason": "empty answer"})
+    if not article.strip():
+        return Score(None, {"reason": "empty article"})
     labels = labeler.labels(article, answer, variant)
     result = (twin_lock if variant == "twin" else judge_lock)(labels)
     details = {**result, "provider": labels.get("provider", {}),
@@ -64,8 +66,8 @@ def twin_lock_score(answer: str | None, contexts: Sequence[str] | None, *, provi
     ``labeler`` (from :func:`make_labeler`) is reused when given; otherwise one is built for this call
     from ``provider``, ``judge`` and ``nlp``, which costs a spaCy and VADER load per call.
 
-    Empty policy: undetermined for an empty summary or article; undetermined (with the reasons) when
-    any metric's labels are malformed.
+    Empty policy: undetermined for an empty summary (reason "empty answer") or article; undetermined (with
+    the reasons) when any metric's labels are malformed.
     """
     return _lock("twin", answer, contexts, labeler or make_labeler(provider, judge, nlp))
 

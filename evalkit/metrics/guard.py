@@ -1,0 +1,78 @@
+"""The row decision as the metrics read it: empty and non-English answers are undetermined, with one reason.
+
+The decision (:class:`evalkit.text.AnswerDecision`: empty, abstained, language) is made once per row by
+:func:`evalkit.text.decide_answer`. The runner makes it and passes it to every metric in the input
+``decision``; a metric called as a plain function makes it here from its own answer. No metric reads the
+answer text to decide it again.
+
+Which metrics apply the language guard is declared once, in :data:`ENGLISH_ONLY`: the metrics whose rules
+are English word lists or an English parser (stop words, question keywords, spaCy's English model,
+uncertainty phrases, source indicators). Every metric that reads the answer applies the empty guard.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+from ..text.abstention import AnswerDecision, decide_answer
+from .base import Score
+
+# English word lists or an English parser: a German or Chinese answer says nothing to them
+ENGLISH_ONLY = frozenset({"relevance", "completeness", "hallucination", "grounding_risk", "keyword_coverage",
+                          "answer_completeness", "source_citation", "dont_know", "novel_token_rate", "support"})
+_DECLINE_KEYS = ("phrases", "short_tokens", "short_chars")
+
+
+def decline_kwargs(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The :func:`evalkit.text.decide_answer` keyword arguments present in a metric's ``params``."""
+    return {k: params[k] for k in _DECLINE_KEYS if (params or {}).get(k) is not None}
+
+
+def decision_for(answer: str | None, decision: AnswerDecision | None = None, **decline: Any) -> AnswerDecision:
+    """The row's decision: the one the runner made, else made now from ``answer``."""
+    if decision is not None:
+        return decision
+    return decide_answer(answer, **{k: v for k, v in decline.items() if v is not None})
+
+
+def decisions_for(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None) -> list[AnswerDecision]:
+    """Every row's decision: ``inputs["decision"]`` from the runner, else made from ``inputs["answer"]``."""
+    given = inputs.get("decision")
+    answers = inputs["answer"]
+    kw = decline_kwargs(params)
+    return [given[i] if given is not None and given[i] is not None else decide_answer(a, **kw)
+            for i, a in enumerate(answers)]
+
+
+def skipped(decision: AnswerDecision, english_only: bool) -> Score | None:
+    """The undetermined Score for an empty answer (or a non-English one, for an English-only metric), else None.
+
+    >>> skipped(AnswerDecision(True), english_only=False)
+    Score(value=None, details={'reason': 'empty answer'}, stats=None)
+    >>> skipped(AnswerDecision(False, language="zh"), english_only=True).details
+    {'reason': 'not English (detected: zh)', 'language': 'zh'}
+    """
+    reason = decision.skip_reason(english_only)
+    if reason is None:
+        return None
+    return Score(None, {"reason": reason} if decision.empty else {"reason": reason, "language": decision.language})
+
+
+def guard_rows(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None, resources: Any,
+               batch: Callable[..., list], *, english_only: bool) -> tuple[list | None, list[AnswerDecision]]:
+    """Apply the guard in a batch function: ``(results, decisions)``.
+
+    ``results`` is None when every row passes (the caller scores them all, reading ``decisions``); otherwise
+    it is the full list, the guarded rows undetermined and the others scored by ``batch`` on those rows only.
+    """
+    decisions = decisions_for(inputs, params)
+    skips = [skipped(d, english_only) for d in decisions]
+    if all(s is None for s in skips):
+        return None, decisions
+    out: list = list(skips)
+    keep = [i for i, s in enumerate(skips) if s is None]
+    if keep:
+        part = {k: [v[i] for i in keep] for k, v in inputs.items() if k != "decision"}
+        part["decision"] = [decisions[i] for i in keep]
+        for i, s in zip(keep, batch(part, params, resources)):
+            out[i] = s
+    return out, decisions

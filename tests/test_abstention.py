@@ -1,0 +1,111 @@
+"""The row decision (issue 25): the abstention detector on its golden corpus, the language guard, and
+:func:`evalkit.text.decide_answer` (evalkit/text/abstention.py, evalkit/text/language.py)."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalkit.text import AnswerDecision, decide_answer, declines_to_answer, detect_language
+
+GOLDEN = Path(__file__).parent / "golden" / "abstention.yaml"
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    doc = yaml.safe_load(GOLDEN.read_text(encoding="utf-8"))
+    assert all(isinstance(a, str) for k in ("refusals", "answers") for a in doc[k]), "one quoted string a line"
+    return doc
+
+
+def test_golden_corpus_size(corpus):
+    assert len(corpus["refusals"]) >= 150 and len(corpus["answers"]) >= 150
+    assert len(set(corpus["refusals"])) == len(corpus["refusals"]) and len(set(corpus["answers"])) == len(corpus["answers"])
+
+
+def test_golden_corpus_recall_and_false_abstentions(corpus):
+    missed = [a for a in corpus["refusals"] if not declines_to_answer(a)[0]]
+    false = [(a, declines_to_answer(a)[1]) for a in corpus["answers"] if declines_to_answer(a)[0]]
+    recall = 1 - len(missed) / len(corpus["refusals"])
+    false_rate = len(false) / len(corpus["answers"])
+    print(f"\nabstention golden corpus: recall {recall:.3f} ({len(corpus['refusals']) - len(missed)}/"
+          f"{len(corpus['refusals'])}), false abstentions {false_rate:.3f} ({len(false)}/{len(corpus['answers'])})")
+    for a in missed:
+        print("  missed refusal:", a)
+    for a, matched in false:
+        print("  false abstention:", a, matched)
+    assert recall >= 0.95, missed
+    assert false_rate <= 0.02, false
+
+
+@pytest.mark.parametrize("answer", [
+    "The provided context does not contain information about the speed limit.",
+    "The documents do not say.",
+    "I can't find that in the documentation.",
+    "I'm sorry, I couldn't find information about gift card refunds in our documentation.",
+])
+def test_the_issues_refusals_decline(answer):
+    assert declines_to_answer(answer)[0] is True
+
+
+@pytest.mark.parametrize("answer", [
+    "We study the effect of unknown words on translation.",
+    "The unknown soldier memorial was built in 1921.",
+    "The cause remains unknown, but power was restored at 6 pm.",
+    "The manual does not say to remove the cover before cleaning.",
+])
+def test_refusal_words_in_an_answer_do_not_decline(answer):
+    assert declines_to_answer(answer)[0] is False
+
+
+def test_a_shape_is_the_reason_when_no_phrase_matched():
+    assert declines_to_answer("The documents do not say.") == (True, ["documents do not say"])
+    assert declines_to_answer("Sorry, I don't know.") == (True, ["i don't know"])  # the configured phrase first
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the language guard
+@pytest.mark.parametrize("text,code", [
+    ("Die Werke befinden sich in Gent und Lyon und wurden 1990 gebaut.", "de"),
+    ("Die Versicherung kostet 604 Euro pro Jahr.", "de"),
+    ("La prime de base pour le territoire 118 est de 604 dollars par an.", "fr"),
+    ("La prima básica para el territorio 118 es de 604 dólares al año.", "es"),
+    ("De premie is 604 euro per jaar.", "nl"),
+    ("第118区的基本保费为每年604美元。", "zh"),
+    ("基本保険料は年間604ドルです。", "ja"),
+    ("Базовая премия составляет 604 доллара в год.", "ru"),
+    ("القسط الأساسي هو 604 دولارات سنويا.", "ar"),
+    ("The base premium for Territory 118 is $604 per year.", "en"),
+    ("The plants are in Tilburg, Antwerp and Paris.", "en"),
+    ("José Núñez was born in São Paulo in 1990 and moved to Zürich.", "en"),  # names are not a language
+    ("Le Monde reported that Jean-Paul Sartre died in 1980.", "en"),
+    ("The café serves crêpes, and the crème brûlée is excellent.", "en"),
+])
+def test_detect_language(text, code):
+    assert detect_language(text).code == code
+
+
+@pytest.mark.parametrize("short", ["42", "Paris.", "Yes.", "No", "$604", "Tilburg and Ghent.", "In 2021.",
+                                   "N/A", "Die Hard", "", None, "   ", "3.14"])
+def test_short_answers_are_never_called_non_english(short):
+    guess = detect_language(short)
+    assert guess.english and guess.code in (None, "en")
+
+
+def test_decide_answer():
+    assert decide_answer(None) == decide_answer("") == decide_answer(" \n") == AnswerDecision(True)
+    d = decide_answer("I can't find that in the documentation.")
+    assert (d.empty, d.abstained, d.english, d.skip_reason()) == (False, True, True, None)
+    assert d.abstained_reason == "declines: i cannot find"  # the shape, contractions written out
+    d = decide_answer("第118区的基本保费为每年604美元。")
+    assert (d.abstained, d.language, d.skip_reason(), d.skip_reason(english_only=False)) == \
+        (False, "zh", "not English (detected: zh)", None)
+    assert decide_answer("").skip_reason(english_only=False) == "empty answer"
+
+
+def test_decision_round_trips_through_its_columns():
+    for d in (AnswerDecision(True), decide_answer("The documents do not say."), decide_answer("Die Werke sind in Gent."),
+              decide_answer("The premium is $604.")):
+        assert AnswerDecision.from_columns(d.to_columns()) == AnswerDecision(d.empty, d.abstained,
+                                                                             d.matched if d.abstained else (),
+                                                                             d.language)
+    assert AnswerDecision.from_columns({"answer": "x"}) is None

@@ -1,0 +1,43 @@
+"""evalkit/analysis.py: the numbers a report shows that are not covered by the notebooks' own tests."""
+import pandas as pd
+
+from evalkit.analysis import threshold_boundary
+from evalkit.config import Thresholds
+from evalkit.thresholds import Threshold
+
+# by hand: rows 0, 1 and 4 score exactly 0.5 (rows 0 and 1 labelled hallucinated, row 4 not); 0.4999 and 0.25 are
+# below, 1.0 above, None missing. relevance 0.1 exactly on rows 0 and 2.
+FRAME = pd.DataFrame({"hallucination": [0.5, 0.5, 0.25, 1.0, 1 / 2, None, 0.4999],
+                      "relevance": [0.1, 0.5, 0.1, 0.9, 0.3, 0.2, 0.05],
+                      "hallucinated": [True, True, False, True, False, True, False],
+                      "faithful": ["N", "N", "Y", "N", "Y", "N", "Y"]})
+
+
+def test_rows_exactly_on_the_seed_threshold_pass_and_are_counted():
+    out = {b["metric"]: b for b in threshold_boundary(FRAME, label="hallucinated")}
+    h = out["hallucination"]
+    assert (h["rule"], h["n_on"], h["flagged"], h["n_on_positive"]) == ("hallucination > 0.5", 3, False, 2)
+    assert h["text"].startswith("hallucination > 0.5 is strict: 3 rows score exactly 0.5 and are not flagged by it "
+                                "(one unsupported anchor of two gives exactly 0.5 and passes)")
+    assert "2 of them are labelled bad (hallucinated is True)" in h["text"]
+    r = out["relevance"]
+    assert (r["rule"], r["n_on"], r["flagged"], r["n_on_positive"]) == ("relevance < 0.1", 2, False, 1)
+    assert "completeness" not in out  # no such column: no entry
+
+
+def test_a_calibrated_inclusive_rule_flags_the_boundary():
+    t = Thresholds(profile=(Threshold("hallucination", 0.5, "above", True),))
+    h = next(b for b in threshold_boundary(FRAME, t, label="faithful", positive="N") if b["metric"] == "hallucination")
+    assert (h["rule"], h["n_on"], h["flagged"], h["n_on_positive"]) == ("hallucination >= 0.5", 3, True, 2)
+    assert h["text"] == ("hallucination >= 0.5 includes its threshold: 3 rows score exactly 0.5 and are flagged "
+                         "(FAIL). 2 of them are labelled bad (faithful = N).")
+
+
+def test_the_report_numbers_hold_the_boundary(tmp_path):
+    from evalkit.analysis import analyze
+    from evalkit.experiment import Experiment
+
+    res = FRAME.assign(verdict=["PASS"] * 7, error=[None] * 7)
+    out = analyze(res, Experiment(name="x", data=str(tmp_path / "d.csv")))
+    h = next(b for b in out["verdict_boundary"] if b["metric"] == "hallucination")
+    assert h["n_on"] == 3 and h["n_on_positive"] == 2  # the 'hallucinated' column is read as the label

@@ -1,0 +1,198 @@
+"""Writers that never destroy: kills mid-write, a full disk, a second writer, folders evalkit did not make."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalkit import cli
+from evalkit.safeio import OutputError, atomic_path, output_lock, owned_dir, write_text
+
+EVALKIT = [sys.executable, "-m", "evalkit.cli"]
+
+
+def _sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def _results(path: Path, n: int) -> Path:
+    rng = np.random.default_rng(3)
+    pd.DataFrame({"id": [f"q{i // 2}" for i in range(n)], "system": ["a", "b"] * (n // 2),
+                  "hallucination": rng.random(n), "relevance": rng.random(n), "completeness": rng.random(n),
+                  "correct": rng.integers(0, 2, n), "answer": ["An answer long enough to take a while. " * 4] * n}
+                 ).to_csv(path, index=False)
+    return path
+
+
+def _profile(path: Path) -> Path:
+    path.write_text("evalkit_profile: 2\nmetrics:\n  hallucination: {threshold: 0.5, flag: above, inclusive: true}\n")
+    return path
+
+
+def _kill_at(argv: list[str], cwd: Path, delay: float) -> None:
+    p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+
+
+@pytest.mark.parametrize("command", ["verdict", "compare"])
+def test_killed_mid_write_leaves_old_or_new_never_truncated(tmp_path, command):
+    """SIGKILL at spread points of the run (reference run's duration x 0.3 .. 0.95): the output is the old file's
+    bytes or the complete new file's, whichever, never a cut-short file that still parses."""
+    _results(tmp_path / "r.csv", 12000)
+    _profile(tmp_path / "p.yaml")
+    argv = EVALKIT + ({"verdict": ["verdict", "r.csv", "--thresholds", "p.yaml", "-o", "out.csv"],
+                       "compare": ["compare", "r.csv", "--a", "a", "--b", "b", "--metrics", "hallucination",
+                                   "--resamples", "50", "-o", "out.csv"]}[command])
+    t0 = time.perf_counter()
+    subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True)
+    took = time.perf_counter() - t0
+    new = (tmp_path / "out.csv").read_bytes()
+    old = b"the user's previous result\n"
+    for frac in (0.3, 0.6, 0.8, 0.95):
+        (tmp_path / "out.csv").write_bytes(old)
+        _kill_at(argv, tmp_path, took * frac)
+        got = (tmp_path / "out.csv").read_bytes()
+        assert got in (old, new), f"killed at {frac:.2f} of the run: {len(got)} bytes, neither old nor new"
+    # a later run takes over the killed writer's lock and cleans its temporaries
+    subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True)
+    assert (tmp_path / "out.csv").read_bytes() == new
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith((".tmp", ".lock"))]
+
+
+def test_killed_report_leaves_every_file_complete(tmp_path):
+    """A report killed at several points: each of its files is absent, or complete (parses / ends its format)."""
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"question": f"What is fee {i}?", "answer": f"The fee is ${i}.",
+                                        "contexts": [f"The fee is ${i} a month."]}) + "\n" for i in range(6)))
+    (tmp_path / "e.yaml").write_text("name: k\ndata: d.jsonl\nmetrics: [relevance, completeness]\n"
+                                     "notebooks: [00_quickstart, 08_report]\n")
+    argv = EVALKIT + ["report", "e.yaml", "--resamples", "20"]
+    t0 = time.perf_counter()
+    subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True)
+    took = time.perf_counter() - t0
+    out = tmp_path / "reports" / "k"
+    for frac in (0.5, 0.9):
+        _kill_at(argv, tmp_path, took * frac)
+        for f in out.rglob("*"):
+            if f.name.endswith((".tmp", ".lock")) or not f.is_file():
+                continue  # a killed writer's own temporaries, never the files themselves
+            body = f.read_bytes()
+            if f.suffix == ".json" or f.suffix == ".ipynb":
+                json.loads(body)
+            elif f.suffix == ".parquet":
+                pd.read_parquet(f)
+            elif f.suffix == ".html":
+                assert body.rstrip().endswith(b"</html>"), f
+            elif f.suffix == ".png":
+                assert body.endswith(b"IEND\xaeB`\x82"), f
+    subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True)  # the stale lock is taken over
+
+
+@pytest.fixture()
+def small_disk(tmp_path):
+    """A real 24 KiB filesystem (tmpfs; the tests run as root in CI)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24k", "tmpfs", str(disk)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
+    yield disk
+    subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_disk_full_names_the_path_and_leaves_nothing(small_disk, tmp_path, monkeypatch, capsys):
+    _results(tmp_path / "r.csv", 400)
+    _profile(tmp_path / "p.yaml")
+    (small_disk / "out.csv").write_text("old\n")
+    monkeypatch.chdir(tmp_path)
+    rc = cli.main(["verdict", "r.csv", "--thresholds", "p.yaml", "-o", str(small_disk / "out.csv")])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.startswith(f"evalkit: error: {small_disk / 'out.csv'}: no space left on device"), err
+    assert sorted(p.name for p in small_disk.iterdir()) == ["out.csv"]
+    assert (small_disk / "out.csv").read_text() == "old\n"
+
+
+def test_a_second_writer_is_refused_with_the_first_ones_pid(tmp_path):
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom evalkit.safeio import output_lock\n"
+                               f"with output_lock({str(tmp_path / 'out.csv')!r}):\n"
+                               "    print('held', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(OutputError, match=rf"another evalkit process \(pid {holder.pid}\) is writing this output"):
+            write_text(tmp_path / "out.csv", "second")
+        assert not (tmp_path / "out.csv").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    write_text(tmp_path / "out.csv", "after")  # the dead holder's lock is taken over
+    assert (tmp_path / "out.csv").read_text() == "after"
+
+
+def test_failed_write_leaves_the_old_file(tmp_path):
+    (tmp_path / "a.txt").write_text("old")
+    with pytest.raises(RuntimeError):
+        with atomic_path(tmp_path / "a.txt") as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("stopped")
+    assert (tmp_path / "a.txt").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_lock_is_reentrant_in_one_process(tmp_path):
+    with output_lock(tmp_path / "o.csv"):
+        write_text(tmp_path / "o.csv", "x")  # a run writing its own locked output
+        assert (tmp_path / ".o.csv.lock").exists()
+    assert not (tmp_path / ".o.csv.lock").exists()
+
+
+def test_owned_dir_never_clears_a_user_folder(tmp_path):
+    user = tmp_path / "figures" / "paper"
+    user.mkdir(parents=True)
+    (user / "fig1.pdf").write_text("mine")
+    with pytest.raises(OutputError, match="is a folder evalkit did not create"):
+        owned_dir(user, clear=True)
+    assert (user / "fig1.pdf").read_text() == "mine"
+    made = owned_dir(tmp_path / "made")
+    (made / "old.png").write_text("x")
+    owned_dir(made, clear=True)
+    assert [p.name for p in made.iterdir()] == [".evalkit-owned"]
+
+
+def test_report_figures_copy_refuses_a_user_folder(tmp_path):
+    from evalkit.report import ReportError, _copy_figures
+
+    figs = owned_dir(tmp_path / "r" / "figures")
+    (figs / "a.png").write_bytes(b"png")
+    (tmp_path / "figures" / "exp").mkdir(parents=True)
+    (tmp_path / "figures" / "exp" / "thesis.png").write_bytes(b"mine")
+    with pytest.raises(ReportError, match="evalkit did not create"):
+        _copy_figures(figs, tmp_path / "figures", "exp")
+    assert (tmp_path / "figures" / "exp" / "thesis.png").read_bytes() == b"mine"
+    _copy_figures(figs, tmp_path / "figures", "new")
+    assert (tmp_path / "figures" / "new" / "a.png").read_bytes() == b"png"
+
+
+def test_two_experiments_with_one_name_are_refused_unless_overwrite(tmp_path, monkeypatch, capsys):
+    """A report folder made for another experiment file (its experiment.txt says which) is not replaced."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.csv").write_text("question,answer\nQ,A\n")
+    (tmp_path / "e.yaml").write_text("name: same\ndata: d.csv\nnotebooks: [00_quickstart]\n")
+    out = owned_dir(tmp_path / "reports" / "same")
+    (out / "experiment.txt").write_text("/somewhere/else/other.yaml\n")
+    (out / "report.html").write_text("the other experiment's report")
+    rc = cli.main(["report", "e.yaml"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "holds the report of another experiment (/somewhere/else/other.yaml)" in err
+    assert (out / "report.html").read_text() == "the other experiment's report"
