@@ -157,14 +157,11 @@ def _score_cmd(args) -> int:
     data, columns = _score_input(args)
     # streamed from the parts into the output under its lock; what is printed below is computed from the columns
     # the summary reads (kept for every row), so memory stays flat however large the output is
-    try:
-        written = evaluate_to_file(data, args.output, metrics, cfg, parts_dir=parts, keep=summary_reads,
-                                   progress=not args.quiet and None, engine=args.engine, scheduler=args.scheduler,
-                                   chunk_size=args.chunk_size, resume=args.resume, columns=columns,
-                                   strict_columns=args.strict)
-    except BaseException:
-        _drop_unfinished(parts)
-        raise
+    # (a run that fails before finishing a chunk leaves no parts; a run refused by another's lock touches nothing)
+    written = evaluate_to_file(data, args.output, metrics, cfg, parts_dir=parts, keep=summary_reads,
+                               progress=not args.quiet and None, engine=args.engine, scheduler=args.scheduler,
+                               chunk_size=args.chunk_size, resume=args.resume, columns=columns,
+                               strict_columns=args.strict)
     path, out = written.path, written.kept
     meta = out.attrs["evalkit"]
     n_err = int(out["error"].notna().sum())
@@ -197,20 +194,6 @@ def _score_input(args):
     if p.is_file() and (FORMATS.get(p.suffix.lower()) == "csv" or any(reading.values())):
         return load(p, columns=_columns(args), **reading), None
     return args.input, _columns(args)
-
-
-def _drop_unfinished(parts: str) -> None:
-    """A run that failed before finishing any chunk leaves nothing behind (a finished chunk is kept: a re-run
-    resumes from it)."""
-    from .stream import MANIFEST, remove_parts
-
-    manifest = Path(parts) / MANIFEST
-    try:
-        chunks = json.loads(manifest.read_text(encoding="utf-8")).get("chunks") if manifest.exists() else None
-    except (OSError, ValueError):
-        return
-    if manifest.exists() and not chunks:
-        remove_parts(parts)
 
 
 def _read_results(path: str, columns: dict[str, str] | None = None, args=None):

@@ -81,7 +81,8 @@ def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metric
     Chunks are scored into ``parts_dir`` (resumed when ``resume``, see :func:`evalkit.stream.score_chunks`, whose
     other ``options`` these are: ``chunk_size``, ``engine``, ``scheduler``, ``columns``, ``on_error``,
     ``progress``, ``strict_columns``), then streamed into ``output`` part by part with the verdict added to each
-    (:func:`evalkit.stream.write_output`); the parts are removed once the output is written. The whole run holds
+    (:func:`evalkit.stream.write_output`); the parts are removed once the output is written (and when the run
+    fails before any chunk finished; a finished chunk is kept for the re-run to resume from). The whole run holds
     ``output``'s lock: a second process writing the same output (or its parts) is refused with
     :class:`evalkit.safeio.OutputError` naming the first one's pid.
 
@@ -91,7 +92,7 @@ def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metric
     """
     from .engine import make_engine
     from .safeio import output_lock
-    from .stream import DEFAULT_CHUNK, remove_parts, score_parts, write_output
+    from .stream import DEFAULT_CHUNK, remove_parts, remove_unfinished, score_parts, write_output
 
     config = as_config(config)
     scheduler, engine = options.pop("scheduler", None), options.pop("engine", None)
@@ -105,8 +106,13 @@ def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metric
 
     # one writer per output, for the whole run: two runs to one output would mix their parts
     with output_lock(output):
-        with make_engine(engine, scheduler) as runner_engine:
-            cp, usage = score_parts(data, metrics, config, parts_dir=parts_dir, engine=runner_engine, **options)
+        try:
+            with make_engine(engine, scheduler) as runner_engine:
+                cp, usage = score_parts(data, metrics, config, parts_dir=parts_dir, engine=runner_engine, **options)
+        except BaseException:
+            if parts_dir is not None:  # under the lock: never another run's parts
+                remove_unfinished(parts_dir)
+            raise
         scored = cp.chunks[0]["meta"].get("metrics", []) if cp.chunks else []
         written = write_output(cp, output, keep=keep,
                                transform=verdicts if all(m in scored for m in TRIAD) else None)

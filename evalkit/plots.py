@@ -129,6 +129,8 @@ def save_for_print(fig, name: str, out_dir: str | Path, *, widths: Sequence[str]
     >>> [p.name for p in save_for_print(fig, "bars", tempfile.mkdtemp())]
     ['bars.pdf', 'bars.svg', 'bars_wide.pdf', 'bars_wide.svg']
     """
+    import warnings
+
     from matplotlib.text import Text
 
     out = Path(out_dir)
@@ -137,17 +139,28 @@ def save_for_print(fig, name: str, out_dir: str | Path, *, widths: Sequence[str]
     titles = {id(t) for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)}
     if getattr(fig, "_suptitle", None) is not None:
         titles.add(id(fig._suptitle))
-    labels = [(t, t.get_text()) for ax in fig.axes for t in (ax.xaxis.label, ax.yaxis.label, ax.title) if t.get_text()]
+    labels = [(ax, t, t.get_text()) for ax in fig.axes for t in (ax.xaxis.label, ax.yaxis.label, ax.title)
+              if t.get_text()]
     paths = []
     for key in widths:
         width = COLUMN_WIDTHS[key]
         # the notebook's aspect ratio, kept within what a column holds
         fig.set_size_inches(width, min(max(h0 * width / w0, 0.55 * width if key == "column" else 0.3 * width), 9.0))
+        _legends_below(fig)
         for t in fig.findobj(Text):
             t.set_fontsize(font_pt + (1 if id(t) in titles else 0))
-        _wrap_labels(fig, labels, font_pt)
-        _unoverlap_ticks(fig)
-        fig.tight_layout()
+        for ax in fig.axes:  # ticks the locator adds at the new size take this size too
+            ax.tick_params(axis="both", labelsize=font_pt)
+        for _, t, text in labels:
+            t.set_text(text)
+        with warnings.catch_warnings():  # the panels may not fit until _grow_to_fit has made room
+            warnings.filterwarnings("ignore", message="constrained_layout not applied", category=UserWarning)
+            warnings.filterwarnings("ignore", message="Tight layout not applied", category=UserWarning)
+            _unoverlap_ticks(fig)
+            fig.set_layout_engine("constrained")  # makes room for a legend below, as tight_layout does not
+            fig.canvas.draw()
+            _wrap_labels(fig, labels, font_pt)
+            _grow_to_fit(fig)
         stem = name if key == "column" else f"{name}_{key}"
         for fmt in formats:
             p = out / f"{stem}.{fmt}"
@@ -162,13 +175,48 @@ def _wrap_labels(fig, labels, font_pt: float) -> None:
     """Axis labels and titles wrapped to their axes' width (a label wider than its panel runs off the page)."""
     import textwrap
 
-    for t, text in labels:
-        ax = t.axes
-        width_in = ax.get_position().width * fig.get_figwidth() if ax is not None else fig.get_figwidth()
-        if t is getattr(ax, "yaxis", None) and t is ax.yaxis.label:
-            width_in = ax.get_position().height * fig.get_figheight()
-        chars = max(12, int(width_in * 72 / (font_pt * 0.55)))
-        t.set_text("\n".join(textwrap.fill(line, chars) for line in text.split("\n")))
+    for ax, t, text in labels:
+        pos = ax.get_position()
+        width_in = pos.height * fig.get_figheight() if t is ax.yaxis.label else pos.width * fig.get_figwidth()
+        chars = max(12, int(width_in * 72 / (font_pt * 0.62)))
+        t.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n")))
+
+
+def _grow_to_fit(fig, min_axes_in: float = 0.9, tries: int = 8) -> None:
+    """Make the figure taller until nothing (turned tick labels, a legend below) falls off its top or bottom,
+    every panel is at least ``min_axes_in`` tall, and no y tick labels overlap."""
+    for _ in range(tries):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        box = fig.get_tightbbox(renderer)
+        w, h = fig.get_size_inches()
+        grow = max(0.0, -box.y0) + max(0.0, box.y1 - h)
+        for ax in fig.axes:
+            ticks = [t for t in ax.get_yticklabels() if t.get_text() and t.get_visible()]
+            grow = max(grow, min_axes_in - ax.get_position().height * h)
+            boxes = sorted((t.get_window_extent(renderer) for t in ticks), key=lambda b: b.y0)
+            if any(a.y1 > b.y0 + 0.5 for a, b in zip(boxes, boxes[1:])):
+                grow = max(grow, 0.15 * h)
+        if grow < 0.01 or h + grow > 9.0:
+            return
+        fig.set_size_inches(w, h + grow + 0.05)
+
+
+def _legends_below(fig) -> None:
+    """A legend set beside an axes (outside it, where a page would cut it) becomes one legend under the figure."""
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        anchor = getattr(leg, "_bbox_to_anchor", None) if leg is not None else None
+        if anchor is None:
+            continue
+        x0 = ax.transAxes.inverted().transform((anchor.x0, anchor.y0))[0]
+        if x0 <= 1.0:
+            continue
+        handles, names = ax.get_legend_handles_labels()
+        title = leg.get_title().get_text()
+        leg.remove()
+        fig.legend(handles, names, loc="outside lower center", ncol=min(len(names), 5), frameon=False,
+                   title=title or None)
 
 
 def _ticks_overlap(labels, renderer) -> bool:
@@ -177,7 +225,7 @@ def _ticks_overlap(labels, renderer) -> bool:
 
 
 def _unoverlap_ticks(fig) -> None:
-    """Turn an axis' x tick labels 45 degrees where, laid out flat, two of them overlap; 90 if they still do."""
+    """Where an axis' x tick labels overlap laid out flat: turned 45 degrees, or 90 if they still do."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
@@ -195,7 +243,8 @@ def _unoverlap_ticks(fig) -> None:
         if _ticks_overlap(labels, renderer):
             for t in labels:
                 t.set_rotation(90)
-                t.set_horizontalalignment("right")
+                t.set_horizontalalignment("center")
+                t.set_rotation_mode("default")
 
 
 def overlapping_labels(fig) -> list[tuple[str, str]]:

@@ -232,6 +232,18 @@ def remove_parts(directory: str | Path) -> None:
         directory.rmdir()
 
 
+def remove_unfinished(directory: str | Path) -> None:
+    """Remove a parts directory in which no chunk finished (a run that failed at once leaves nothing behind); one
+    with a finished chunk is kept, so a re-run resumes from it. Call it only while holding the output's lock."""
+    manifest = Path(directory) / MANIFEST
+    try:
+        chunks = json.loads(manifest.read_text(encoding="utf-8")).get("chunks") if manifest.exists() else None
+    except (OSError, ValueError):
+        return
+    if manifest.exists() and not chunks:
+        remove_parts(directory)
+
+
 # ---------------------------------------------------------------------------------------------------- progress
 
 class Progress:

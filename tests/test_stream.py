@@ -237,6 +237,7 @@ def test_a_second_run_to_the_same_output_is_refused_and_the_first_completes(tmp_
             assert lock.read_text().split() == [str(first.pid)]  # the first run holds the output's lock
             second = subprocess.run(args, cwd=ROOT, env=_env(), capture_output=True, text=True)
             calls_meanwhile = srv.requests
+            parts_kept = (Path(f"{out}.parts") / MANIFEST).exists()  # the refused run left the first's parts alone
         finally:
             srv.latency = 0.0
             _, err = first.communicate()
@@ -244,7 +245,7 @@ def test_a_second_run_to_the_same_output_is_refused_and_the_first_completes(tmp_
     assert second.stderr.strip() == (f"evalkit: error: {out}: another evalkit process (pid {first.pid}) is writing "
                                      f"this output; wait for it or remove {lock} if that process is gone")
     assert first.returncode == 0, err
-    assert calls_meanwhile < 84  # the first run was still scoring when the second was refused
+    assert calls_meanwhile < 84 and parts_kept  # the first run was still scoring when the second was refused
     assert pd.read_parquet(out)["id"].tolist() == [json.loads(line)["id"] for line in
                                                    sample_path.read_text().splitlines() if line.strip()]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cfg.yaml", "o.parquet"]  # no parts, lock or temporary
