@@ -501,7 +501,7 @@ def main_tex(run: Run, tables: Sequence[str], figures: Sequence[tuple[str, str, 
         lines += [r"\begin{figure}[htbp]", r"\centering",
                   rf"\includegraphics{{figures/{name}{'_wide' if wide else ''}.pdf}}",
                   rf"\caption{{{latex_escape(caption or name)}}}", rf"\label{{fig:{name}}}", r"\end{figure}"]
-    lines += ["", r"\bibliographystyle{plain}", r"\bibliography{references}", r"\end{document}", ""]
+    lines += ["", r"\clearpage", r"\bibliographystyle{plain}", r"\bibliography{references}", r"\end{document}", ""]
     return "\n".join(lines)
 
 

@@ -182,7 +182,7 @@ def _wrap_labels(fig, labels, font_pt: float) -> None:
         t.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n")))
 
 
-def _grow_to_fit(fig, min_axes_in: float = 0.9, tries: int = 8) -> None:
+def _grow_to_fit(fig, min_axes_in: float = 0.45, tries: int = 8) -> None:
     """Make the figure taller until nothing (turned tick labels, a legend below) falls off its top or bottom,
     every panel is at least ``min_axes_in`` tall, and no y tick labels overlap."""
     for _ in range(tries):
@@ -197,7 +197,7 @@ def _grow_to_fit(fig, min_axes_in: float = 0.9, tries: int = 8) -> None:
             boxes = sorted((t.get_window_extent(renderer) for t in ticks), key=lambda b: b.y0)
             if any(a.y1 > b.y0 + 0.5 for a, b in zip(boxes, boxes[1:])):
                 grow = max(grow, 0.15 * h)
-        if grow < 0.01 or h + grow > 9.0:
+        if grow < 0.01 or h + grow > 8.0:  # a page's text height is about 9 in; leave room for the caption
             return
         fig.set_size_inches(w, h + grow + 0.05)
 
@@ -215,8 +215,14 @@ def _legends_below(fig) -> None:
         handles, names = ax.get_legend_handles_labels()
         title = leg.get_title().get_text()
         leg.remove()
-        fig.legend(handles, names, loc="outside lower center", ncol=min(len(names), 5), frameon=False,
-                   title=title or None)
+        ncol = min(len(names), 5)
+        while True:  # as many columns as the figure's width holds
+            leg = fig.legend(handles, names, loc="outside lower center", ncol=ncol, frameon=False, title=title or None)
+            fig.canvas.draw()
+            if ncol == 1 or leg.get_window_extent().width <= 0.98 * fig.bbox.width:
+                break
+            leg.remove()
+            ncol -= 1
 
 
 def _ticks_overlap(labels, renderer) -> bool:

@@ -214,8 +214,8 @@ def suggest_label(values: Sequence[Any], column: str) -> LabelSuggestion | None:
     if len(texts) > 2:
         nums = [_try_number(v) for v in present]
         if all(x is not None and float(x).is_integer() and 1 <= x <= 5 for x in nums) and len(texts) >= 3:
-            return LabelSuggestion(column, "ordinal", "<=2", f"flagged = scores 1-2 of the 1-5 scale (low = a bad "
-                                                             f"answer); use '>=4' if 5 is the worst")
+            return LabelSuggestion(column, "ordinal", "<=2", "flagged = scores 1-2 of the 1-5 scale (low = a bad "
+                                                             "answer); use '>=4' if 5 is the worst")
         return None
     pair = next((p for p in _PAIRS if texts <= set(p)), None)
     if pair is None or len(texts) < 2:

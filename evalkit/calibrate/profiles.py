@@ -38,7 +38,6 @@ def write_profile(path, entries: Mapping[str, dict[str, Any]], *, dataset_sha256
     (``dataset_sha256``: the hash of that file, a results table or a plain score/label table).
     """
     import datetime
-    from pathlib import Path
 
     import yaml
 

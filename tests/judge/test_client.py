@@ -55,10 +55,10 @@ def test_500_exhausts_retries(srv):
 
 def test_stalled_reply_times_out_and_is_retried(srv):
     j = judge_for(srv, timeout=0.3, max_retries=1)
-    t0 = time.perf_counter()
-    with pytest.raises(JudgeError, match="ReadTimeout"):
+    with pytest.raises(JudgeError, match="failed after 2 attempts; last error: ReadTimeout"):
         ask(j, "FAULT_STALL")
-    assert time.perf_counter() - t0 < 1.5 and srv.requests == 2
+    # counted, not timed: one call and one retry, each cut at the timeout (the server stalls far longer)
+    assert srv.requests == 2 and j.usage()["m"]["retries"] == 1 and j.usage()["m"]["failures"] == 1
 
 
 def test_malformed_json_gets_one_repair(srv):

@@ -4,7 +4,6 @@ import json
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -70,8 +69,7 @@ def test_faults_and_counters():
         assert _chat(srv.url, "FAULT_429 hello").status_code == 429
         assert _chat(srv.url, "FAULT_429 hello").status_code == 200  # the same body succeeds the second time
         assert _chat(srv.url, "FAULT_500").status_code == 500
-        t0 = time.perf_counter()
-        assert _chat(srv.url, "FAULT_STALL").status_code == 200 and time.perf_counter() - t0 >= 0.01
+        assert _chat(srv.url, "FAULT_STALL").status_code == 200  # stalls, then answers (no timing asserted)
         assert srv.requests == 4 and sum(srv.prompts.values()) == 4
 
 
