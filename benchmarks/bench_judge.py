@@ -1,4 +1,6 @@
-"""Judged metrics on N rows against the scripted judge server: HTTP calls, seconds, cached re-run seconds.
+"""Judged metrics on N rows against the scripted judge server: HTTP calls, seconds, cached re-run seconds; and the
+four RAGAS-style metrics' calls per row with three contexts a row, the way they asked before #29 (faithfulness in
+two calls, context precision one call per context) beside the way they ask now (one call each).
 
     python benchmarks/bench_judge.py [--rows 200] [--concurrency 4] [--latency 0.05]
 
@@ -16,6 +18,54 @@ import evalkit
 from evalkit.testing import ScriptedJudgeServer
 
 from common import ROOT
+
+RAGAS4 = ["faithfulness", "context_precision", "context_recall", "answer_relevance"]
+
+
+def calls_before_29(df, url: str) -> int:
+    """HTTP calls of the four metrics on ``df`` as they were asked before #29, replayed through the same client
+    and in-memory cache (identical questions are asked once, as in a run): faithfulness' statements, then their
+    verdicts; one ``context_relevance`` call per context; context recall; the questions of answer relevance."""
+    from evalkit.judge import OpenAIJudge, load_prompts
+    from evalkit.config import JudgeConfig
+
+    P, judge = load_prompts(), OpenAIJudge(JudgeConfig(base_url=url, model="scripted", cache_path=None))
+    before = judge.usage()
+    for r in df.itertuples():
+        ctxs = [c for c in r.contexts if c and c.strip()]
+        stm = judge.complete(P["faithfulness_statements"], {"question": r.question, "answer": r.answer}).data
+        if stm["statements"]:
+            numbered = "\n".join(f"{i}. {s}" for i, s in enumerate(stm["statements"], start=1))
+            judge.complete(P["faithfulness_verdicts"], {"context": "\n\n".join(ctxs), "statements": numbered})
+        for c in ctxs:
+            judge.complete(P["context_relevance"], {"question": r.question, "reference": r.ground_truth, "context": c})
+        judge.complete(P["context_recall"], {"question": r.question, "context": "\n\n".join(ctxs),
+                                             "reference": r.ground_truth})
+        judge.complete(P["answer_questions"], {"answer": r.answer, "n": 3})
+    judge.close()
+    return int(sum(u.get("http_calls", 0) for u in judge.usage().values()) - sum(
+        u.get("http_calls", 0) for u in before.values()))
+
+
+def calls_per_row() -> None:
+    """Before and after #29 on the sample's 84 rows with three contexts each (tests/judge/three_contexts.py)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "judge"))
+    from three_contexts import three_context_rows
+
+    df = three_context_rows()
+    with ScriptedJudgeServer() as srv:
+        old = calls_before_29(df, srv.url)
+    with ScriptedJudgeServer() as srv:
+        evalkit.evaluate(df, RAGAS4, {"judge": {"base_url": srv.url, "model": "scripted", "cache_path": None}},
+                         progress=False)
+        new = srv.requests
+    print(f"\n{', '.join(RAGAS4)} on {len(df)} rows, 3 contexts a row ({df['id'].nunique()} questions, "
+          f"{df['system'].nunique()} systems):")
+    print(f"  {'':<34}{'HTTP calls':>10}{'per row':>9}")
+    print(f"  {'before #29 (per context, 2-step)':<34}{old:>10}{old / len(df):>9.2f}")
+    print(f"  {'now (one call per metric and row)':<34}{new:>10}{new / len(df):>9.2f}")
 
 METRICS = ["faithfulness", "context_precision", "context_recall", "answer_relevance", "ragas_score",
            "factual_accuracy", "answer_class"]
@@ -49,6 +99,7 @@ def main() -> None:
     for m, u in sorted(usage.items()):
         print(f"  {m:<18} calls {int(u.get('http_calls', 0)):>5}  tokens {int(u.get('prompt_tokens', 0)):>7}+"
               f"{int(u.get('completion_tokens', 0)):<6}")
+    calls_per_row()
 
 
 if __name__ == "__main__":

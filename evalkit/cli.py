@@ -29,6 +29,8 @@ def _default_text(metric) -> str:
         return "yes"
     if metric.name in OPTIONAL_DEFAULTS:
         return "with a judge" if "judge" in metric.resources or metric.derived else "with the embed extra"
+    if metric.family == "custom":  # the config defines it to be run
+        return "with a judge"
     return ""
 
 
@@ -38,8 +40,14 @@ def _metrics_cmd(args) -> int:
     from .metrics import DEFAULT_METRICS, REGISTRY
     from .metrics.base import markdown_table
 
+    shown = dict(REGISTRY)
+    if getattr(args, "config", None):  # the config's custom metrics, listed like built-ins (validated first)
+        from .metrics.custom import config_metrics
+        from .runner import as_config
+
+        shown.update({m.name: m for m in config_metrics(as_config(args.config))})
     if args.markdown:
-        print(markdown_table(REGISTRY.values()))
+        print(markdown_table(shown.values()))
         return 0
     if args.json:
         print(json.dumps([{"name": m.name, "family": m.family, "kind": m.kind, "direction": m.direction,
@@ -47,11 +55,11 @@ def _metrics_cmd(args) -> int:
                            "unit": m.unit, "needs": list(m.needs), "default": m.name in DEFAULT_METRICS,
                            "formula": m.formula, "empty_policy": m.empty_policy,
                            "verdict_role": dataclasses.asdict(m.verdict_role) if m.verdict_role else None,
-                           "evidence_keys": list(m.evidence_keys)} for m in REGISTRY.values()], indent=2))
+                           "evidence_keys": list(m.evidence_keys)} for m in shown.values()], indent=2))
         return 0
     header = ("name", "family", "kind", "value", "needs", "default", "formula")
     rows = [(m.name, m.family, m.kind, m.reads_as, ",".join(m.needs), _default_text(m), m.formula)
-            for m in REGISTRY.values()]
+            for m in shown.values()]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header) - 1)]
     for r in [header, *rows]:  # the formula is last and not padded: it is the long column
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
@@ -545,6 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
     shown = m.add_mutually_exclusive_group()
     shown.add_argument("--json", action="store_true", help="print JSON instead of a table")
     shown.add_argument("--markdown", action="store_true", help="print the Markdown table the README shows")
+    m.add_argument("--config", help="a scoring config: its custom_metrics are listed too (and it is validated)")
     _add_report_and_init(sub)
     _add_score(sub)
     sm = _sub(sub, "summary", "summary table of a results file",

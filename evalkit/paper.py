@@ -338,8 +338,9 @@ def methods(run: Run, p: Plan, fmt: str = "latex") -> tuple[str, list[str]]:
         reg = REGISTRY[m]
         keys = METRIC_CITATIONS.get(m, ())
         sentences.append(f"{x.code(m)} ({x.t(reg.reads_as)}): {x.t(reg.formula.rstrip('.'))}{cite(*keys) if keys else ''}.")
-    paras.append(f"Each answer was scored with {len(metrics)} metric{'s' if len(metrics) != 1 else ''} "
-                 f"(evalkit {x.t(sig.get('evalkit', ''))}). " + " ".join(sentences))
+    version = f" (evalkit {x.t(sig['evalkit'])})" if sig.get("evalkit") else ""
+    paras.append(f"Each answer was scored with {len(metrics)} metric{'s' if len(metrics) != 1 else ''}{version}. "
+                 + " ".join(sentences))
     # judge
     judge = sig.get("judge")
     if judge:

@@ -55,7 +55,7 @@ def _scale(metric: str) -> tuple[float, float] | None:
 
 def _scale_label(scale: tuple[float, float] | None) -> str:
     if scale is None:
-        return "scale not registered"
+        return "own scale"  # a column the registry does not know
     lo, hi = scale
     return f"{lo:g} or more" if hi == float("inf") else f"{lo:g}..{hi:g}"
 
@@ -160,7 +160,7 @@ def save_for_print(fig, name: str, out_dir: str | Path, *, widths: Sequence[str]
             fig.set_layout_engine("constrained")  # makes room for a legend below, as tight_layout does not
             fig.canvas.draw()
             _wrap_labels(fig, labels, font_pt)
-            _grow_to_fit(fig)
+            _grow_to_fit(fig, min_axes_in=0.2 * width)
         stem = name if key == "column" else f"{name}_{key}"
         for fmt in formats:
             p = out / f"{stem}.{fmt}"
@@ -182,7 +182,7 @@ def _wrap_labels(fig, labels, font_pt: float) -> None:
         t.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n")))
 
 
-def _grow_to_fit(fig, min_axes_in: float = 0.45, tries: int = 8) -> None:
+def _grow_to_fit(fig, min_axes_in: float = 0.7, tries: int = 8) -> None:
     """Make the figure taller until nothing (turned tick labels, a legend below) falls off its top or bottom,
     every panel is at least ``min_axes_in`` tall, and no y tick labels overlap."""
     for _ in range(tries):
@@ -514,7 +514,10 @@ def comparison_forest(table: pd.DataFrame, title: str = "System comparison"):
     'Mean paired difference b - a with its 95% bootstrap interval (pairs resampled): relevance 0.1 [0, 0.2]'
     """
     d = table.dropna(subset=["diff"]).reset_index(drop=True)
-    panels = _by_scale_and_direction(list(dict.fromkeys(d["metric"])))
+    # a column outside the registry compared as binary (e.g. a human `correct` label) is a share of True: 0..1
+    shares = {r.metric: (0.0, 1.0) for r in d.itertuples() if r.metric not in REGISTRY
+              and all(0 <= getattr(r, c, -1) <= 1 for c in ("mean_a", "mean_b"))}
+    panels = _by_scale_and_direction(list(dict.fromkeys(d["metric"])), shares)
     rows = [max(int(d["metric"].isin(ms).sum()), 1) for _, ms in panels]
     fig, axes = plt.subplots(len(panels), 1, squeeze=False, gridspec_kw={"height_ratios": rows},
                              figsize=(7, 0.4 * sum(rows) + 1.5 + 1.0 * (len(panels) - 1)))
@@ -540,12 +543,13 @@ def comparison_forest(table: pd.DataFrame, title: str = "System comparison"):
                            f"{diffs}.")
 
 
-def _by_scale_and_direction(metrics: Sequence[str]) -> list[tuple[tuple, list[str]]]:
-    """Metrics grouped by (scale, direction), one group per panel, in order of first appearance."""
+def _by_scale_and_direction(metrics: Sequence[str], scales: dict | None = None) -> list[tuple[tuple, list[str]]]:
+    """Metrics grouped by (scale, direction), one group per panel, in order of first appearance; ``scales``
+    gives the scale of columns the registry does not know."""
     groups: dict = {}
     for m in metrics:
         spec = REGISTRY.get(m)
-        groups.setdefault((_scale(m), spec.direction if spec else "none"), []).append(m)
+        groups.setdefault((_scale(m) or (scales or {}).get(m), spec.direction if spec else "none"), []).append(m)
     return list(groups.items()) or [((None, "none"), [])]
 
 

@@ -40,6 +40,8 @@ class Resources:
     _bert: Any = None
     _judge_config: Any = None
     _labelers: dict = field(default_factory=dict)
+    # metric -> its own judge (metric_params.<metric>.judge), created on first use
+    _metric_judges: dict = field(default_factory=dict)
     # token states per encoder model for this call: semantic_similarity and bert_score_f1 read the same texts
     _token_states: dict = field(default_factory=dict)
 
@@ -58,6 +60,32 @@ class Resources:
 
             self._judge = make_judge(self.config.judge)
         return self._judge
+
+    def own_judge(self, metric: str) -> Mapping[str, Any] | None:
+        """``metric_params.<metric>.judge``: the settings that override the run's judge for ``metric``, or None."""
+        own = (self.config.metric_params.get(metric) or {}).get("judge")
+        return own or None
+
+    def judge_for(self, metric: str):
+        """The judge ``metric`` calls: its own (the run's ``judge:`` with its overrides on top; the API key still
+        from the environment variable ``api_key_env`` names), else the run's."""
+        own = self.own_judge(metric)
+        if own is None:
+            return self.judge
+        if metric not in self._metric_judges:
+            from .judge import make_judge
+
+            self._metric_judges[metric] = make_judge({**self.config.judge, **own})
+        return self._metric_judges[metric]
+
+    def for_metric(self, metric: str) -> "Resources":
+        """These resources as ``metric`` sees them: ``judge`` is its own judge when it has one."""
+        return self if self.own_judge(metric) is None else _MetricResources(self, metric)
+
+    def judges(self) -> dict[str, Any]:
+        """Every judge this run created: ``""`` for the run's, else the metric's name."""
+        out = {"": self._judge} if self._judge is not None else {}
+        return {**out, **dict(sorted(self._metric_judges.items()))}
 
     @property
     def encoder(self):
@@ -110,6 +138,8 @@ class Resources:
                 out[key] = res.signature()
         for provider, lab in sorted(self._labelers.items()):
             out[f"labels_{provider}"] = lab.signature()
+        for metric, j in sorted(self._metric_judges.items()):  # a metric's own judge, named with its metric
+            out[f"judge_{metric}"] = f"judge[{metric}]:{j.signature()}"
         if self._judge_config is not None:  # only the ragas metrics ask for it: sign ragas' version beside the judge
             from .metrics.ragas import ragas_signature
 
@@ -117,10 +147,26 @@ class Resources:
         return out
 
 
-def judge_configured(config: EvalConfig) -> bool:
+class _MetricResources:
+    """A run's :class:`Resources` as one metric sees them: its own judge in place of the run's."""
+
+    def __init__(self, resources: Resources, metric: str):
+        self._resources, self._metric = resources, metric
+
+    @property
+    def judge(self):
+        return self._resources.judge_for(self._metric)
+
+    def __getattr__(self, name: str):
+        return getattr(self._resources, name)
+
+
+def judge_configured(config: EvalConfig, metric: str | None = None) -> bool:
+    """Is a judge configured (for ``metric``: its own ``metric_params.<metric>.judge`` on top of the run's)?"""
     from .judge import JudgeConfig
 
-    return JudgeConfig.resolve(config.judge).configured
+    own = (config.metric_params.get(metric) or {}).get("judge") if metric else None
+    return JudgeConfig.resolve({**config.judge, **(own or {})}).configured
 
 
 def wants_judge(metric: Metric, config: EvalConfig) -> bool:
@@ -131,7 +177,7 @@ def wants_judge(metric: Metric, config: EvalConfig) -> bool:
 
 def resource_problem(metric: Metric, config: EvalConfig) -> str | None:
     """Why ``metric`` cannot run with this configuration (None when it can)."""
-    if wants_judge(metric, config) and not judge_configured(config):
+    if wants_judge(metric, config) and not judge_configured(config, metric.name):
         from .judge import NOT_CONFIGURED
 
         return NOT_CONFIGURED
@@ -369,6 +415,7 @@ def resolve_metrics(names: Iterable[str] | None, columns: Iterable[str],
     config = config or EvalConfig()
     if names is None:
         cand = [REGISTRY[n] for n in DEFAULT_METRICS + OPTIONAL_DEFAULTS]
+        cand += [REGISTRY[s.name] for s in config.custom_metrics if s.name in REGISTRY]  # defined to be run
         cand = [m for m in cand if m.derived or set(m.needs) <= cols]
         cand = [m for m in cand if resource_problem(m, config) is None]
         # an optional derived metric (ragas_score) is left out quietly when its components are: nobody asked
@@ -449,8 +496,12 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
 
         rules = load_rules(config.fact_checks)
     resources = Resources(config)
-    if any(wants_judge(m, config) for m in chosen):  # a dead endpoint, a wrong key or model: one line, before scoring
-        log.info("judge preflight: %s", resources.judge.preflight())
+    judged = [m.name for m in chosen if wants_judge(m, config)]
+    if any(resources.own_judge(m) is None for m in judged):  # a dead endpoint, a wrong key or model: one line,
+        log.info("judge preflight: %s", resources.judge.preflight())  # before scoring
+    for m in judged:  # each metric's own judge too
+        if resources.own_judge(m) is not None:
+            log.info("judge preflight (%s): %s", m, resources.judge_for(m).preflight())
     out, all_errors, methods = _score_all(chosen, df, config, rules, resources, on_error, progress)
     names = [m.name for m in chosen]
     out["error"] = pd.Series([" | ".join(e) if e else None for e in all_errors], dtype=object)
@@ -520,7 +571,12 @@ def as_config(config: EvalConfig | Mapping[str, Any] | str | Path | None) -> Eva
     else:  # built in code or by dataclasses.replace: from_dict's checks have not run
         source = "config"
     # per-metric parameters are checked against the registry here, before anything is scored
-    return config.validate(source, registry=REGISTRY, renamed=RENAMED)
+    config.validate(source, registry=REGISTRY, renamed=RENAMED)
+    if config.custom_metrics:  # registered like built-ins for the run (evalkit.metrics.custom says how)
+        from .metrics.custom import activate
+
+        activate(config)
+    return config
 
 
 def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
@@ -564,7 +620,7 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules
             params = _metric_params(m, config, rules)
             if "method" in params:
                 methods[m.name] = params["method"]
-            scores, errors = _run_metric(m, inputs, params, resources, ids, on_error, bar)
+            scores, errors = _run_metric(m, inputs, params, resources.for_metric(m.name), ids, on_error, bar)
             out[m.name] = _column(m, [s.value if s is not None else None for s in scores])
             out[f"{m.name}_details"] = pd.Series([_to_json(s.details) if s is not None else None for s in scores],
                                                  dtype=object)
@@ -638,12 +694,20 @@ def _run_meta(df: pd.DataFrame, names: list[str], config: EvalConfig, resources:
     from .signature import build_signature, rows_sha256, sig_string
 
     meta: dict[str, Any] = {"metrics": names, "config": config.as_dict()}
-    if resources._judge is not None:
-        from .judge import prompts_sha256
+    judges = resources.judges()
+    if judges:
+        import hashlib
 
         j = resources._judge
-        meta["judge"] = {"signature": j.signature(), "usage": j.usage(), "prompts": dict(sorted(j.prompts_used.items())),
-                         "prompts_sha256": prompts_sha256(sorted(j.prompts_used)) if j.prompts_used else None}
+        used = {k: v for jj in judges.values() for k, v in jj.prompts_used.items()}
+        usage = {k: v for jj in judges.values() for k, v in jj.usage().items()}  # per metric: no key is shared
+        # a custom metric's prompt is not a shipped file: hash the hashes (the same value prompts_sha256 gives)
+        meta["judge"] = {"signature": j.signature() if j is not None else None, "usage": usage,
+                         "prompts": dict(sorted(used.items())),
+                         "prompts_sha256": hashlib.sha256("".join(v for _, v in sorted(used.items())).encode())
+                         .hexdigest() if used else None}
+        if resources._metric_judges:
+            meta["judge"]["per_metric"] = {m: jj.signature() for m, jj in sorted(resources._metric_judges.items())}
     sig = build_signature(config, df.attrs.get("sha256"), names, judge=meta.get("judge"),
                           resources=resources.signatures(), methods=methods, rows_sha256=rows_sha256(df))
     meta["signature"] = sig

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 EN_DASH = "–"
 
@@ -415,7 +415,3 @@ def write_tex(path, table: Table) -> Any:
 __all__ = ["Table", "Cell", "Interval", "value_or", "latex_escape", "markdown_escape", "to_latex", "to_markdown", "render",
            "summary_table", "compare_table", "calibration_table", "frame_table", "write_tex"]
 
-
-def _doc(tables: Sequence[Table]) -> str:  # pragma: no cover - a convenience for looking at tables by hand
-    return ("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
-            + "\n\n".join(to_latex(t) for t in tables) + "\n\\end{document}\n")

@@ -162,8 +162,9 @@ def apply_verdicts(results: pd.DataFrame, thresholds: Thresholds | None = None, 
 
     The triad (hallucination, relevance, completeness) must be present; a profile rule on a metric
     the results lack is not applied and a note says so. The row decision (empty, language, abstained) is
-    read from its columns (:func:`row_decisions`); one note counts the empty and non-English answers. Scores are read as they are stored, so the
-    verdict can be re-applied to saved results without re-scoring (``evalkit verdict``).
+    read from its columns (:func:`row_decisions`); one note counts the empty and non-English answers.
+    Scores are read as they are stored, so the verdict can be re-applied to saved results without
+    re-scoring (``evalkit verdict``).
 
     Examples
     --------

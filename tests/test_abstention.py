@@ -78,6 +78,9 @@ def test_a_shape_is_the_reason_when_no_phrase_matched():
     ("The plants are in Tilburg, Antwerp and Paris.", "en"),
     ("José Núñez was born in São Paulo in 1990 and moved to Zürich.", "en"),  # names are not a language
     ("Le Monde reported that Jean-Paul Sartre died in 1980.", "en"),
+    # HaluEval answers once called French and German: names with particles and accents
+    ("Grégory Levasseur produced the 2003 horror film starring Cécile de France.", "en"),
+    ("Klemens von Metternich and Richard von Metternich represented different countries.", "en"),
     ("The café serves crêpes, and the crème brûlée is excellent.", "en"),
 ])
 def test_detect_language(text, code):

@@ -165,3 +165,20 @@ def test_print_figures_widths_palette_and_labels(tmp_path):
     plots.save_for_print(forest, "forest", tmp_path, widths=("column",))
     assert plots.overlapping_labels(forest) == []
     plt.close(forest)
+
+
+def test_paper_of_one_system_without_verdicts(tmp_path):
+    # 3 answers, no system column, no signature: relevance (0.2 + 0.4) / 2 = 0.300 over 2 determined rows
+    src = tmp_path / "one.parquet"
+    pd.DataFrame({"question": ["a?", "b?", "c?"], "relevance": [0.2, 0.4, None],
+                  "exact_match": [True, False, True]}).to_parquet(src, index=False)
+    out = tmp_path / "paper"
+    assert main(["paper", str(src), "-o", str(out), "--resamples", "50", "--seed", "3"]) == 0
+    md = (out / "methods.md").read_text()
+    assert md.startswith("We evaluated 3 answers to 3 distinct questions.")
+    assert "No verdict thresholds were applied." in md and "(50 resamples, seed 3)" in md and "(evalkit" not in md
+    assert not (out / "tables" / "compare.tex").exists()
+    assert re.search(r"^relevance \(0\.\.1, higher is better\) & 0\.300 \[.*\] & 3 \(1, 0\) \\\\$",
+                     (out / "tables" / "summary.tex").read_text(), flags=re.M)
+    assert re.findall(r"^@\w+\{(\w+),", (out / "references.bib").read_text(), flags=re.M) == ["efron1979bootstrap"]
+    _build(out)

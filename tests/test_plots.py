@@ -106,3 +106,13 @@ def test_one_scale_is_one_panel():
     assert len(fig.axes) == 1 and fig.axes[0].get_title() == "Metric means by system"
     plt.close(fig)
     assert np.isfinite(fig.axes[0].get_ylim()).all()
+
+
+def test_a_binary_column_outside_the_registry_is_a_share_panel():
+    # `correct` is no metric; compared as binary, its means are shares of True, so its panel reads 0..1
+    t = pd.DataFrame({"metric": ["relevance", "correct"], "system_a": "a", "system_b": "b", "mean_a": [0.4, 0.5],
+                      "mean_b": [0.5, 1.0], "diff": [0.1, 0.5], "low": [0.0, 0.25], "high": [0.2, 0.75]})
+    fig = plots.comparison_forest(t)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == ["0..1, higher is better", "0..1"] and not any("not registered" in x for x in titles)
+    plt.close(fig)

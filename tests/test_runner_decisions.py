@@ -67,7 +67,7 @@ def test_a_non_english_answer_is_undetermined_by_the_english_only_metrics(scored
     for m in METRICS:
         if m in ENGLISH_ONLY:
             assert pd.isna(row[m]) and _reason(row, m) == reason, m
-            assert f'not English: undetermined' in REGISTRY[m].empty_policy, m
+            assert 'not English: undetermined' in REGISTRY[m].empty_policy, m
         else:  # numbers, lengths, equality read any language
             assert not pd.isna(row[m]), m
     if code == "de":  # "604" is stated; a number glued to CJK characters ("604美元") is not read yet

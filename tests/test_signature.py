@@ -111,7 +111,7 @@ def test_judge_signature_and_prompts(rows, judge_cfg):
     sig = evalkit.evaluate(rows, ["faithfulness"], judge_cfg, progress=False).attrs["evalkit"]["signature"]
     assert sig["resources"] == {"judge": "openai-chat:scripted@t0,rf=json_schema"}
     assert sig["judge"] == "openai-chat:scripted@t0,rf=json_schema"
-    assert set(sig["judge_prompts"]) == {"faithfulness_statements", "faithfulness_verdicts"}
+    assert set(sig["judge_prompts"]) == {"faithfulness_claims"}  # statements and verdicts in one call (#29)
     assert len(sig["judge_prompts_sha256"]) == 64
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .anchors import hallucination, hallucination_batch
 from .base import Metric, Score, VerdictRole
+from .custom import RegistryView, register_metric, unregister_metric
 from .baselines import answer_length, novel_token_rate
 from .embedding import bert_score_batch, bert_score_f1, semantic_similarity, semantic_similarity_batch
 from .factchecks import fact_checks, fact_checks_batch
@@ -187,7 +188,9 @@ _REGISTRY_LIST = [
            range=(0.0, 1.0), batch=_RRB, resources=("judge", "ragas"), family="ragas",
            formula="ragas' own ContextRecall on the configured judge endpoint", empty_policy=_RAGAS_EMPTY),
 ]
-REGISTRY: dict[str, Metric] = {m.name: m for m in _REGISTRY_LIST}
+# the built-ins (immutable) followed by metrics registered for this process: a config's custom judged metrics
+# and register_metric()'s functions (evalkit.metrics.custom says why a view and what may replace what)
+REGISTRY: RegistryView = RegistryView({m.name: m for m in _REGISTRY_LIST})
 # old names still accepted (with a MetricRenamedWarning) and what they now mean
 RENAMED = {"grounding": "grounding_risk"}
 
@@ -252,7 +255,7 @@ def get_metric(name: str) -> Metric:
         raise KeyError(f"unknown metric {name!r}; known metrics: {', '.join(REGISTRY)}") from None
 
 
-__all__ = ["REGISTRY", "DEFAULT_METRICS", "RENAMED", "Metric", "MetricRenamedWarning", "Score", "VerdictRole",
+__all__ = ["REGISTRY", "register_metric", "unregister_metric", "DEFAULT_METRICS", "RENAMED", "Metric", "MetricRenamedWarning", "Score", "VerdictRole",
            "canonical_name", "get_metric", "relevance", "completeness", "hallucination", "exact_match",
            "keyword_coverage", "number_match", "answer_completeness", "source_citation", "dont_know", "fact_checks",
            "answer_length", "novel_token_rate", "faithfulness", "context_precision", "context_recall",

@@ -32,6 +32,20 @@ def _joined(contexts: Sequence[str] | None) -> str:
     return "\n\n".join(c for c in (contexts or []) if c)
 
 
+def numbered_contexts(contexts: Sequence[str]) -> str:
+    """The contexts one after another, each under its own ``[[context i]]`` line (1-based), for a prompt that
+    judges each of them.
+
+    >>> print(numbered_contexts(["A.", "B."]))
+    [[context 1]]
+    A.
+    <BLANKLINE>
+    [[context 2]]
+    B.
+    """
+    return "\n\n".join(f"[[context {i}]]\n{c}" for i, c in enumerate(contexts, start=1))
+
+
 def _binary(v: Any, what: str) -> int:
     if isinstance(v, bool) or (isinstance(v, (int, float)) and v in (0, 1)):
         return int(v)
@@ -120,8 +134,10 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
                  decision: Any = None) -> Score:
     """Share of the answer's claims that the contexts support, 0..100 (higher is better).
 
-    The judge extracts standalone statements from the answer, then gives each a 0/1 verdict against
-    the joined contexts; score = ``100 * supported / total`` (:func:`compute_faithfulness`).
+    One judge call (prompt ``faithfulness_claims``) extracts standalone statements from the answer and gives
+    each a 0/1 verdict against the joined contexts; score = ``100 * supported / total``
+    (:func:`compute_faithfulness`). Without contexts only the statements are asked for
+    (``faithfulness_statements``), to list the claims that nothing supports.
 
     Empty policy: undetermined for an empty answer (reason "empty answer", the row's ``decision``); 100 when
     the answer has no claims; 0 when there are claims but no contexts (nothing can support them).
@@ -130,23 +146,28 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
     P = load_prompts()
     if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
         return guarded
-    stm = judge.complete(P["faithfulness_statements"], {"question": question or "", "answer": answer},
-                         metric="faithfulness").data["statements"]
-    stm = [s.strip() for s in stm if isinstance(s, str) and s.strip()]
-    if not stm:
-        return Score(100.0, {"claims": [], "supported": 0, "total": 0, "reason": "no claims in the answer"})
     ctx = _joined(contexts)
     if not ctx:
+        stm = judge.complete(P["faithfulness_statements"], {"question": question or "", "answer": answer},
+                             metric="faithfulness").data["statements"]
+        stm = [s.strip() for s in stm if isinstance(s, str) and s.strip()]
+        if not stm:
+            return Score(100.0, {"claims": [], "supported": 0, "total": 0, "reason": "no claims in the answer"})
         return Score(0.0, {"claims": [{"claim": s, "verdict": 0, "reason": "no contexts"} for s in stm],
                            "supported": 0, "total": len(stm), "reason": "no contexts"})
-    numbered = "\n".join(f"{i}. {s}" for i, s in enumerate(stm, start=1))
-    ver = judge.complete(P["faithfulness_verdicts"], {"context": ctx, "statements": numbered},
-                         metric="faithfulness").data["verdicts"]
-    if len(ver) != len(stm):
-        raise JudgeError(f"judge returned {len(ver)} verdicts for {len(stm)} statements")
-    vs = [_binary(v.get("verdict") if isinstance(v, dict) else v, "verdict") for v in ver]
-    claims = [{"claim": s, "verdict": v, "reason": (d.get("reason", "") if isinstance(d, dict) else "")}
-              for s, v, d in zip(stm, vs, ver)]
+    got = judge.complete(P["faithfulness_claims"], {"question": question or "", "answer": answer, "context": ctx},
+                         metric="faithfulness").data["claims"]
+    claims = []
+    for c in got:
+        if not isinstance(c, dict):
+            raise JudgeError(f"judge gave claim {c!r}; expected an object with statement and verdict")
+        s = c.get("statement")
+        if isinstance(s, str) and s.strip():
+            claims.append({"claim": s.strip(), "verdict": _binary(c.get("verdict"), "verdict"),
+                           "reason": c.get("reason", "")})
+    if not claims:
+        return Score(100.0, {"claims": [], "supported": 0, "total": 0, "reason": "no claims in the answer"})
+    vs = [c["verdict"] for c in claims]
     return Score(compute_faithfulness(vs), {"claims": claims, "supported": sum(vs), "total": len(vs)})
 
 
@@ -154,6 +175,7 @@ def context_precision(question: str | None, contexts: Sequence[str] | None, grou
                       answer: str | None = None, *, judge=None) -> Score:
     """Share of retrieved contexts the judge finds useful for the reference answer, 0..100.
 
+    One judge call per row (prompt ``context_precision``) gives a 0/1 verdict for each context, in order.
     Value: mean verdict x 100. Details: each context's verdict and ``average_precision_at_k`` (x 100),
     which rewards useful contexts ranked first (:func:`compute_context_precision`). Uses the ground
     truth as reference, or the answer when there is none (said in the details).
@@ -165,12 +187,13 @@ def context_precision(question: str | None, contexts: Sequence[str] | None, grou
     if not ctxs:
         return Score(0.0, {"verdicts": [], "reason": "no contexts"})
     reference = ground_truth if ground_truth else (answer or "")
-    P = load_prompts()["context_relevance"]
-    rows = []
-    for c in ctxs:
-        d = judge.complete(P, {"question": question or "", "reference": reference, "context": c},
-                           metric="context_precision").data
-        rows.append({"verdict": _binary(d["verdict"], "verdict"), "reason": d.get("reason", "")})
+    d = judge.complete(load_prompts()["context_precision"], {"question": question or "", "reference": reference,
+                                                             "contexts": numbered_contexts(ctxs)},
+                       metric="context_precision").data
+    if len(d["verdicts"]) != len(ctxs):
+        raise JudgeError(f"judge returned {len(d['verdicts'])} verdicts for {len(ctxs)} contexts")
+    rows = [{"verdict": _binary(v.get("verdict") if isinstance(v, dict) else v, "verdict"),
+             "reason": v.get("reason", "") if isinstance(v, dict) else ""} for v in d["verdicts"]]
     mean, ap = compute_context_precision([r["verdict"] for r in rows])
     return Score(mean, {"verdicts": rows, "average_precision_at_k": ap,
                         "reference": "ground_truth" if ground_truth else "answer"})

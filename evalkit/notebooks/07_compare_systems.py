@@ -58,8 +58,11 @@ if cmp and cmp.get("by_table"):
     display(by_table[keep].drop(columns=["system_a", "system_b"]).round(3))
 
 # %% [markdown]
-# A table ready for a paper (LaTeX):
+# A table ready for a paper (LaTeX with booktabs, by the same writer as `evalkit compare --format latex`;
+# `evalkit paper` writes it with the methods text, figures and references):
 
 # %%
 if cmp:
-    print(table[["metric", "n_pairs", "mean_a", "mean_b", "diff", "low", "high", "p_holm"]].round(3).to_latex(index=False))
+    from evalkit.tables import compare_table, to_latex
+
+    print(to_latex(compare_table(table, label="compare-systems")))

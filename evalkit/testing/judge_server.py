@@ -153,6 +153,22 @@ def _usefulness(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str,
     return {"verdict": int(useful), "reason": "scripted"}
 
 
+def _claim_verdicts(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
+    """Statements of one text (as ``statements``), each with its verdict against a context (as ``verdicts``)."""
+    stm = _statements(p, a, t, _lists)["statements"]
+    ctx = p.field(a["context"])
+    return {a["key"]: [{"statement": s, "verdict": int(t.support(s, ctx) >= a["threshold"]),
+                        "reason": "scripted: word/number overlap"} for s in stm]}
+
+
+def _usefulness_each(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
+    """``usefulness`` for each passage of a field that holds several, each under a ``[[context i]]`` line."""
+    text = p.field(a["text"])
+    passages = [c.strip() for c in re.split(a["split"], p.field(a["contexts"])) if c.strip()]
+    return {"verdicts": [{"context": i, "verdict": int(t.support(text, c) >= a["threshold"]), "reason": "scripted"}
+                         for i, c in enumerate(passages, start=1)]}
+
+
 def _attribution(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
     ctx = p.field(a["context"])
     return {"classifications": [{"statement": s, "attributed": int(t.support(s, ctx) >= a["threshold"]),
@@ -255,10 +271,25 @@ def _qag(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
             "hallucination_qag": _qag_answers(_facts(summary, t), article, t, n)}
 
 
+def _scale(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
+    """An integer on the prompt's scale: low + (high - low) x the share of the first non-empty reference field's
+    content words (and numbers) found in the answer, rounded."""
+    low, high = (int(x) for x in re.search(a["scale"], p.text).groups())
+    reference = next((f for f in (p.field(name) for name in a["reference"]) if f), "")
+    share = t.support(reference, p.field(a["answer"])) if reference else 0.0
+    return {"score": low + round((high - low) * share), "reason": f"scripted: {share:.2f} of the reference found"}
+
+
+def _fixed(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
+    return json.loads(json.dumps(a["reply"]))  # a fresh copy
+
+
 ANSWERS: Mapping[str, Callable[..., dict[str, Any]]] = MappingProxyType({
-    "statements": _statements, "verdicts": _verdicts, "usefulness": _usefulness, "attribution": _attribution,
+    "statements": _statements, "verdicts": _verdicts, "usefulness": _usefulness,
+    "claim_verdicts": _claim_verdicts, "usefulness_each": _usefulness_each, "attribution": _attribution,
     "questions": _questions, "rubric": _rubric, "grades": _grades, "correct": _correct, "key_points": _key_points,
-    "coverage_statuses": _coverage_statuses, "claims": _claims, "tone": _tone, "qag": _qag})
+    "coverage_statuses": _coverage_statuses, "claims": _claims, "tone": _tone, "qag": _qag,
+    "scale": _scale, "fixed": _fixed})
 
 
 # ---------------------------------------------------------------------------

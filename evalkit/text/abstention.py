@@ -77,6 +77,9 @@ def _expand(low: str) -> str:
 
 
 _phrase_re = lru_cache(maxsize=1024)(phrase_pattern)
+# what follows "does not say" in an instruction: "to remove the cover" (not "how to", not "to the customer")
+_INSTRUCTION = re.compile(r"^\s+(?:(?!how|what|where|when|whom|which|whether|why)\w+\s+)?to\s+(?!(?:the|this|that|"
+                          r"these|those|whom|what|which|your|my|our|his|her|their|a|an|any|it|how|me|us|you|them)\b)\w")
 
 
 @dataclass(frozen=True)
@@ -314,8 +317,7 @@ def _shape(clause: str, words: _AbstentionWords, norm: str) -> str | None:
     if (m := sh.silent_source.search(norm)) is not None:
         rest = m.group("rest")
         # "the manual does not say to remove the cover" is an instruction; "does not have to be" an obligation
-        if m.group("verb") in ("allow", "permit", "enable", "let") or not re.match(r"^\s+(?:(?!how|what|where|when|whom|which|whether|why)\w+\s+)?to\s+(?!(?:the|this|that|these|those|whom|what|which|your|my|our|his|her|"
-                        r"their|a|an|any|it|how|me|us|you|them)\b)\w", rest):
+        if m.group("verb") in ("allow", "permit", "enable", "let") or not _INSTRUCTION.match(rest):
             return m.group(0)[: m.start("rest") - m.start()].strip()
     for pat in (sh.source_lacks, sh.cannot, sh.no_access, sh.impossible, sh.not_in_source, sh.not_something):
         if (m := pat.search(norm)) is not None:
@@ -434,8 +436,10 @@ def declines_to_answer(answer: str | None, *, phrases: Sequence[str] | None = No
     (False, [])
     >>> declines_to_answer("Annulled."), declines_to_answer("None.")
     ((False, []), (True, ['none']))
-    >>> declines_to_answer("The documents do not say."), declines_to_answer("The unknown soldier memorial was built in 1921.")
-    ((True, ['documents do not say']), (False, []))
+    >>> declines_to_answer("The documents do not say.")
+    (True, ['documents do not say'])
+    >>> declines_to_answer("The unknown soldier memorial was built in 1921.")
+    (False, [])
     """
     if not isinstance(answer, str) or not answer.strip():
         return False, []

@@ -3,7 +3,7 @@
 Two signals, no model: the script of the letters (Han, kana, Hangul, Cyrillic, Arabic, ... decide alone
 when they are at least ``script_share`` of the letters), and for Latin script the share of words that are
 function words of a language (``resources/languages.yaml``: English, German, French, Spanish, Dutch,
-Italian, Portuguese, Swedish). A Latin-script answer is called another language only when it has at least
+Italian, Portuguese, Swedish; for English also the endings -ed and -ly). A Latin-script answer is called another language only when it has at least
 ``min_words`` words, at least ``min_hits`` and ``min_share`` of them from that language's list or matching
 its letters and endings ("ß", "-ung", "ij", "ñ"; words that are also English function words do not count), and
 at least twice as many as English-only function words; so "42",
@@ -67,6 +67,12 @@ def _lists() -> tuple[dict[str, Any], frozenset[str], dict[str, tuple[frozenset[
               for code, words in raw.items()}
     english_only = english.difference(*raw.values())  # "in", "a", "de" say nothing about English either
     return doc, english_only, others
+
+
+@lru_cache(maxsize=1)
+def _english_pattern() -> re.Pattern | None:
+    pats = _lists()[0].get("english_patterns") or []
+    return re.compile("|".join(f"(?:{p})" for p in pats)) if pats else None
 
 
 @lru_cache(maxsize=1)
@@ -149,7 +155,9 @@ def detect_language(text: str | None) -> LanguageGuess:
     words = _words(text.replace("’", "'"))
     if len(words) < int(doc["min_words"]):
         return LanguageGuess(None, "too short")
-    en_hits = sum(w in english for w, _ in words)
+    en_pattern = _english_pattern()
+    en_hits = sum(w in english or (en_pattern is not None and not name and en_pattern.search(w) is not None)
+                  for w, name in words)
     any_words, any_pattern = _any_other()
     candidates = [(w, name) for w, name in words if w in any_words or any_pattern.search(w)]
     if not candidates:

@@ -26,7 +26,8 @@ def test_semantic_similarity_is_the_clipped_cosine(encoder):
     # unrounded: a value with more than 2 decimals stays as computed
     assert semantic_similarity(a, c, encoder=encoder).value == pytest.approx(100 * max(0.0, float(va @ vc)), rel=FLOAT32)
     assert semantic_similarity(a, a, encoder=encoder).value == 100.0  # float32 can overshoot 1: clipped
-    assert semantic_similarity("", "x", encoder=encoder).value == 0.0
+    # issue 25: an empty answer is undetermined in every metric (was 0); an empty ground truth still scores 0
+    assert semantic_similarity("", "x", encoder=encoder).value is None
     assert semantic_similarity("x", None, encoder=encoder).value == 0.0
 
 
@@ -45,7 +46,7 @@ def test_bert_score_equals_bert_score_computed_one_pair_at_a_time():
     for cand, ref in PAIRS:
         expected = min(float(score([cand], [ref], model_type=path, num_layers=6, lang="en", device="cpu")[2][0]), 1.0)
         assert bert_score_f1(cand, ref).value == pytest.approx(100 * expected, abs=1e-4), (cand, ref)
-    assert bert_score_f1(None, "x").value == 0.0
+    assert bert_score_f1(None, "x").details == {"reason": "empty answer"}  # issue 25: undetermined (was 0)
 
 
 def test_bert_score_does_not_depend_on_the_batch():

@@ -1,0 +1,59 @@
+"""#29 item 4: faithfulness in one call, context precision's contexts in one call; the scores are today's.
+
+``tests/golden/judged_three_contexts.json`` holds the scores (and per-claim and per-context verdicts) the four
+RAGAS-style metrics gave on :func:`three_context_rows` against the scripted judge server before the change,
+when they made 360 HTTP calls (4.29 a row: 2 for faithfulness, one per context for context precision)."""
+import json
+from pathlib import Path
+
+import evalkit
+from evalkit.testing import ScriptedJudgeServer
+
+from .three_contexts import three_context_rows
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "judged_three_contexts.json"
+METRICS = ["faithfulness", "context_precision", "context_recall", "answer_relevance"]
+
+
+def _details(v):
+    return v if isinstance(v, dict) else json.loads(v)
+
+
+def test_three_contexts_a_row_cost_at_most_3_05_calls_with_todays_scores():
+    golden = json.loads(GOLDEN.read_text())
+    df = three_context_rows()
+    assert all(len(c) == 3 for c in df["contexts"])
+    with ScriptedJudgeServer() as srv:
+        cfg = {"judge": {"base_url": srv.url, "model": "scripted", "cache_path": None},
+               "metric_params": {"answer_relevance": {"method": "rubric"}}}
+        out = evalkit.evaluate(df, METRICS, cfg, progress=False)
+        calls = srv.requests
+    assert out["error"].isna().all()
+    assert calls / len(df) <= 3.05 and golden["calls"] / len(df) > 4.2  # 252 calls (3.0 a row), was 360
+    usage = out.attrs["evalkit"]["judge"]["usage"]
+    assert usage["context_precision"]["http_calls"] == df["id"].nunique()  # one per distinct row, not per context
+    assert usage["faithfulness"]["http_calls"] == len(df)
+    assert {"faithfulness_claims", "context_precision"} <= set(out.attrs["evalkit"]["judge"]["prompts"])
+    for want, (_, r) in zip(golden["rows"], out.iterrows()):
+        assert (r["id"], r["system"]) == (want["id"], want["system"])
+        for m in METRICS:
+            assert round(float(r[m]), 6) == want[m], (r["id"], r["system"], m)
+        fd, cd = _details(r["faithfulness_details"]), _details(r["context_precision_details"])
+        assert [c["verdict"] for c in fd["claims"]] == want["faithfulness_verdicts"], (r["id"], r["system"])
+        assert [c["verdict"] for c in cd["verdicts"]] == want["context_verdicts"], (r["id"], r["system"])
+        assert round(cd["average_precision_at_k"], 6) == want["average_precision_at_k"]
+
+
+def test_context_precision_rejects_a_verdict_count_that_is_not_the_context_count():
+    from evalkit.judge.client import JudgeError, OpenAIJudge
+    from evalkit.config import JudgeConfig
+    from evalkit.metrics.judged import context_precision
+    import pytest
+
+    two = {"verdicts": [{"context": 1, "verdict": 1, "reason": ""}, {"context": 2, "verdict": 0, "reason": ""}]}
+    with ScriptedJudgeServer(replies=[{"when": "numbered passage", "reply": two}]) as srv:
+        j = OpenAIJudge(JudgeConfig(base_url=srv.url, model="m", cache_path=None))
+        s = context_precision("Q?", ["a b c.", "d e f."], "a b c.", judge=j)
+        assert s.value == 50.0 and s.details["average_precision_at_k"] == 100.0 and srv.requests == 1
+        with pytest.raises(JudgeError, match="2 verdicts for 3 contexts"):
+            context_precision("Q?", ["a.", "b.", "c."], "a.", judge=j)

@@ -1,0 +1,271 @@
+"""Custom judged metrics from data, register_metric, and per-metric judges (evalkit/metrics/custom.py), against
+the scripted server on 127.0.0.1 with fixed replies: every expected value below is a reply written here by hand."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import evalkit
+from evalkit.config import ConfigError, EvalConfig
+from evalkit.metrics import REGISTRY, Score
+from evalkit.metrics.custom import scoped, scoring_prompt
+from evalkit.runner import as_config
+from evalkit.testing import ScriptedJudgeServer
+
+CRITERIA = "Is the answer short and to the point?"
+STEPS_REPLY = {"when": ["CRITERION NAME: conciseness"], "reply": {"steps": ["Read the answer.", "Count its words."]}}
+REPLIES = [
+    {"when": [f"CRITERION: {CRITERIA}", "ANSWER:\nThe premium is $604."], "reply": {"score": 5, "reason": "one line"}},
+    {"when": [f"CRITERION: {CRITERIA}", "ANSWER:\nWell, it depends"], "reply": {"score": 2, "reason": "rambles"}},
+    {"when": [f"CRITERION: {CRITERIA}", "ANSWER:\nIt is $250"], "reply": {"score": 4, "reason": "short"}},
+    {"when": [f"CRITERION: {CRITERIA}", "ANSWER:\nThere are many factors"], "reply": {"score": 1, "reason": "evasive"}},
+    STEPS_REPLY,
+]
+YAML = f"""\
+custom_metrics:
+  - name: conciseness
+    criteria: "{CRITERIA}"
+    inputs: [question, answer]
+    scale: [1, 5]
+    rubric:
+      1: rambling or evasive
+      5: one direct sentence
+"""
+
+
+@pytest.fixture(autouse=True)
+def _overlay_restored():
+    with scoped():  # whatever a test registers is gone afterwards
+        yield
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame({
+        "id": ["a1", "a2", "b1", "b2"], "system": ["A", "A", "B", "B"],
+        "question": ["What is the premium?", "What is the deductible?", "What is the premium?",
+                     "What is the deductible?"],
+        "answer": ["The premium is $604.", "Well, it depends on many things, maybe $500 or so.", "It is $250",
+                   "There are many factors to weigh here."],
+        "label": ["good", "bad", "good", "bad"]})
+
+
+def _config(tmp_path, url: str, extra: str = "", cache: str | None = None) -> str:
+    path = tmp_path / "cfg.yaml"
+    judge = f"judge:\n  base_url: {url}\n  model: scripted\n  cache_path: {cache or 'null'}\n"
+    path.write_text(YAML + judge + extra, encoding="utf-8")
+    return str(path)
+
+
+def test_yaml_custom_metric_scored_end_to_end(tmp_path):
+    cache = str(tmp_path / "judge.sqlite")
+    with ScriptedJudgeServer(replies=REPLIES) as srv:
+        cfg = _config(tmp_path, srv.url, cache=cache)
+        out = evalkit.evaluate(_frame(), ["conciseness"], cfg, progress=False)
+        assert srv.requests == 1 + 4  # the steps once per run, then one structured call per row
+        assert out["conciseness"].tolist() == [5.0, 2.0, 4.0, 1.0]
+        details = [json.loads(d) for d in out["conciseness_details"]]
+        assert [d["reason"] for d in details] == ["one line", "rambles", "short", "evasive"]
+        assert out["error"].isna().all()
+        # structured outputs: the reply's schema lists the scale's integers
+        rf = srv.received[-1]["response_format"]
+        assert rf["type"] == "json_schema"
+        assert rf["json_schema"]["schema"]["properties"]["score"]["enum"] == [1, 2, 3, 4, 5]
+        # the generated steps are in the scoring prompt, whose hash is in the signature
+        assert "1. Read the answer.\n2. Count its words." in srv.received[-1]["messages"][1]["content"]
+        meta = out.attrs["evalkit"]
+        assert set(meta["judge"]["prompts"]) == {"custom_conciseness", "custom_steps"}
+        assert meta["signature"]["judge_prompts"] == meta["judge"]["prompts"]
+        again = evalkit.evaluate(_frame(), ["conciseness"], cfg, progress=False)  # cached: no call at all
+        assert srv.requests == 5 and again["conciseness"].tolist() == [5.0, 2.0, 4.0, 1.0]
+    m = REGISTRY["conciseness"]
+    assert (m.direction, m.range, m.family) == ("higher", (1.0, 5.0), "custom")
+    assert m.formula == f"judge, integer 1..5: {CRITERIA}"
+
+
+def test_given_steps_are_used_and_hashed(tmp_path):
+    with ScriptedJudgeServer(replies=REPLIES) as srv:
+        base = _config(tmp_path, srv.url)
+        cfg = EvalConfig.from_yaml(base)
+        text = YAML.replace("    scale: [1, 5]\n", "    scale: [1, 5]\n    steps: [Count the sentences.]\n")
+        (tmp_path / "steps.yaml").write_text(text + f"judge: {{base_url: '{srv.url}', model: s, cache_path: null}}\n")
+        out = evalkit.evaluate(_frame(), ["conciseness"], str(tmp_path / "steps.yaml"), progress=False)
+        assert srv.requests == 4  # no steps call
+        assert "1. Count the sentences." in srv.received[-1]["messages"][1]["content"]
+    a = scoring_prompt(cfg.custom_metrics[0], ["Read the answer."]).sha256
+    b = scoring_prompt(cfg.custom_metrics[0], ["Count the sentences."]).sha256
+    assert a != b and out.attrs["evalkit"]["judge"]["prompts"]["custom_conciseness"] == b
+
+
+def test_runs_by_default_when_the_config_defines_it(tmp_path):
+    with ScriptedJudgeServer(replies=REPLIES) as srv:
+        out = evalkit.evaluate(_frame()[["id", "question", "answer"]], None, _config(tmp_path, srv.url),
+                               progress=False)
+    assert out["conciseness"].tolist() == [5.0, 2.0, 4.0, 1.0]
+
+
+def test_listed_by_evalkit_metrics_config(tmp_path, capsys):
+    from evalkit.cli import main
+
+    cfg = _config(tmp_path, "http://127.0.0.1:9/v1")
+    assert main(["metrics", "--config", cfg]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("conciseness"))
+    assert "custom" in line and "1..5, higher is better" in line and CRITERIA in line
+    assert main(["metrics", "--config", cfg, "--json"]) == 0
+    listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)}
+    assert listed["conciseness"]["range"] == [1.0, 5.0] and listed["conciseness"]["needs"] == ["question", "answer"]
+
+
+def test_calibrated_compared_summarised_and_shown(tmp_path):
+    from evalkit.calibrate import calibrate_frame
+    from evalkit.compare import compare_systems
+
+    with ScriptedJudgeServer(replies=REPLIES) as srv:
+        out = evalkit.evaluate(_frame(), ["conciseness"], _config(tmp_path, srv.url), progress=False)
+    tc = calibrate_frame(out, "conciseness", "label", positive="good", n_resamples=50)
+    assert tc.result.threshold == 4.0 and tc.n_used == 4  # good rows scored 5 and 4, bad ones 2 and 1
+    s = evalkit.summary(out, by="system")
+    assert s.set_index("system").loc["A", "mean"] == pytest.approx(3.5)  # (5 + 2) / 2
+    table = compare_systems(out, ["conciseness"], "A", "B", n_resamples=50, min_pairs=1, pair_on="question")
+    assert table.loc[0, "mean_a"] == pytest.approx(3.5) and table.loc[0, "mean_b"] == pytest.approx(2.5)
+    view = evalkit.show(out, "a2")
+    assert "conciseness" in str(view) and "rambles" in str(view)
+    assert "rambles" in view._repr_html_()
+
+
+BAD = [
+    ({"name": "c", "inputs": ["answer"], "scale": [1, 5]}, "custom_metrics[0].criteria: required"),
+    ({"name": "c", "criteria": "x", "inputs": ["output"], "scale": [1, 5]},
+     "custom_metrics[0].inputs: unknown input 'output'"),
+    ({"name": "c", "criteria": "x", "inputs": ["answer"], "scale": [5, 1]}, "custom_metrics[0].scale: must be"),
+    ({"name": "c", "criteria": "x", "inputs": ["answer"], "scale": [1, 2.5]}, "custom_metrics[0].scale: must be"),
+    ({"name": "c", "criteria": "x", "inputs": ["answer"], "scale": [1, 5], "rubric": {9: "too high"}},
+     "custom_metrics[0].rubric: must map scores within [1, 5]"),
+    ({"name": "c", "criteria": "x", "inputs": ["answer"], "scale": [1, 5], "direction": "up"},
+     "custom_metrics[0].direction: must be 'higher' or 'lower'"),
+    ({"name": "c", "criteria": "x", "inputs": ["answer"], "scale": [1, 5], "weight": 2},
+     "custom_metrics[0]: unknown key(s) ['weight']"),
+    ({"name": "faithfulness", "criteria": "x", "inputs": ["answer"], "scale": [1, 5]},
+     "custom_metrics[0].name: 'faithfulness' is already a metric"),
+]
+
+
+@pytest.mark.parametrize("entry,message", BAD, ids=lambda x: x if isinstance(x, str) else None)
+def test_bad_entries_are_refused_at_load_naming_file_and_key(tmp_path, entry, message):
+    import yaml
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({"custom_metrics": [entry]}), encoding="utf-8")
+    with pytest.raises(ConfigError) as e:
+        as_config(str(path))
+    assert str(e.value).startswith(f"{path}: ") and message in str(e.value)
+
+
+def test_a_name_defined_twice_is_refused():
+    entry = {"name": "c", "criteria": "x", "inputs": ["answer"], "scale": [1, 5]}
+    with pytest.raises(ConfigError, match=r"custom_metrics\[1\]\.name: 'c' is defined twice"):
+        EvalConfig.from_dict({"custom_metrics": [entry, entry]})
+
+
+# ---------------------------------------------------------------------------
+# Per-metric judges
+# ---------------------------------------------------------------------------
+
+
+def test_two_judges_each_see_only_their_metrics_requests(tmp_path):
+    with ScriptedJudgeServer(replies=REPLIES) as run_srv, ScriptedJudgeServer(replies=REPLIES) as own_srv:
+        extra = f"metric_params:\n  conciseness:\n    judge: {{base_url: '{own_srv.url}', model: other}}\n"
+        cfg = _config(tmp_path, run_srv.url, extra)
+        df = _frame().assign(ground_truth=["$604", "$500", "$604", "$500"])
+        out = evalkit.evaluate(df, ["conciseness", "answer_class"], cfg, progress=False)
+        assert out["conciseness"].tolist() == [5.0, 2.0, 4.0, 1.0]
+        assert own_srv.requests == 5 and {r["model"] for r in own_srv.received} == {"other"}
+        assert all("CRITERION" in r["messages"][1]["content"] for r in own_srv.received)
+        assert run_srv.requests >= 1 and all("CRITERION" not in r["messages"][1]["content"]
+                                             for r in run_srv.received)
+        assert {r["model"] for r in run_srv.received} == {"scripted"}
+    meta = out.attrs["evalkit"]
+    assert meta["judge"]["per_metric"] == {"conciseness": "openai-chat:other@t0,rf=json_schema"}
+    assert "judge[conciseness]:openai-chat:other@t0" in meta["signature_string"]
+    assert set(meta["judge"]["usage"]) >= {"conciseness", "answer_class"}
+
+
+def test_a_metric_with_its_own_judge_runs_without_a_run_judge(tmp_path):
+    with ScriptedJudgeServer(replies=REPLIES) as srv:
+        path = tmp_path / "own.yaml"
+        path.write_text(YAML + f"metric_params:\n  conciseness:\n    judge: {{base_url: '{srv.url}', model: m, "
+                               "cache_path: null}\n", encoding="utf-8")
+        out = evalkit.evaluate(_frame(), ["conciseness"], str(path), progress=False)
+    assert out["conciseness"].tolist() == [5.0, 2.0, 4.0, 1.0]
+    assert out.attrs["evalkit"]["judge"]["signature"] is None
+
+
+def test_own_judge_changes_signature_and_cache_key(tmp_path):
+    from evalkit.runner import Resources
+
+    cache = str(tmp_path / "c.sqlite")
+    with ScriptedJudgeServer(replies=REPLIES) as srv:
+        plain = evalkit.evaluate(_frame(), ["conciseness"], _config(tmp_path, srv.url, cache=cache), progress=False)
+        n = srv.requests
+        own = _config(tmp_path, srv.url, "metric_params:\n  conciseness:\n    judge: {temperature: 0.7}\n",
+                      cache=cache)
+        tuned = evalkit.evaluate(_frame(), ["conciseness"], own, progress=False)
+        assert srv.requests == n + 5  # another judge: nothing replayed from the run judge's cache entries
+        assert {r["temperature"] for r in list(srv.received)[n:]} == {0.7}
+    assert plain.attrs["evalkit"]["signature_string"] != tuned.attrs["evalkit"]["signature_string"]
+    assert tuned.attrs["evalkit"]["signature"]["resources"]["judge_conciseness"] == \
+        "judge[conciseness]:openai-chat:scripted@t0.7,rf=json_schema"
+    res = Resources(as_config(own))
+    prompt, messages = scoring_prompt(res.config.custom_metrics[0], ["x"]), [{"role": "user", "content": "x"}]
+    from evalkit.judge.client import JudgeRequest
+
+    req = JudgeRequest.from_prompt(prompt, {"question": "q", "answer": "a"})
+    keys = {j._key(messages, j._params("json_schema", req, None), None) for j in (res.judge, res.judge_for("conciseness"))}
+    assert len(keys) == 2
+
+
+def test_metric_params_judge_is_validated():
+    ok = EvalConfig.from_dict({"metric_params": {"faithfulness": {"judge": {"model": "big", "temperature": 0}}}})
+    as_config(ok)  # judged metrics accept judge:, which failed with "faithfulness accepts []" before
+    with pytest.raises(ConfigError, match=r"metric_params\.relevance\.judge: only a metric that calls the LLM judge"):
+        as_config({"metric_params": {"relevance": {"judge": {"model": "big"}}}})
+    with pytest.raises(ConfigError, match=r"metric_params\.faithfulness\.judge: do not put the API key"):
+        as_config({"metric_params": {"faithfulness": {"judge": {"api_key": "sk-1"}}}})
+    with pytest.raises(ConfigError, match=r"metric_params\.faithfulness\.judge: unknown key 'modle'"):
+        as_config({"metric_params": {"faithfulness": {"judge": {"modle": "big"}}}})
+
+
+# ---------------------------------------------------------------------------
+# register_metric: a Python function
+# ---------------------------------------------------------------------------
+
+
+def test_register_metric_scores_like_a_builtin():
+    evalkit.register_metric("exclaims", lambda answer: answer.count("!") > 0, direction="lower", range=None,
+                            kind="bool", needs=("answer",), formula="the answer has an exclamation mark")
+    evalkit.register_metric("words", lambda answer: Score(float(len(answer.split())), {"n": 1}), direction="none",
+                            range=(0, float("inf")), needs=("answer",))
+    out = evalkit.evaluate(pd.DataFrame({"question": ["Q", "Q"], "answer": ["Yes!", "no way"]}),
+                           ["exclaims", "words"], progress=False)
+    assert out["exclaims"].tolist() == [True, False] and out["words"].tolist() == [1.0, 2.0]
+    assert "exclaims" in [r["metric"] for _, r in evalkit.summary(out, by=None).iterrows()]
+
+
+def test_register_metric_refuses_builtins_and_silent_replacement():
+    with pytest.raises(ValueError, match="built-in"):
+        evalkit.register_metric("relevance", len, direction="higher", range=(0, 1))
+    evalkit.register_metric("mine", lambda answer: 1.0, direction="higher", range=(0, 1))
+    with pytest.raises(ValueError, match="already registered"):
+        evalkit.register_metric("mine", lambda answer: 0.0, direction="higher", range=(0, 1))
+    evalkit.register_metric("mine", lambda answer: 0.0, direction="higher", range=(0, 1), replace=True)
+    with pytest.raises(ConfigError, match="'mine' is already a metric"):  # a config cannot take it over either
+        as_config({"custom_metrics": [{"name": "mine", "criteria": "x", "inputs": ["answer"], "scale": [1, 5]}]})
+
+
+def test_scoped_restores_the_overlay():
+    with scoped():
+        evalkit.register_metric("temporary", lambda answer: 1.0, direction="higher", range=(0, 1))
+        assert "temporary" in REGISTRY
+    assert "temporary" not in REGISTRY
+    assert list(REGISTRY)[:3] == ["relevance", "completeness", "hallucination"]
