@@ -1,6 +1,7 @@
 """Judged metrics on N rows against the scripted judge server: HTTP calls, seconds, cached re-run seconds; and the
 four RAGAS-style metrics' calls per row with three contexts a row, the way they asked before #29 (faithfulness in
-two calls, context precision one call per context) beside the way they ask now (one call each).
+two calls, context precision one call per context) beside the way they ask now (faithfulness one call; the
+contexts one call, shared by context precision and context recall; answer relevance one call).
 
     python benchmarks/bench_judge.py [--rows 200] [--concurrency 4] [--latency 0.05]
 
@@ -48,24 +49,28 @@ def calls_before_29(df, url: str) -> int:
 
 
 def calls_per_row() -> None:
-    """Before and after #29 on the sample's 84 rows with three contexts each (tests/judge/three_contexts.py)."""
+    """Before and after #29 on the sample's 84 rows with three contexts each (tests/judge/three_contexts.py), as
+    they are (two systems answer each question) and with every row's question and reference made distinct."""
     import sys
 
     sys.path.insert(0, str(ROOT / "tests" / "judge"))
     from three_contexts import three_context_rows
 
-    df = three_context_rows()
-    with ScriptedJudgeServer() as srv:
-        old = calls_before_29(df, srv.url)
-    with ScriptedJudgeServer() as srv:
-        evalkit.evaluate(df, RAGAS4, {"judge": {"base_url": srv.url, "model": "scripted", "cache_path": None}},
-                         progress=False)
-        new = srv.requests
-    print(f"\n{', '.join(RAGAS4)} on {len(df)} rows, 3 contexts a row ({df['id'].nunique()} questions, "
-          f"{df['system'].nunique()} systems):")
-    print(f"  {'':<34}{'HTTP calls':>10}{'per row':>9}")
-    print(f"  {'before #29 (per context, 2-step)':<34}{old:>10}{old / len(df):>9.2f}")
-    print(f"  {'now (one call per metric and row)':<34}{new:>10}{new / len(df):>9.2f}")
+    shared = three_context_rows()
+    distinct = shared.copy()
+    for col in ("question", "ground_truth"):
+        distinct[col] = distinct[col] + " (" + distinct["system"] + ")"
+    print(f"\n{', '.join(RAGAS4)}: HTTP calls per row, 3 contexts a row, {len(shared)} rows")
+    print(f"  {'rows':<44}{'before #29':>11}{'now':>8}")
+    for label, df in (("sample (42 questions x 2 systems)", shared), ("every question and reference distinct", distinct)):
+        with ScriptedJudgeServer() as srv:
+            old = calls_before_29(df, srv.url)
+        with ScriptedJudgeServer() as srv:
+            evalkit.evaluate(df, RAGAS4, {"judge": {"base_url": srv.url, "model": "scripted", "cache_path": None}},
+                             progress=False)
+            new = srv.requests
+        print(f"  {label:<44}{old / len(df):>11.2f}{new / len(df):>8.2f}")
+
 
 METRICS = ["faithfulness", "context_precision", "context_recall", "answer_relevance", "ragas_score",
            "factual_accuracy", "answer_class"]

@@ -18,11 +18,11 @@ from .config import ConfigError, EvalConfig, Thresholds
 from .data import DataError, load, save
 from .evidence import show
 from .metrics import REGISTRY, Score, get_metric, register_metric, unregister_metric
-from .pipeline import evaluate
+from .pipeline import aevaluate, evaluate
 from .runner import MetricError
 from .verdict import apply_verdicts, verdict
 from . import calibrate, compare, notebook, report  # noqa: E402  (modules: evalkit.calibrate.calibrate(...))
 
-__all__ = ["__version__", "load", "save", "evaluate", "summary", "verdict", "EvalConfig", "Thresholds",
+__all__ = ["__version__", "load", "save", "evaluate", "aevaluate", "summary", "verdict", "EvalConfig", "Thresholds",
            "ConfigError", "DataError", "MetricError", "REGISTRY", "Score", "get_metric", "register_metric", "unregister_metric", "apply_verdicts",
            "calibrate", "compare", "notebook", "report", "show"]

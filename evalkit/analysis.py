@@ -28,7 +28,7 @@ from .experiment import Experiment
 from .judge_variance import judge_variance, repeated_metrics
 from .metrics import REGISTRY
 
-JUDGED_FAMILIES = ("judged", "ragas")
+JUDGED_FAMILIES = ("judged", "ragas", "custom")  # custom: a config's own judged metrics
 SUMMARY_METRICS = ("twin_lock", "judge_lock")
 # which notebook needs which section; a notebook whose section does not apply is skipped with its note
 NOTEBOOK_SECTIONS = {"01_relevance": "relevance", "02_completeness": "completeness",

@@ -157,6 +157,10 @@ def _score_cmd(args) -> int:
     from .aggregate import summary, summary_reads, wide
     from .pipeline import evaluate_to_file
 
+    if args.dry_run:
+        return _dry_run_cmd(args)
+    if not args.output:
+        raise ValueError("score: -o/--output is required (only --dry-run writes nothing)")
     _check_output_path(args.output)
     _refuse_overwriting(args.output, args.input, args.config, args.thresholds)
     metrics = _metric_names(args.metrics)
@@ -177,11 +181,19 @@ def _score_cmd(args) -> int:
     if "verdict" in out.columns:
         print("verdicts: " + ", ".join(f"{k} {v}" for k, v in out["verdict"].value_counts().sort_index().items()))
     if meta.get("judge"):
+        from .judge.costs import cost_text
+
         for metric, u in sorted(meta["judge"]["usage"].items()):
             print(f"judge {metric}: {int(u.get('http_calls', 0))} HTTP calls, {int(u.get('cache_hits', 0))} cached, "
                   f"{int(u.get('retries', 0))} retries, {int(u.get('failures', 0))} failures, "
                   f"{int(u.get('prompt_tokens', 0))}+{int(u.get('completion_tokens', 0))} tokens"
-                  + (f", valid JSON {u['valid_json_rate']:.0%}" if u.get("valid_json_rate") is not None else ""))
+                  + (f", valid JSON {u['valid_json_rate']:.0%}" if u.get("valid_json_rate") is not None else "")
+                  + (f", cost {cost_text(u['cost'])}" if u.get("cost") is not None else ""))
+        total = meta["judge"].get("total") or {}
+        if total:
+            print(f"judge total: {int(total.get('http_calls', 0))} HTTP calls, {int(total.get('cache_hits', 0))} cached, "
+                  f"{int(total.get('prompt_tokens', 0))}+{int(total.get('completion_tokens', 0))} tokens, cost "
+                  f"{cost_text(total.get('cost'))}")
     if not args.quiet:  # metrics undetermined on every row have no mean to show (summary counts them)
         print(wide(summary(out, by="system"), by="system").dropna(axis=1, how="all").round(3).to_string())
     print(meta["signature_string"])
@@ -189,6 +201,19 @@ def _score_cmd(args) -> int:
     if failed:  # the results are written for inspection, but the run did not do its job
         print(f"evalkit: error: {failed}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _dry_run_cmd(args) -> int:
+    """``evalkit score --dry-run``: the judge calls, cache hits, tokens and cost the run would make; nothing sent."""
+    from .pipeline import estimate
+
+    data, columns = _score_input(args)
+    if columns is not None:  # a file read whole here: a dry run renders every row's prompts anyway
+        from .data import load
+
+        data = load(data, columns=columns)
+    print(estimate(data, _metric_names(args.metrics), _load_config(args), strict_columns=args.strict))
     return 0
 
 
@@ -207,8 +232,11 @@ def _score_input(args):
 def _read_results(path: str, columns: dict[str, str] | None = None, args=None):
     """Scored results or any table of scores and labels: no answer columns required."""
     from .data import read_table
+    from .metrics.custom import activate_from
 
-    return read_table(path, columns=columns, **(_reading(args) if args is not None else {}))
+    df = read_table(path, columns=columns, **(_reading(args) if args is not None else {}))
+    activate_from(df)  # the custom metrics the run defined (kept in a Parquet file's metadata) read like any
+    return df
 
 
 def _summary_cmd(args) -> int:
@@ -420,10 +448,14 @@ def _add_score(sub) -> None:
              "  evalkit score data.csv -o results.csv --metrics relevance,hallucination --columns answer=output\n"
              "  evalkit score 'logs/*.parquet' -o results.parquet --chunk-size 5000\n"
              "  evalkit score data.jsonl -o results.parquet --engine dask --scheduler local:2\n"
-             "  evalkit score data.jsonl -o results.parquet --engine dask --scheduler tcp://10.0.0.5:8786",
+             "  evalkit score data.jsonl -o results.parquet --engine dask --scheduler tcp://10.0.0.5:8786\n"
+             "  evalkit score data.jsonl --metrics faithfulness,context_precision --config cfg.yaml --dry-run",
              _score_cmd)
     s.add_argument("input", help="CSV, JSONL or Parquet dataset; or a directory or glob of Parquet/JSONL files")
-    s.add_argument("-o", "--output", required=True, help="output path (.parquet, .csv or .jsonl)")
+    s.add_argument("-o", "--output", help="output path (.parquet, .csv or .jsonl); required unless --dry-run")
+    s.add_argument("--dry-run", action="store_true",
+                   help="call no judge and write nothing: render every judge prompt for the data and print the "
+                        "estimated calls, cache hits, prompt tokens and cost (judge.prices)")
     s.add_argument("--metrics", help="comma-separated metric names (default: every default metric that applies)")
     s.add_argument("--config", help="scoring config YAML (see evalkit.config.EvalConfig)")
     s.add_argument("--thresholds", help="calibrated threshold profile (YAML) for the verdict")
@@ -539,6 +571,50 @@ def _add_paper(sub) -> None:
     pp.add_argument("--seed", type=int, help="seed of the bootstrap (default: the run's seed)")
 
 
+def _add_check(sub) -> None:
+    c = _sub(sub, "check", "CI gate: exit 1 with a table of the failing rules when a system's mean falls on the "
+             "wrong side of a threshold (or its share of FAIL verdicts is too high); exit 0 when all pass, 2 on bad "
+             "input",
+             "  evalkit check results.parquet --thresholds profile.yaml\n"
+             "  evalkit check results.parquet --thresholds profile.yaml --max-fail-share 0.1",
+             _check_cmd)
+    c.add_argument("results", help="scored results (.parquet, .csv, .jsonl)")
+    c.add_argument("--thresholds", help="threshold profile (YAML, as evalkit calibrate writes): each rule is applied "
+                                        "to each system's mean")
+    c.add_argument("--max-fail-share", type=float,
+                   help="also fail a system whose share of FAIL verdicts (0..1) is above this")
+    c.add_argument("--by", default="system", help="column naming the systems ('' : all rows as one)")
+    c.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of each mean's interval")
+    c.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    c.add_argument("--columns", help=COLUMNS_HELP)
+    _add_reading(c)
+
+
+def _check_cmd(args) -> int:
+    from .gate import check
+    from .verdict import TRIAD, apply_verdicts, thresholds_from_profile
+
+    if not args.thresholds and args.max_fail_share is None:
+        raise ValueError("check: give --thresholds PROFILE, --max-fail-share SHARE, or both")
+    df = _read_results(args.results, _columns(args), args)
+    thresholds = thresholds_from_profile(args.thresholds) if args.thresholds else None
+    if args.max_fail_share is not None and all(m in df.columns for m in TRIAD) and \
+            (thresholds is not None or "verdict" not in df.columns):  # the verdict under these thresholds
+        df, _ = apply_verdicts(df, thresholds)
+    by = args.by or None
+    if by == "system" and "system" not in df.columns:  # results of one system
+        by = None
+    res = check(df, thresholds.profile if thresholds is not None else (), by=by,
+                max_fail_share=args.max_fail_share, n_resamples=args.resamples, seed=args.seed)
+    systems = len({c.system for c in res.checks})
+    if res.passed:
+        print(f"check passed: {len(res.checks)} rule(s) over {systems} system(s)")
+        return 0
+    print(f"check failed: {len(res.failing)} of {len(res.checks)} rule(s) over {systems} system(s)")
+    print(res.table())
+    return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -571,6 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_calibrate(sub)
     _add_verdict_and_compare(sub)
     _add_paper(sub)
+    _add_check(sub)
     return p
 
 

@@ -151,6 +151,8 @@ class JudgeConfig:
     cache_path: str | None = ".evalkit_cache/judge.sqlite"
     circuit_breaker: int = 5  # consecutive failed calls after which the run stops calling the judge
     cache_scope: str = "endpoint"  # "endpoint": a cached answer is reused only for the same base_url; "model": shared
+    # {model: {input: X, output: Y}}: currency units per 1000 prompt (input) and completion (output) tokens
+    prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
     @property
     def configured(self) -> bool:
@@ -173,6 +175,7 @@ class JudgeConfig:
                              f"{self.response_format!r}")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
             raise ValueError(f"judge: seed must be an integer, got {self.seed!r}")
+        object.__setattr__(self, "prices", _check_prices(self.prices))
         if not self.json_mode and self.response_format == "auto":  # the older switch keeps its meaning
             object.__setattr__(self, "response_format", "none")
 
@@ -197,6 +200,32 @@ class JudgeConfig:
                 raise ValueError(f"judge: unknown key {k!r}; known: {sorted(known)}")
             values[k] = v
         return cls(**values)
+
+
+def _check_prices(prices: Any) -> dict[str, dict[str, float]]:
+    """``judge.prices``: each model's ``input`` and ``output`` price per 1000 tokens, numbers >= 0.
+
+    >>> _check_prices({"gpt-4o-mini": {"input": 0.00015, "output": 0.0006}})
+    {'gpt-4o-mini': {'input': 0.00015, 'output': 0.0006}}
+    >>> _check_prices({"m": {"input": 1}})
+    Traceback (most recent call last):
+    ...
+    ValueError: judge: prices.m: needs input and output (price per 1000 tokens), got {'input': 1}
+    """
+    if prices is None:
+        return {}
+    if not isinstance(prices, Mapping):
+        raise ValueError(f"judge: prices must map a model name to {{input: X, output: Y}} (per 1000 tokens), "
+                         f"got {prices!r}")
+    out: dict[str, dict[str, float]] = {}
+    for model, p in prices.items():
+        if not isinstance(p, Mapping) or set(p) != {"input", "output"}:
+            raise ValueError(f"judge: prices.{model}: needs input and output (price per 1000 tokens), got {p!r}")
+        for k, v in p.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+                raise ValueError(f"judge: prices.{model}.{k} must be a number >= 0 (per 1000 tokens), got {v!r}")
+        out[str(model)] = {"input": float(p["input"]), "output": float(p["output"])}
+    return out
 
 
 # the inputs a custom judged metric may show the judge (canonical columns) and the keys of one entry
@@ -265,6 +294,8 @@ class CustomMetricSpec:
         if isinstance(steps, str) or not all(isinstance(s, str) and s.strip() for s in steps):
             raise ConfigError(f"{where}.steps: must be a list of non-empty texts, got {steps!r}")
         rubric = d.get("rubric") or {}
+        if isinstance(rubric, Mapping):  # "3": a key as JSON (a saved results file's metadata) writes it
+            rubric = {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in rubric.items()}
         if not isinstance(rubric, Mapping) or not all(
                 _is_int(k, 0) and scale[0] <= k <= scale[1] and isinstance(v, str) and v.strip()
                 for k, v in rubric.items()):
@@ -532,7 +563,8 @@ def _custom_name_problems(cfg: "EvalConfig", registry: Mapping[str, Any]):
 def _own_judge_problem(cfg: "EvalConfig", metric: str, v: Any, judged: bool) -> str | None:
     """``metric_params.<metric>.judge``: this metric's judge, the run's ``judge:`` with these keys on top."""
     if not judged:
-        return "only a metric that calls the LLM judge (judged or custom metrics) takes its own judge"
+        return ("only evalkit's judged metrics and custom metrics take their own judge (ragas' metrics and the "
+                "others use the run's judge: section)")
     if not isinstance(v, Mapping):
         return f"must be a mapping of judge settings (base_url, model, temperature, ...), got {v!r}"
     try:  # keys only: the environment (and the API key, named by api_key_env) is read when the judge is used
@@ -557,9 +589,9 @@ def _metric_param_problems(cfg: "EvalConfig", REGISTRY: Mapping[str, Any], RENAM
             continue
         spec = REGISTRY.get(metric) if metric not in custom else None
         declared = spec.params if spec is not None else ()
+        resources = getattr(spec, "resources", ("judge",))  # a custom metric calls the judge
         for key, v in params.items():
             if key == "judge":
-                resources = getattr(spec, "resources", ("judge",))
                 problem = _own_judge_problem(cfg, metric, v, "judge" in resources and "ragas" not in resources)
                 if problem:
                     yield f"{where}.judge", problem
@@ -569,7 +601,10 @@ def _metric_param_problems(cfg: "EvalConfig", REGISTRY: Mapping[str, Any], RENAM
             elif key not in declared:
                 yield f"{where}", (f"unknown parameter {key!r}; {metric} accepts "
                                    f"{[p for p in declared if p not in PARAM_LEXICONS and p not in PARAM_TOP_LEVEL]}"
-                                   + (" and judge" if "judge" in getattr(spec, "resources", ()) else ""))
+                                   + (" and judge" if "judge" in resources and "ragas" not in resources else "")
+                                   + (f" (the metric's own judge takes it: judge: {{{key}: ...}})"
+                                      if key in {f.name for f in dataclasses.fields(JudgeConfig)}
+                                      and "judge" in resources and "ragas" not in resources else ""))
             else:
                 problem = _param_value_problem(metric, key, v, REGISTRY)
                 if problem:

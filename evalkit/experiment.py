@@ -189,6 +189,10 @@ def load_experiment(path: str | Path) -> Experiment:
     raw = read_yaml_mapping(path, ExperimentError, "experiment file")
     _check_top(path, raw)
     cfg, scoring_source = _scoring(path, raw)
+    if cfg.custom_metrics:  # known wherever the experiment is loaded (the report's notebook kernels too)
+        from .metrics.custom import activate
+
+        activate(cfg)
     metrics = raw.get("metrics")
     if metrics is not None and (not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics)):
         raise ExperimentError(f"{path}: metrics must be a list of metric names or null")

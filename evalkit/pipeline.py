@@ -33,9 +33,12 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
              on_error: str = "record", progress: bool | None = None, engine: Any = None,
              scheduler: str | None = None, chunk_size: int | None = None, parts_dir: str | Path | None = None,
              resume: bool = True, columns: Mapping[str, str] | None = None,
-             strict_columns: bool = False) -> pd.DataFrame:
+             strict_columns: bool = False, dry_run: bool = False) -> pd.DataFrame:
     """Score every row of ``data`` (:func:`evalkit.runner.score`, whose parameters these are), then add
     ``verdict`` and ``verdict_rule`` when the triad (hallucination, relevance, completeness) was scored.
+
+    ``dry_run=True`` scores nothing and calls no judge: it returns :func:`estimate`'s
+    :class:`evalkit.judge.dryrun.DryRun` (the judge calls, cache hits, tokens and cost the run would make).
 
     With any of ``engine`` ('local', 'dask' with ``scheduler`` ``tcp://HOST:PORT`` or ``local:N``, or an engine
     object), ``chunk_size`` or ``parts_dir``, rows are scored in chunks by :func:`evalkit.stream.score_chunks`
@@ -46,6 +49,8 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     ``attrs["evalkit"]`` holds the run's metrics, config and signature.
     """
     config = as_config(config)
+    if dry_run:
+        return estimate(data, metrics, config, strict_columns=strict_columns)
     if engine is None and chunk_size is None and parts_dir is None:
         out = score(data, metrics, config, on_error=on_error, progress=progress, strict_columns=strict_columns)
     else:
@@ -121,6 +126,55 @@ def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metric
     for note in notes:
         log.warning("%s", note)
     if written.meta.get("judge") is not None:  # after the file is written: usage is not part of its bytes
-        written.meta["judge"]["usage"] = usage
+        from .judge.costs import usage_total
+
+        written.meta["judge"]["usage"], written.meta["judge"]["total"] = usage, usage_total(usage)
     written.kept.attrs["evalkit"] = written.meta
     return written
+
+
+def estimate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
+             config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *, strict_columns: bool = False):
+    """What scoring ``data`` would ask the judge, without asking: every judged metric's prompts rendered for every
+    row through :class:`evalkit.judge.dryrun.DryRunJudge` (which counts calls, cache hits and approximate
+    tokens, and prices them with ``judge.prices``). Metrics that call no judge are not run. No HTTP request is
+    made, not even the preflight; the judge cache is read, never written.
+
+    Returns :class:`evalkit.judge.dryrun.DryRun` (``print()`` it; ``to_dict()`` for JSON).
+    """
+    from .judge.dryrun import DryRun, make_dry_judge
+    from .runner import Resources, _as_frame, _score_all, protect_input_columns, resolve_metrics, wants_judge
+
+    config = as_config(config)
+    df = protect_input_columns(_as_frame(data), strict=strict_columns)
+    chosen = resolve_metrics(metrics, df.columns, config)
+    judged = [m for m in chosen if wants_judge(m, config)]
+    resources = Resources(config, judge_factory=make_dry_judge)
+    _score_all(judged, df, config, None, resources, "record", False)
+    per_metric = {k: v for j in resources.judges().values() for k, v in j.estimate().items()}
+    return DryRun(len(df), dict(sorted(per_metric.items())),
+                  skipped=tuple(m.name for m in chosen if m not in judged))
+
+
+async def aevaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
+                    config: EvalConfig | Mapping[str, Any] | str | Path | None = None, **options: Any):
+    """:func:`evaluate` awaited on the caller's event loop: ``out = await evalkit.aevaluate(df, metrics, cfg)``.
+
+    Works inside a running loop (a Jupyter cell, an async web handler) with no "event loop is already running"
+    error: the run goes to a worker thread (:func:`asyncio.to_thread`) while the loop keeps serving other tasks.
+    It is the same run as :func:`evaluate` (same judge client, cache, retries, concurrency limit, scores), so there
+    is one implementation of the judge's transport rules, not a second asynchronous one that could drift from it.
+    Cancelling the awaiting task does not stop the thread: the run finishes (and its calls are cached) first.
+
+    Examples
+    --------
+    >>> import asyncio
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"question": ["What is the premium?"], "answer": ["The premium is $604."]})
+    >>> out = asyncio.run(aevaluate(df, ["completeness"], progress=False))
+    >>> float(out.loc[0, "completeness"])
+    1.0
+    """
+    import asyncio
+
+    return await asyncio.to_thread(evaluate, data, metrics, config, **options)

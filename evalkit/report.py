@@ -234,6 +234,8 @@ def _run_report(exp: Experiment, out: Path, figures_root, notebooks, overrides, 
     nbs, skipped = _applicable(list(notebooks or exp.notebooks), plan, log)
     numbers = analyze(results, exp, plan)
     numbers["skipped_notebooks"] = skipped
+    if (meta.get("judge") or {}).get("usage") is not None:  # this run's judge calls, tokens and cost
+        numbers["judge_usage"] = {"per_metric": meta["judge"]["usage"], "total": meta["judge"].get("total")}
     if exp.fact_checks:
         numbers["fact_checks"] = _fact_check_coverage(exp, results, log)
     if overrides and "n_resamples" in overrides:

@@ -44,6 +44,8 @@ class Resources:
     _metric_judges: dict = field(default_factory=dict)
     # token states per encoder model for this call: semantic_similarity and bert_score_f1 read the same texts
     _token_states: dict = field(default_factory=dict)
+    # makes each judge from its settings (default: evalkit.judge.make_judge); a dry run's judge counts, never calls
+    judge_factory: Any = None
 
     @property
     def nlp(self):
@@ -58,7 +60,7 @@ class Resources:
         if self._judge is None:
             from .judge import make_judge
 
-            self._judge = make_judge(self.config.judge)
+            self._judge = (self.judge_factory or make_judge)(self.config.judge)
         return self._judge
 
     def own_judge(self, metric: str) -> Mapping[str, Any] | None:
@@ -75,7 +77,7 @@ class Resources:
         if metric not in self._metric_judges:
             from .judge import make_judge
 
-            self._metric_judges[metric] = make_judge({**self.config.judge, **own})
+            self._metric_judges[metric] = (self.judge_factory or make_judge)({**self.config.judge, **own})
         return self._metric_judges[metric]
 
     def for_metric(self, metric: str) -> "Resources":
@@ -706,6 +708,9 @@ def _run_meta(df: pd.DataFrame, names: list[str], config: EvalConfig, resources:
                          "prompts": dict(sorted(used.items())),
                          "prompts_sha256": hashlib.sha256("".join(v for _, v in sorted(used.items())).encode())
                          .hexdigest() if used else None}
+        from .judge.costs import usage_total
+
+        meta["judge"]["total"] = usage_total(usage)  # calls, tokens and cost over every metric
         if resources._metric_judges:
             meta["judge"]["per_metric"] = {m: jj.signature() for m, jj in sorted(resources._metric_judges.items())}
     sig = build_signature(config, df.attrs.get("sha256"), names, judge=meta.get("judge"),

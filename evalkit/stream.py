@@ -390,7 +390,9 @@ def score_chunks(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None 
                             status_interval=status_interval, strict_columns=strict_columns)
     out = assemble(cp)
     if out.attrs["evalkit"].get("judge") is not None:
-        out.attrs["evalkit"]["judge"]["usage"] = usage
+        from .judge.costs import usage_total
+
+        out.attrs["evalkit"]["judge"]["usage"], out.attrs["evalkit"]["judge"]["total"] = usage, usage_total(usage)
     return out
 
 
@@ -475,6 +477,7 @@ def run_meta(out: pd.DataFrame | str, first: Mapping[str, Any]) -> dict[str, Any
     meta = json.loads(json.dumps(first))
     if meta.get("judge"):
         meta["judge"]["usage"] = None  # counts of this invocation's HTTP calls: not a property of the results
+        meta["judge"].pop("total", None)
     sig = meta.get("signature") or {}
     if sig:
         sig["rows_sha256"] = out if isinstance(out, str) else rows_sha256(out)
@@ -504,15 +507,19 @@ def save_results(out: pd.DataFrame, path: str | Path) -> Path:
     path = Path(path)
     meta = out.attrs.get("evalkit") or {}
     usage = (meta.get("judge") or {}).get("usage")
+    total = (meta.get("judge") or {}).get("total")
     tmp = path.with_name(f".{path.stem}.partial{path.suffix}")
     try:
         if usage is not None:
             meta["judge"]["usage"] = None
+            meta["judge"].pop("total", None)
         save(out, tmp)
         os.replace(tmp, path)
     finally:
         if usage is not None:
             meta["judge"]["usage"] = usage
+            if total is not None:
+                meta["judge"]["total"] = total
     return path
 
 

@@ -41,6 +41,7 @@ from typing import Any, Callable, Iterator, Mapping, Protocol
 
 from ..config import JudgeConfig  # judge settings are configuration data: they live (and are validated) there
 from .cache import JudgeCache, request_key
+from .costs import call_cost, price_for
 from .prompts import Prompt
 from .transport import deadline, install_deadline
 
@@ -165,12 +166,16 @@ class OpenAIJudge:
     def usage(self) -> dict[str, dict[str, float]]:
         """Per metric: http_calls, cache_hits, retries, failures, repairs, prompt_tokens, completion_tokens,
         first_replies (answers to a first request), valid_json (of those, parsed and of the expected shape) and
-        ``valid_json_rate = valid_json / first_replies`` (absent before any reply)."""
+        ``valid_json_rate = valid_json / first_replies`` (absent before any reply); ``cost`` (currency units of
+        ``judge.prices``) when the prices name this model."""
         with self._lock:
             out = {m: dict(v) for m, v in self.stats.items()}
+        price = price_for(self.config.prices, self.config.model)
         for u in out.values():
             if u.get("first_replies"):
                 u["valid_json_rate"] = u.get("valid_json", 0.0) / u["first_replies"]
+            if price is not None:
+                u["cost"] = call_cost(u.get("prompt_tokens", 0.0), u.get("completion_tokens", 0.0), price)
         return out
 
     @property

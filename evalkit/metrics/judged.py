@@ -171,11 +171,20 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
     return Score(compute_faithfulness(vs), {"claims": claims, "supported": sum(vs), "total": len(vs)})
 
 
+def _ask_contexts(judge, question: str | None, contexts: Sequence[str], reference: str, metric: str) -> dict:
+    """One ``context_verdicts`` call: a verdict per context and the reference's statements attributed or not. The
+    request does not depend on which metric asks, so context precision and recall share one call (the cache)."""
+    return judge.complete(load_prompts()["context_verdicts"], {"question": question or "", "reference": reference,
+                                                               "contexts": numbered_contexts(contexts)},
+                          metric=metric).data
+
+
 def context_precision(question: str | None, contexts: Sequence[str] | None, ground_truth: str | None = None,
                       answer: str | None = None, *, judge=None) -> Score:
     """Share of retrieved contexts the judge finds useful for the reference answer, 0..100.
 
-    One judge call per row (prompt ``context_precision``) gives a 0/1 verdict for each context, in order.
+    One judge call per row (prompt ``context_verdicts``, shared with :func:`context_recall`: the same request,
+    answered once and cached) gives a 0/1 verdict for each context, in order.
     Value: mean verdict x 100. Details: each context's verdict and ``average_precision_at_k`` (x 100),
     which rewards useful contexts ranked first (:func:`compute_context_precision`). Uses the ground
     truth as reference, or the answer when there is none (said in the details).
@@ -187,9 +196,7 @@ def context_precision(question: str | None, contexts: Sequence[str] | None, grou
     if not ctxs:
         return Score(0.0, {"verdicts": [], "reason": "no contexts"})
     reference = ground_truth if ground_truth else (answer or "")
-    d = judge.complete(load_prompts()["context_precision"], {"question": question or "", "reference": reference,
-                                                             "contexts": numbered_contexts(ctxs)},
-                       metric="context_precision").data
+    d = _ask_contexts(judge, question, ctxs, reference, "context_precision")
     if len(d["verdicts"]) != len(ctxs):
         raise JudgeError(f"judge returned {len(d['verdicts'])} verdicts for {len(ctxs)} contexts")
     rows = [{"verdict": _binary(v.get("verdict") if isinstance(v, dict) else v, "verdict"),
@@ -203,18 +210,19 @@ def context_recall(question: str | None, contexts: Sequence[str] | None, ground_
                    judge=None) -> Score:
     """Share of the ground truth's statements attributable to the contexts, 0..100.
 
+    Asked in the same judge call as :func:`context_precision` (prompt ``context_verdicts``): a run scoring both
+    makes one call per row for the two.
+
     Empty policy: undetermined without a ground truth; 0 with no contexts; 100 when the ground
     truth yields no statements.
     """
     _need(judge)
     if not (ground_truth or "").strip():
         return Score(None, {"reason": "no ground truth"})
-    ctx = _joined(contexts)
-    if not ctx:
+    ctxs = [c for c in (contexts or []) if c and c.strip()]
+    if not ctxs:
         return Score(0.0, {"classifications": [], "reason": "no contexts"})
-    d = judge.complete(load_prompts()["context_recall"], {"question": question or "", "context": ctx,
-                                                          "reference": ground_truth}, metric="context_recall").data
-    cls = d["classifications"]
+    cls = _ask_contexts(judge, question, ctxs, ground_truth, "context_recall")["classifications"]
     att = [_binary(c.get("attributed") if isinstance(c, dict) else c, "attributed") for c in cls]
     return Score(compute_context_recall(att), {"classifications": cls, "attributed": sum(att), "total": len(att)})
 

@@ -169,6 +169,17 @@ def _usefulness_each(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict
                          for i, c in enumerate(passages, start=1)]}
 
 
+def _context_verdicts(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
+    """``usefulness_each`` of the passages, and ``attribution`` of the text's sentences to all passages together."""
+    text = p.field(a["text"])
+    passages = [c.strip() for c in re.split(a["split"], p.field(a["contexts"])) if c.strip()]
+    joined = "\n\n".join(passages)
+    useful = _usefulness_each(p, {**a, "threshold": a["useful_threshold"]}, t, _lists)["verdicts"]
+    return {"verdicts": useful,
+            "classifications": [{"statement": s, "attributed": int(t.support(s, joined) >= a["attributed_threshold"]),
+                                 "reason": "scripted"} for s in t.sentences(text)]}
+
+
 def _attribution(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
     ctx = p.field(a["context"])
     return {"classifications": [{"statement": s, "attributed": int(t.support(s, ctx) >= a["threshold"]),
@@ -286,7 +297,7 @@ def _fixed(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]
 
 ANSWERS: Mapping[str, Callable[..., dict[str, Any]]] = MappingProxyType({
     "statements": _statements, "verdicts": _verdicts, "usefulness": _usefulness,
-    "claim_verdicts": _claim_verdicts, "usefulness_each": _usefulness_each, "attribution": _attribution,
+    "claim_verdicts": _claim_verdicts, "usefulness_each": _usefulness_each, "context_verdicts": _context_verdicts, "attribution": _attribution,
     "questions": _questions, "rubric": _rubric, "grades": _grades, "correct": _correct, "key_points": _key_points,
     "coverage_statuses": _coverage_statuses, "claims": _claims, "tone": _tone, "qag": _qag,
     "scale": _scale, "fixed": _fixed})

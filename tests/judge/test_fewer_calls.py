@@ -1,8 +1,10 @@
-"""#29 item 4: faithfulness in one call, context precision's contexts in one call; the scores are today's.
+"""#29 item 4: faithfulness in one call; context precision's contexts in one call, shared with context recall;
+the scores are today's.
 
 ``tests/golden/judged_three_contexts.json`` holds the scores (and per-claim and per-context verdicts) the four
 RAGAS-style metrics gave on :func:`three_context_rows` against the scripted judge server before the change,
-when they made 360 HTTP calls (4.29 a row: 2 for faithfulness, one per context for context precision)."""
+when they made 360 HTTP calls (4.29 a row: 2 for faithfulness, one per context for context precision, one for
+context recall; calls about the same question, contexts and reference are asked once for both systems)."""
 import json
 from pathlib import Path
 
@@ -29,11 +31,13 @@ def test_three_contexts_a_row_cost_at_most_3_05_calls_with_todays_scores():
         out = evalkit.evaluate(df, METRICS, cfg, progress=False)
         calls = srv.requests
     assert out["error"].isna().all()
-    assert calls / len(df) <= 3.05 and golden["calls"] / len(df) > 4.2  # 252 calls (3.0 a row), was 360
+    assert calls / len(df) <= 3.05 and golden["calls"] / len(df) > 4.2  # 210 calls (2.5 a row), was 360
+    assert calls == 210
     usage = out.attrs["evalkit"]["judge"]["usage"]
     assert usage["context_precision"]["http_calls"] == df["id"].nunique()  # one per distinct row, not per context
+    assert usage["context_recall"].get("http_calls", 0) == 0  # context precision's call answers it
     assert usage["faithfulness"]["http_calls"] == len(df)
-    assert {"faithfulness_claims", "context_precision"} <= set(out.attrs["evalkit"]["judge"]["prompts"])
+    assert {"faithfulness_claims", "context_verdicts"} <= set(out.attrs["evalkit"]["judge"]["prompts"])
     for want, (_, r) in zip(golden["rows"], out.iterrows()):
         assert (r["id"], r["system"]) == (want["id"], want["system"])
         for m in METRICS:
@@ -50,10 +54,24 @@ def test_context_precision_rejects_a_verdict_count_that_is_not_the_context_count
     from evalkit.metrics.judged import context_precision
     import pytest
 
-    two = {"verdicts": [{"context": 1, "verdict": 1, "reason": ""}, {"context": 2, "verdict": 0, "reason": ""}]}
+    two = {"verdicts": [{"context": 1, "verdict": 1, "reason": ""}, {"context": 2, "verdict": 0, "reason": ""}],
+           "classifications": []}
     with ScriptedJudgeServer(replies=[{"when": "numbered passage", "reply": two}]) as srv:
         j = OpenAIJudge(JudgeConfig(base_url=srv.url, model="m", cache_path=None))
         s = context_precision("Q?", ["a b c.", "d e f."], "a b c.", judge=j)
         assert s.value == 50.0 and s.details["average_precision_at_k"] == 100.0 and srv.requests == 1
         with pytest.raises(JudgeError, match="2 verdicts for 3 contexts"):
             context_precision("Q?", ["a.", "b.", "c."], "a.", judge=j)
+
+
+def test_every_question_distinct_costs_3_calls_a_row():
+    """Rows that share nothing (each system's question and reference its own): one call each for faithfulness,
+    the contexts (precision and recall together) and answer relevance."""
+    df = three_context_rows()
+    df["question"] = df["question"] + " (" + df["system"] + ")"
+    df["ground_truth"] = df["ground_truth"] + " (" + df["system"] + ")"
+    with ScriptedJudgeServer() as srv:
+        cfg = {"judge": {"base_url": srv.url, "model": "scripted", "cache_path": None},
+               "metric_params": {"answer_relevance": {"method": "rubric"}}}
+        out = evalkit.evaluate(df, METRICS, cfg, progress=False)
+        assert out["error"].isna().all() and srv.requests == 3 * len(df)

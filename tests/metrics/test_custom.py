@@ -191,6 +191,19 @@ def test_two_judges_each_see_only_their_metrics_requests(tmp_path):
     assert set(meta["judge"]["usage"]) >= {"conciseness", "answer_class"}
 
 
+def test_a_builtin_judged_metric_with_its_own_judge(tmp_path):
+    with ScriptedJudgeServer(replies=REPLIES) as run_srv, ScriptedJudgeServer() as own_srv:
+        extra = f"metric_params:\n  answer_class:\n    judge: {{base_url: '{own_srv.url}', model: grader}}\n"
+        df = _frame().assign(ground_truth=["$604", "$500", "$604", "$500"])
+        out = evalkit.evaluate(df, ["conciseness", "answer_class"], _config(tmp_path, run_srv.url, extra),
+                               progress=False)
+        # answer_class asks the judge only for rows that do not abstain: 4 rows here
+        assert own_srv.requests == 4 and {r["model"] for r in own_srv.received} == {"grader"}
+        assert run_srv.requests == 5 and all("CRITERION" in r["messages"][1]["content"] for r in run_srv.received)
+    # the rules: CORRECT when the reference's numbers are in the answer (604 in row 1, 500 in row 2)
+    assert out["answer_class"].tolist() == ["CORRECT", "CORRECT", "WRONG", "WRONG"]
+
+
 def test_a_metric_with_its_own_judge_runs_without_a_run_judge(tmp_path):
     with ScriptedJudgeServer(replies=REPLIES) as srv:
         path = tmp_path / "own.yaml"
@@ -228,7 +241,7 @@ def test_own_judge_changes_signature_and_cache_key(tmp_path):
 def test_metric_params_judge_is_validated():
     ok = EvalConfig.from_dict({"metric_params": {"faithfulness": {"judge": {"model": "big", "temperature": 0}}}})
     as_config(ok)  # judged metrics accept judge:, which failed with "faithfulness accepts []" before
-    with pytest.raises(ConfigError, match=r"metric_params\.relevance\.judge: only a metric that calls the LLM judge"):
+    with pytest.raises(ConfigError, match=r"metric_params\.relevance\.judge: only evalkit's judged metrics and custom metrics"):
         as_config({"metric_params": {"relevance": {"judge": {"model": "big"}}}})
     with pytest.raises(ConfigError, match=r"metric_params\.faithfulness\.judge: do not put the API key"):
         as_config({"metric_params": {"faithfulness": {"judge": {"api_key": "sk-1"}}}})
@@ -269,3 +282,51 @@ def test_scoped_restores_the_overlay():
         assert "temporary" in REGISTRY
     assert "temporary" not in REGISTRY
     assert list(REGISTRY)[:3] == ["relevance", "completeness", "hallucination"]
+
+
+def test_an_experiments_scoring_section_defines_and_validates_them(tmp_path):
+    import yaml
+
+    from evalkit.experiment import ExperimentError, load_experiment
+
+    entry = {"name": "conciseness", "criteria": CRITERIA, "inputs": ["question", "answer"], "scale": [1, 5]}
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump({"name": "e", "data": "d.csv", "scoring": {"custom_metrics": [entry]}}))
+    exp = load_experiment(path)
+    assert exp.config().custom_metrics[0].name == "conciseness" and REGISTRY["conciseness"].family == "custom"
+    path.write_text(yaml.safe_dump({"name": "e", "data": "d.csv",
+                                    "scoring": {"custom_metrics": [{**entry, "inputs": ["output"]}]}}))
+    with pytest.raises(ExperimentError, match=r"exp\.yaml: scoring: custom_metrics\[0\]\.inputs: unknown input"):
+        load_experiment(path)
+
+
+def test_the_scripted_servers_rules_answer_a_custom_metric_without_fixed_replies(tmp_path):
+    """The packaged rules: low + (high - low) x the share of the reference's content words and numbers found in
+    the answer, rounded (a number of the reference missing from the answer makes the share 0)."""
+    df = pd.DataFrame({"question": ["What is the premium?"] * 3,
+                       "answer": ["The base premium is $604.", "The base premium is high.", "The premium is $604."],
+                       "ground_truth": ["The base premium is $604."] * 3})
+    text = YAML.replace("inputs: [question, answer]", "inputs: [question, answer, ground_truth]")
+    (tmp_path / "r.yaml").write_text(text + "judge: {base_url: URL, model: scripted, cache_path: null}\n")
+    with ScriptedJudgeServer() as srv:
+        cfg = str(tmp_path / "r.yaml")
+        (tmp_path / "r.yaml").write_text((tmp_path / "r.yaml").read_text().replace("URL", srv.url))
+        out = evalkit.evaluate(df, ["conciseness"], cfg, progress=False)
+        assert srv.requests == 1 + 3
+    # the reference's content words {base, premium, 604} (3+ characters, not stop words): all found -> 5;
+    # its number 604 missing -> share 0 -> 1; premium and 604 found, base missing -> 1 + round(4 x 2/3) = 4
+    assert out["conciseness"].tolist() == [5.0, 1.0, 4.0]
+
+
+def test_a_saved_results_file_carries_its_custom_metrics(tmp_path, capsys):
+    from evalkit.cli import main
+    from evalkit.metrics.custom import unregister_metric
+
+    with ScriptedJudgeServer(replies=REPLIES) as srv:
+        out = evalkit.evaluate(_frame(), ["conciseness"], _config(tmp_path, srv.url), progress=False)
+    evalkit.save(out, tmp_path / "r.parquet")
+    unregister_metric("conciseness")  # as in a fresh process: only the file's metadata defines it
+    assert "conciseness" not in REGISTRY
+    assert main(["summary", str(tmp_path / "r.parquet"), "--by", ""]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "conciseness" in x)
+    assert "(1..5, higher is better) 3.000" in line  # (5 + 2 + 4 + 1) / 4
