@@ -62,7 +62,8 @@ def calls_per_row() -> None:
         distinct[col] = distinct[col] + " (" + distinct["system"] + ")"
     print(f"\n{', '.join(RAGAS4)}: HTTP calls per row, 3 contexts a row, {len(shared)} rows")
     print(f"  {'rows':<44}{'before #29':>11}{'now':>8}")
-    for label, df in (("sample (42 questions x 2 systems)", shared), ("every question and reference distinct", distinct)):
+    for label, df in (("sample (42 questions x 2 systems)", shared),
+                      ("every question and reference distinct", distinct)):
         with ScriptedJudgeServer() as srv:
             old = calls_before_29(df, srv.url)
         with ScriptedJudgeServer() as srv:

@@ -191,7 +191,8 @@ def _score_cmd(args) -> int:
                   + (f", cost {cost_text(u['cost'])}" if u.get("cost") is not None else ""))
         total = meta["judge"].get("total") or {}
         if total:
-            print(f"judge total: {int(total.get('http_calls', 0))} HTTP calls, {int(total.get('cache_hits', 0))} cached, "
+            print(f"judge total: {int(total.get('http_calls', 0))} HTTP calls, "
+                  f"{int(total.get('cache_hits', 0))} cached, "
                   f"{int(total.get('prompt_tokens', 0))}+{int(total.get('completion_tokens', 0))} tokens, cost "
                   f"{cost_text(total.get('cost'))}")
     if not args.quiet:  # metrics undetermined on every row have no mean to show (summary counts them)

@@ -100,7 +100,8 @@ def check(results: pd.DataFrame, rules: Sequence[Threshold], *, by: str | None =
     Raises
     ------
     ValueError
-        A rule names a metric the results lack, ``by`` is not a column, or ``verdict`` is missing with ``max_fail_share``.
+        A rule names a metric the results lack, ``by`` is not a column, or ``verdict`` is missing with
+        ``max_fail_share``.
     """
     missing = sorted({r.metric for r in rules} - set(results.columns))
     if missing:

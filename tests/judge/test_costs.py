@@ -63,7 +63,8 @@ def test_dry_run_sends_nothing_and_estimates_the_real_calls_within_15_percent(tm
         assert dry.total.calls == real == 210  # exact here: no retries or repairs on the scripted server
         assert {m: e.calls for m, e in dry.metrics.items()} == \
             {m: int(u.get("http_calls", 0)) for m, u in out.attrs["evalkit"]["judge"]["usage"].items()}
-        assert dry.total.cost == pytest.approx(dry.total.prompt_tokens / 1000 * 0.5 + dry.total.output_tokens / 1000 * 2)
+        t = dry.total
+        assert t.cost == pytest.approx(t.prompt_tokens / 1000 * 0.5 + t.output_tokens / 1000 * 2)
         again = evalkit.evaluate(df, RAGAS4, cfg, dry_run=True)  # after the run: everything is in the cache
         assert again.total.calls == 0 and again.total.cached == dry.total.calls + dry.total.cached
         assert srv.requests == real
