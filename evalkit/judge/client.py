@@ -316,10 +316,21 @@ class OpenAIJudge:
         return "chat"
 
     def _preflight_request(self, method: str, path: str, wait: float, **kw: Any):
-        """One preflight request, retried on 429/5xx like any call; the last response is returned."""
+        """One preflight request, retried on 429/5xx and broken connections like any call; the last response is
+        returned."""
+        import httpx
+
         for attempt in range(self.config.max_retries + 1):
-            with deadline(wait):
-                r = self._http.request(method, path, timeout=wait, **kw)
+            try:
+                with deadline(wait):
+                    r = self._http.request(method, path, timeout=wait, **kw)
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
+                # a kept-alive connection the server had closed (or a reply broken off): a fresh connection may
+                # well succeed, as in any call; nothing listening (ConnectError) and a hang are not retried
+                if attempt == self.config.max_retries:
+                    raise
+                self._sleep_before_retry(None, attempt, f"{type(e).__name__}: {e}", "preflight")
+                continue
             if not _retryable(r.status_code) or attempt == self.config.max_retries:
                 return r
             self._sleep_before_retry(r, attempt, f"HTTP {r.status_code}: {r.text[:200]}", "preflight")

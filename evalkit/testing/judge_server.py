@@ -413,6 +413,9 @@ class _Handler(BaseHTTPRequestHandler):
             status = owner.fail_first.popleft() if owner.fail_first else None
         if status is None:
             return False
+        if status == 0:  # a broken-off connection: no status line at all, as a server that dropped a kept-alive socket
+            self.close_connection = True
+            return True
         self._send(status, {"error": {"message": f"scripted HTTP {status}"}}, {"Retry-After": "0"} if status == 429
                    else None)
         return True
@@ -570,6 +573,7 @@ class ScriptedJudgeServer:
     trickle : seconds between the bytes of every POST's response, status line and headers included (0: all at
         once): a server that keeps a connection alive without ever finishing its reply.
     fail_first : HTTP statuses answered, in order, to the first requests (GET or POST), e.g. ``(500, 503)``;
+        0 closes the connection without any reply;
         later requests are answered normally (a 429 carries ``Retry-After: 0``).
     """
 
