@@ -38,7 +38,7 @@ def _execute(src: Path, dst: Path, params: dict[str, Any], cwd: Path) -> None:
     extra = {"kernel_manager_class": _encrypted_kernel_manager()} if _curve_available() else {}
     failed = None
     with atomic_path(dst) as tmp:  # a killed run leaves the last complete notebook, never half of one
-        written = tmp.with_suffix(".ipynb")  # papermill wants the extension
+        written = tmp.with_name(tmp.name + ".ipynb")  # papermill wants the extension; a kill leaves a *.tmp.ipynb
         try:
             pm.execute_notebook(str(src), str(written),
                                 parameters={k: v for k, v in params.items() if k in declared},
@@ -172,6 +172,7 @@ def _prepare_dirs(out: Path, exp: Experiment, overwrite: bool) -> Path:
         if data and Path(data).resolve().is_relative_to(out.resolve()):
             raise ReportError(f"{out}: the report folder holds the experiment's input {data}; "
                               "move the input or change the experiment's name")
+    _adopt_earlier_report(out)
     try:
         owned_dir(out)
         owned_dir(out / "notebooks")
@@ -180,6 +181,21 @@ def _prepare_dirs(out: Path, exp: Experiment, overwrite: bool) -> Path:
         raise ReportError(str(e)) from None
     write_text(owner, exp.source + "\n")
     return figs
+
+
+def _adopt_earlier_report(out: Path) -> None:
+    """A report folder written before folders carried evalkit's marker (it holds report.html, signature.json and
+    results.parquet and nothing else evalkit would not write) is evalkit's: mark it so it can be refreshed."""
+    from .safeio import OWNED_MARKER
+
+    ours = {"report.html", "signature.json", "results.parquet", "metrics.json", "notebooks", "figures"}
+    if not out.is_dir() or (out / OWNED_MARKER).exists():
+        return
+    names = {p.name for p in out.iterdir()}
+    if {"report.html", "signature.json", "results.parquet"} <= names and names <= ours:
+        for sub in ("", "notebooks", "figures"):
+            if (out / sub).is_dir():
+                (out / sub / OWNED_MARKER).touch()
 
 
 def _write_json(path: Path, obj: Any) -> None:

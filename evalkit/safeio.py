@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import secrets
+import threading
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -58,7 +60,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 def _remove_stale_temporaries(path: Path) -> None:
     """Temporary files of ``path`` left by a killed writer (its pid no longer runs) are removed."""
-    for p in path.parent.glob(f".{path.name}.*.tmp"):
+    for p in path.parent.glob(f".{path.name}.*.tmp*"):
         pid = p.name[len(path.name) + 2:].split(".", 1)[0]
         if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
             _silent_unlink(p)
@@ -146,36 +148,64 @@ def lock_path(output: str | Path) -> Path:
     return output.with_name(f".{output.name}.lock")
 
 
+# locks this process holds, by resolved lock path -> depth: a run writing its own locked output re-enters its lock
+# (process state by nature: an flock belongs to the process that took it)
+_HELD: dict[str, int] = {}
+_HELD_GUARD = threading.Lock()
+
+
+def _take(lock: Path, output: str | Path) -> int:
+    """An exclusive ``flock`` on ``lock`` (created if absent), or :class:`OutputError` naming the holder.
+
+    The kernel releases an flock when its process dies, so a killed writer never blocks the next one; the file
+    left behind is reused. After locking, the path must still name the locked file (a releasing writer may have
+    unlinked it in between): otherwise lock the new file.
+    """
+    for _ in range(5):
+        fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            other = _holder(lock)
+            named = f"pid {other}" if other > 0 else "pid unknown"
+            raise OutputError(f"{output}: another evalkit process ({named}) is writing this output; wait for it "
+                              "to finish") from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(lock).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            return fd
+        os.close(fd)  # unlinked under us by a writer that just finished: lock the file now at that path
+    raise OutputError(f"{output}: could not take the lock {lock}")  # pragma: no cover - five races lost in a row
+
+
 @contextlib.contextmanager
 def output_lock(output: str | Path) -> Iterator[None]:
-    """Hold ``.NAME.lock`` beside ``output`` while writing it; a second live writer is refused.
-
-    A lock left by a process that no longer runs (killed) is taken over.
-    """
+    """Hold ``.NAME.lock`` beside ``output`` while writing it; a second writer (another process) is refused with
+    one line naming the first one's pid. Re-entrant within a process; a killed writer's lock is free again."""
     lock = lock_path(output)
     lock.parent.mkdir(parents=True, exist_ok=True)
-    if _holder(lock) == os.getpid():  # this process already holds it (a run writing its own output): re-entrant
-        yield
-        return
-    for _ in range(3):
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            other = _holder(lock)
-            if other > 0 and other != os.getpid() and _pid_alive(other):
-                raise OutputError(f"{output}: another evalkit process (pid {other}) is writing this output; "
-                                  f"wait for it or remove {lock} if that process is gone") from None
-            _silent_unlink(lock)  # stale: its writer was killed
-            continue
-        with os.fdopen(fd, "w") as f:
-            f.write(f"{os.getpid()}\n")
-        break
-    else:  # pragma: no cover - three races lost in a row
-        raise OutputError(f"{output}: could not take the lock {lock}")
+    key = str(lock.resolve())
+    with _HELD_GUARD:
+        if _HELD.get(key):
+            _HELD[key] += 1
+            fd = None
+        else:
+            fd = _take(lock, output)
+            _HELD[key] = 1
     try:
         yield
     finally:
-        _silent_unlink(lock)
+        with _HELD_GUARD:
+            _HELD[key] -= 1
+            if not _HELD[key]:
+                del _HELD[key]
+                _silent_unlink(lock)  # before unlocking: a waiter then sees a new file, not this one
+                os.close(fd)  # closing releases the flock
 
 
 def owned_dir(path: str | Path, *, clear: bool = False) -> Path:

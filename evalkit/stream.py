@@ -29,7 +29,6 @@ import hashlib
 import io
 import json
 import logging
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -508,13 +507,11 @@ def save_results(out: pd.DataFrame, path: str | Path) -> Path:
     meta = out.attrs.get("evalkit") or {}
     usage = (meta.get("judge") or {}).get("usage")
     total = (meta.get("judge") or {}).get("total")
-    tmp = path.with_name(f".{path.stem}.partial{path.suffix}")
     try:
         if usage is not None:
             meta["judge"]["usage"] = None
             meta["judge"].pop("total", None)
-        save(out, tmp)
-        os.replace(tmp, path)
+        save(out, path)  # atomic and locked: a unique temporary name in the same folder, renamed when complete
     finally:
         if usage is not None:
             meta["judge"]["usage"] = usage

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 import signal
 import subprocess
@@ -195,3 +196,51 @@ def test_two_experiments_with_one_name_are_refused_unless_overwrite(tmp_path, mo
     err = capsys.readouterr().err
     assert rc == 2 and "holds the report of another experiment (/somewhere/else/other.yaml)" in err
     assert (out / "report.html").read_text() == "the other experiment's report"
+
+
+def test_a_held_lock_is_respected_even_before_its_pid_is_written(tmp_path):
+    """The lock is the kernel's flock, not the pid in the file: an empty lock file held by another process still
+    refuses a second writer (the old pid-in-file scheme read it as stale and let both write)."""
+    code = ("import fcntl, os, sys, time\n"
+            f"fd = os.open({str(tmp_path / '.out.csv.lock')!r}, os.O_CREAT | os.O_RDWR)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(OutputError, match=r"another evalkit process \(pid unknown\)"):
+            write_text(tmp_path / "out.csv", "second")
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_leftover_lock_file_naming_this_pid_is_not_mistaken_for_our_own(tmp_path):
+    """pid reuse: a stale file that names this process is a file, not a lock this process holds."""
+    lock = tmp_path / ".o.csv.lock"
+    lock.write_text(f"{os.getpid()}\n")
+    with output_lock(tmp_path / "o.csv"):
+        assert lock.exists()
+    assert not lock.exists()  # it was taken, then released, not skipped as re-entrant and left behind
+
+
+def test_a_report_folder_from_before_the_marker_is_adopted(tmp_path):
+    """reports/NAME written by an earlier evalkit (no marker) holds only evalkit's files: refreshed, not refused;
+    a user file among them makes it a user folder again."""
+    from evalkit.experiment import Experiment
+    from evalkit.report import ReportError, _prepare_dirs
+
+    old = tmp_path / "reports" / "x"
+    (old / "figures").mkdir(parents=True)
+    for name in ("report.html", "signature.json", "results.parquet", "figures/means.png"):
+        (old / name).write_text("earlier run")
+    exp = Experiment(name="x", data=str(tmp_path / "d.csv"), source=str(tmp_path / "e.yaml"))
+    _prepare_dirs(old, exp, overwrite=False)
+    assert (old / ".evalkit-owned").exists() and not (old / "figures" / "means.png").exists()
+    mine = tmp_path / "reports" / "y"
+    mine.mkdir()
+    for name in ("report.html", "signature.json", "results.parquet", "my_notes.txt"):
+        (mine / name).write_text("mine")
+    with pytest.raises(ReportError, match="evalkit did not create"):
+        _prepare_dirs(mine, Experiment(name="y", data=str(tmp_path / "d.csv"), source=str(tmp_path / "e.yaml")),
+                      overwrite=False)
+    assert (mine / "my_notes.txt").read_text() == "mine"

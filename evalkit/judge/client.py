@@ -294,8 +294,8 @@ class OpenAIJudge:
                 return "models" if ids else "models (none listed)"
             if r.status_code in (401, 403):
                 raise JudgeUnavailable(self._refused(r))
-            if _retryable(r.status_code):
-                raise JudgeUnavailable(self._failing(r, "GET /models"))
+            # a failing /models (some gateways answer 5xx for a route they do not serve) is not the verdict: the
+            # one-token chat call below is, as it is for a 404
             r = self._preflight_request("POST", "/chat/completions", wait, json={
                 "model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1, "temperature": 0})
         except httpx.ConnectError as e:

@@ -195,8 +195,18 @@ def test_preflight_retries_429_respecting_retry_after():
 def test_preflight_gives_up_on_a_failing_server_after_the_retries(caplog):
     with ScriptedJudgeServer(fail_first=(500,) * 10) as srv:
         with caplog.at_level("WARNING", logger="evalkit"):
-            with pytest.raises(JudgeUnavailable, match=r"answered GET /models with HTTP 500 3 times in a row "
-                                                       r".*overloaded or failing"):
+            # /models failing is not the verdict (gateways answer 5xx for routes they lack): the chat probe is, and
+            # it fails too, after its own retries
+            with pytest.raises(JudgeUnavailable, match=r"answered a one-token chat request with HTTP 500 3 times in "
+                                                       r"a row .*overloaded or failing"):
                 _judge(srv.url, max_retries=2).preflight()
-        assert srv.gets == 3 and srv.requests == 0
-    assert [r.getMessage().startswith("judge preflight: HTTP 500") for r in caplog.records] == [True, True]
+        assert srv.gets == 3 and srv.requests == 3
+    # every retry said so, on /models and then on the chat probe
+    assert [r.getMessage().startswith("judge preflight: HTTP 500") for r in caplog.records] == [True] * 4
+
+
+def test_preflight_falls_back_to_chat_when_models_route_fails():
+    """A gateway that answers 5xx on /models but serves chat: the run goes ahead (the chat probe answered)."""
+    with ScriptedJudgeServer(fail_first=(502, 502)) as srv:
+        assert _judge(srv.url, max_retries=1).preflight() == "chat"
+        assert srv.gets == 2 and srv.requests == 1
