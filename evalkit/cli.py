@@ -388,7 +388,9 @@ def _compare_cmd(args) -> int:
         _check_output_path(args.output)
     _refuse_overwriting(args.output, args.results)
     df = _read_results(args.results, _columns(args), args)
-    metrics = _metric_names(args.metrics) or [m for m in scored_metrics(df) if df[m].dtype != object]
+    # by default every scored metric with values (one without any, e.g. fact_checks without rules, has no pairs)
+    metrics = _metric_names(args.metrics) or [m for m in scored_metrics(df)
+                                              if df[m].dtype != object and df[m].notna().any()]
     table = compare_systems(df, metrics, args.a, args.b, by=args.by, n_resamples=args.resamples, seed=args.seed,
                             binary=[c for c in (args.binary or "").split(",") if c], positive=args.positive,
                             pair_on=args.pair_on, min_pairs=args.min_pairs)

@@ -182,7 +182,8 @@ def _csv_records(path: Path, text: str, sep: str) -> tuple[list[str], list[int]]
     starts, line = [], reader.line_num + 1
     for rec in reader:
         if rec and len(rec) != len(header):
-            raise DataError(f"{path}: line {line}: {len(rec)} fields where the header has {len(header)} "
+            raise DataError(f"{path}: line {line}: {len(rec)} field{'s' if len(rec) != 1 else ''} where the header "
+                            f"has {len(header)} "
                             f"(separator {sep!r}; a stray quote or separator inside a field? quote such fields, "
                             f"or pass --sep)")
         if rec:

@@ -112,8 +112,11 @@ def _check_top(path: Path, raw: Mapping[str, Any]) -> None:
     if unknown:
         raise ExperimentError(f"{path}: unknown key(s) {unknown}; known: {sorted(_KEYS)}")
     for key in ("name", "data"):
-        if not raw.get(key):
+        if key not in raw:
             raise ExperimentError(f"{path}: missing required key {key!r}")
+        if raw[key] is None or str(raw[key]).strip() == "":
+            raise ExperimentError(f"{path}: {key} is empty; give the experiment's "
+                                  f"{'name (it names the report folder)' if key == 'name' else 'data file'}")
     name = str(raw["name"])
     # the name becomes a folder that the report clears: '.', '..' or a leading dot would name the user's own
     if not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*", name) or set(name) == {"."}:

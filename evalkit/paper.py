@@ -332,7 +332,8 @@ def methods(run: Run, p: Plan, fmt: str = "latex") -> tuple[str, list[str]]:
         data += " " + labels
     paras.append(data)
     # metrics
-    metrics = [m for m in run.metrics if m in REGISTRY]
+    # a metric with no value on any row (fact_checks without rules) was not part of the evaluation
+    metrics = [m for m in run.metrics if m in REGISTRY and m in df.columns and df[m].notna().any()]
     sentences = []
     for m in metrics:
         reg = REGISTRY[m]

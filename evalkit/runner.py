@@ -443,6 +443,9 @@ def resolve_metrics(names: Iterable[str] | None, columns: Iterable[str],
             log.warning("skipped %s: its components %s are not all available", m.name, ", ".join(m.needs))
             continue
         chosen.append(m)
+    if names is not None and not chosen:  # nothing would be scored: say so before any work, never exit 0
+        why = "; ".join(f"{', '.join(ms)}: {p}" for p, ms in problems.items()) or "see the warnings above"
+        raise DataError(f"none of the requested metrics can run ({why})")
     return chosen
 
 

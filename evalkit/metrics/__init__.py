@@ -92,9 +92,9 @@ _REGISTRY_LIST = [
            empty_policy="undetermined for an empty answer" + _NOT_EN, evidence_keys=("found",)),
     Metric("dont_know", dont_know, needs=("answer",), direction="none", range=(0.0, 1.0), kind="bool",
            params=("phrases", "short_tokens", "short_chars"), family="reference",
-           formula="the answer declines: an uncertainty phrase or a short non-answer; since issue 25 also the "
-                   "shapes of a refusal (the documents do not say, I could not find); the row's abstained decision, "
-                   "as stored by the runner",
+           formula="the answer declines: an uncertainty phrase, a short non-answer, or the shape of a refusal "
+                   "(the documents do not say, I could not find); the row's abstained decision, as stored by the "
+                   "runner",
            empty_policy="undetermined for an empty answer (not an abstention)" + _NOT_EN, evidence_keys=("matched",)),
     Metric("fact_checks", fact_checks, needs=("answer",), optional=("id", "question_type"), direction="higher",
            range=(0.0, 1.0), batch=fact_checks_batch, params=("rules",), stats=CheckPasses, family="reference",

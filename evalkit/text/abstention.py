@@ -105,6 +105,8 @@ class _Shapes:
     silent: frozenset[str]
     missing: frozenset[str]
     unknown_words: tuple[str, ...]
+    source_verb: re.Pattern        # "mentions", "tells": what follows "nothing in the documents" in a decline
+    source_pointer: re.Pattern     # "in the provided sources", "from the context"
 
 
 def _shapes(ab: dict[str, Any]) -> _Shapes:
@@ -151,16 +153,16 @@ def _shapes(ab: dict[str, Any]) -> _Shapes:
                              rf"relevant|detailed|reliable|those|these|a|an)\s+)*(?:{info}|access)\b|\b{i_we}\s+lack\b"),
         impossible=re.compile(rf"(?:\b(?:{_alt(ab['impossible'])})\s+(?:for\s+(?:me|us)\s+)?to\s+(?:\w+\s+)?"
                               rf"(?:say|tell|determine|know|answer|confirm|establish|find|identify|infer|conclude|judge|"
-                              rf"be\s+sure|give|provide|work\s+out|pinpoint)\b|\b(?:there\s+is|i\s+have|we\s+have)\s+"
+                              rf"be\s+sure|give|provide|work\s+out|pinpoint)\b(?P<object>)|\b(?:there\s+is|i\s+have|we\s+have)\s+"
                               rf"no\s+way\s+(?:for\s+(?:me|us)\s+)?(?:to\s+(?:know|tell|determine|say|confirm|find)|"
-                              rf"of\s+(?:knowing|telling|determining|saying|confirming|finding))\b"
+                              rf"of\s+(?:knowing|telling|determining|saying|confirming|finding))\b(?P<object2>)"
                               rf"|^(?:but\s+|and\s+)?there\s+is\s+nothing\s+(?:at\s+all\s+)?(?:about|on|regarding|"
                               rf"concerning)\b(?!.*\b(?:that|which)\b))"),
         cannot_be=re.compile(r"\b(?:cannot|could\s+not)\s+be\s+(?:determined|answered|found|confirmed|known|said|"
                              r"established|inferred|identified|verified|deduced|ascertained|told|located)\b(?P<rest>.*)$"),
         participle=re.compile(rf"(?:\b(?:is|are|was|were|been|being)\s+not\s+|^(?:(?:the\s+)?(?:{info})\s+)?not\s+)"
                               rf"{adv}(?P<verb>{participles})\b(?P<rest>.*)$"),
-        not_in_source=re.compile(rf"\b(?:(?:is|are|was|were)\s+not|nothing|not\s+found)\s+(?:\w+\s+){{0,2}}?"
+        not_in_source=re.compile(rf"\b(?P<neg>(?:is|are|was|were)\s+not|nothing|not\s+found)\s+(?:\w+\s+){{0,2}}?"
                                  rf"(?:in|within|part\s+of|among|inside|from)\s+(?:\w+\s+){{0,3}}?{doc}\b"),
         no_info=re.compile(rf"\b(?:no|not\s+enough|not\s+sufficient|insufficient|not\s+any|little|not\s+much)\s+"
                            rf"{adj}(?P<noun>{info})\b(?P<rest>.*)$"),
@@ -174,7 +176,10 @@ def _shapes(ab: dict[str, Any]) -> _Shapes:
                             r"get\s+in\s+touch|rephrase|provide|clarify|share)\b"),
         silent=frozenset(w.lower() for w in ab["silent_participles"]),
         missing=frozenset(w.lower() for w in ab["missing_participles"]),
-        unknown_words=tuple(w.lower() for w in ab["unknown_words"]))
+        unknown_words=tuple(w.lower() for w in ab["unknown_words"]),
+        source_verb=re.compile(rf"^\s*(?:(?:that|which)\s+)?{adv}(?:{src_verbs})(?:s|es|ed)?\b"),
+        source_pointer=re.compile(rf"\b(?:in|from|within|inside|among|throughout|across|by|using|based\s+on|"
+                                  rf"according\s+to)\s+(?:\w+\s+){{0,3}}?{doc}\b"))
 
 
 @lru_cache(maxsize=1)
