@@ -248,8 +248,15 @@ No development file (`halueval_*_dev.jsonl`, `summedits_dev.jsonl`) is read: the
 Cite FEVER, MultiNLI, SNLI/e-SNLI, BEGIN, FaithDial, WiCE, DocNLI and HaluEval where this model is used.
 """
     if dev is not None and dev.exists():
-        text += "\n## Development results (held out)\n" + (dev.parent / "tables.md").read_text() + \
-            "\nFull write-up: `benchmarks/results/support.md`.\n"
+        r = json.loads(dev.read_text())
+        summ = r["tasks"].get("halueval_summarization", {}).get("support", {}).get("auc")
+        targets = [("SummEdits median domain AUC", r.get("summedits_median"), 0.70),
+                   ("SummEdits worst domain AUC", r.get("summedits_worst"), 0.60),
+                   ("HaluEval summarization AUC", summ, 0.85)]
+        status = "; ".join(f"{n} {v:.3f} ({'met' if v >= t else 'missed'}: target >= {t})" for n, v, t in targets
+                           if v is not None)
+        text += "\n## Development results (held out)\n**Issue 24 targets**: " + status + ".\n\n" + \
+            (dev.parent / "tables.md").read_text() + "\nFull write-up: `benchmarks/results/support.md`.\n"
     tmp = out_dir / "MODEL_CARD.md.tmp"
     tmp.write_text(text)
     tmp.replace(out_dir / "MODEL_CARD.md")

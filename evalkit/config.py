@@ -232,6 +232,22 @@ def _check_prices(prices: Any) -> dict[str, dict[str, float]]:
 CUSTOM_INPUTS = ("question", "answer", "contexts", "ground_truth")
 CUSTOM_KEYS = ("name", "criteria", "steps", "inputs", "scale", "rubric", "direction")
 _CUSTOM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+# what a run writes beside its metrics, past the row decision's columns: the verdict's and the row's errors
+# (evalkit.runner.FIXED_OUTPUT_COLUMNS holds them all; tests/metrics/test_custom.py checks the two agree)
+VERDICT_COLUMNS = ("verdict", "verdict_rule", "error")
+
+
+def reserved_columns() -> frozenset[str]:
+    """Columns every run reads or writes whatever its metrics: the canonical inputs, the row decision's, the
+    verdict's and ``error``. A registered metric may not take one of these names (its column would overwrite it).
+
+    >>> sorted({"answer", "abstained", "verdict", "id"} & reserved_columns())
+    ['abstained', 'answer', 'id', 'verdict']
+    """
+    from .data import CANONICAL_COLUMNS
+    from .text import DECISION_COLUMNS
+
+    return frozenset({*CANONICAL_COLUMNS, *DECISION_COLUMNS, *VERDICT_COLUMNS})
 
 
 @dataclass(frozen=True)
@@ -277,6 +293,9 @@ class CustomMetricSpec:
         if not isinstance(name, str) or not _CUSTOM_NAME.match(name):
             raise ConfigError(f"{where}.name: must be lower-case letters, digits and '_' (starting with a letter, "
                               f"at most 64), got {name!r}")
+        if name in reserved_columns():
+            raise ConfigError(f"{where}.name: {name!r} is a column every run reads or writes (an input, the row "
+                              "decision, the verdict or the errors); its scores would overwrite it: choose another name")
         if not isinstance(d["criteria"], str) or not d["criteria"].strip():
             raise ConfigError(f"{where}.criteria: must be text saying what the judge assesses, got {d['criteria']!r}")
         inputs = d["inputs"] if isinstance(d["inputs"], (list, tuple)) else [d["inputs"]]

@@ -57,6 +57,33 @@ def test_refusal_words_in_an_answer_do_not_decline(answer):
     assert declines_to_answer(answer)[0] is False
 
 
+@pytest.mark.parametrize("answer", [  # review: each matched a decline shape
+    "Nothing in the manual prohibits it.",
+    "I could not find a better option than the premium plan.",
+    "The passage does not contain any errors.",
+    "There is no way to know the password once it is hashed.",
+    "We cannot provide refunds after 30 days.",
+    "I could not find the information desk, so I asked a guard.",
+])
+def test_a_thing_not_found_is_not_a_decline(answer):
+    assert declines_to_answer(answer) == (False, [])
+
+
+@pytest.mark.parametrize("answer,shape", [  # the same shapes still decline about information or the documents
+    ("Nothing in the manual mentions it.", "nothing in the manual"),
+    ("There is nothing in the manual about the warranty.", "nothing in the manual"),
+    ("I could not find a figure for rainfall in the documents.", "i could not find"),
+    ("I could not find the requested information.", "i could not find"),
+    ("Based on the context, I cannot tell you the 2020 figures.", "i cannot tell"),
+    ("The passage does not contain any information about errors.", "passage does not contain"),
+    ("The knowledge base does not have anything on that.", "knowledge base does not have"),
+    ("There is no way to know from the passages.", "there is no way to know"),
+    ("It is impossible to say who won.", "impossible to say"),
+])
+def test_information_not_found_is_a_decline(answer, shape):
+    assert declines_to_answer(answer) == (True, [shape])
+
+
 def test_a_shape_is_the_reason_when_no_phrase_matched():
     assert declines_to_answer("The documents do not say.") == (True, ["documents do not say"])
     assert declines_to_answer("Sorry, I don't know.") == (True, ["i don't know"])  # the configured phrase first

@@ -179,12 +179,37 @@ def _ask_contexts(judge, question: str | None, contexts: Sequence[str], referenc
                           metric=metric).data
 
 
+def _ranked_verdicts(verdicts: Sequence[Any], n: int) -> list[dict[str, Any]]:
+    """The judge's context verdicts in retrieval order, keyed by their ``context`` index (1..n), not by where they
+    sit in the reply: average precision depends on the order, and a judge may list the passages in any order.
+
+    >>> [r["verdict"] for r in _ranked_verdicts([{"context": 2, "verdict": 0}, {"context": 1, "verdict": 1}], 2)]
+    [1, 0]
+    """
+    if len(verdicts) != n:
+        raise JudgeError(f"judge returned {len(verdicts)} verdicts for {n} contexts")
+    by_index: dict[int, dict[str, Any]] = {}
+    for v in verdicts:
+        i = v.get("context") if isinstance(v, dict) else None
+        if isinstance(i, str) and i.strip().isdigit():
+            i = int(i.strip())
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise JudgeError(f"judge gave context verdict {v!r}; expected an object with a context index (1..{n}) "
+                             "and a verdict")
+        if i in by_index:
+            raise JudgeError(f"judge gave context {i} two verdicts (contexts are numbered 1..{n}, one verdict each)")
+        by_index[i] = {"verdict": _binary(v.get("verdict"), "verdict"), "reason": v.get("reason", "")}
+    if set(by_index) != set(range(1, n + 1)):
+        raise JudgeError(f"judge gave verdicts for contexts {sorted(by_index)}; expected each of 1..{n} once")
+    return [by_index[i] for i in range(1, n + 1)]
+
+
 def context_precision(question: str | None, contexts: Sequence[str] | None, ground_truth: str | None = None,
                       answer: str | None = None, *, judge=None) -> Score:
     """Share of retrieved contexts the judge finds useful for the reference answer, 0..100.
 
     One judge call per row (prompt ``context_verdicts``, shared with :func:`context_recall`: the same request,
-    answered once and cached) gives a 0/1 verdict for each context, in order.
+    answered once and cached) gives a 0/1 verdict for each context, matched to it by its number.
     Value: mean verdict x 100. Details: each context's verdict and ``average_precision_at_k`` (x 100),
     which rewards useful contexts ranked first (:func:`compute_context_precision`). Uses the ground
     truth as reference, or the answer when there is none (said in the details).
@@ -197,10 +222,7 @@ def context_precision(question: str | None, contexts: Sequence[str] | None, grou
         return Score(0.0, {"verdicts": [], "reason": "no contexts"})
     reference = ground_truth if ground_truth else (answer or "")
     d = _ask_contexts(judge, question, ctxs, reference, "context_precision")
-    if len(d["verdicts"]) != len(ctxs):
-        raise JudgeError(f"judge returned {len(d['verdicts'])} verdicts for {len(ctxs)} contexts")
-    rows = [{"verdict": _binary(v.get("verdict") if isinstance(v, dict) else v, "verdict"),
-             "reason": v.get("reason", "") if isinstance(v, dict) else ""} for v in d["verdicts"]]
+    rows = _ranked_verdicts(d["verdicts"], len(ctxs))
     mean, ap = compute_context_precision([r["verdict"] for r in rows])
     return Score(mean, {"verdicts": rows, "average_precision_at_k": ap,
                         "reference": "ground_truth" if ground_truth else "answer"})

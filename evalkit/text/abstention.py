@@ -52,6 +52,13 @@ _AFTER_NEUTRAL = frozenset(
     "further additional more certain sure reliable detailed clear explicitly specifically directly time moment "
     "point answer determine say tell know make give conclude decide respond confirm help me us anywhere unfortunately "
     "sorry point question request query".split())
+# verbs whose object is the question itself: "I cannot help with that", "I can't comment on X"
+_PURE_DECLINES = frozenset("answer help assist comment".split())
+# words that may stand before the information a document lacks ("any relevant details", "the exact answer")
+_INFO_LEAD = frozenset(
+    "any the a an this that these those it enough sufficient relevant specific such much more further additional "
+    "detailed explicit clear direct useful reliable exact precise some real concrete definitive necessary needed "
+    "required requested actual".split())
 _SOURCE_ADJECTIVES = frozenset("available retrieved supplied attached shared above following".split())
 _WH = frozenset("who whom whose what when where why how which whether".split())
 _TOPIC_PREPS = frozenset("about on regarding concerning for of as re into".split())
@@ -313,20 +320,65 @@ def _phrase_declines(phrase: str, low: str, start: int, end: int, clause: str, w
     return _before_ok(before, words, _BEFORE_INFO)  # the speaker: "I'm not sure", "Sorry, I don't know"
 
 
-def _shape(clause: str, words: _AbstentionWords, norm: str) -> str | None:
+def _names_information(rest: str, words: _AbstentionWords) -> bool:
+    """Whether what a document "does not contain" is information ("any information about X", "the answer",
+    "anything on X", "an article on that topic", nothing at all), not a thing ("any errors", "an index")."""
+    toks = word_tokens(rest)
+    while toks and toks[0] in _INFO_LEAD:
+        toks = toks[1:]
+    return not toks or toks[0] in words.shapes.info or toks[0] in words.sources or \
+        (toks[0] in ("anything", "nothing") and (len(toks) == 1 or toks[1] in _TOPIC_PREPS or toks[1] == "related"))
+
+
+def _asks_for_the_answer(rest: str, words: _AbstentionWords, sourced: bool) -> bool:
+    """Whether what follows "could not find", "there is no way to know" is the thing asked for: nothing, the
+    information ("any details about X", "that"), an indirect question ("who won"), or anything at all when
+    the answer points to the documents ("... in the provided sources"; "based on the context, ..."). "I could
+    not find a better option than the premium plan" and "there is no way to know the password once it is
+    hashed" state facts."""
+    toks = word_tokens(rest)
+    while toks and toks[0] in _INFO_LEAD:  # "the requested information"; "the information desk" stays a thing
+        toks = toks[1:]
+    return sourced or words.shapes.source_pointer.search(rest) is not None or \
+        _after_ok(toks, words, topic=True, wh=True)
+
+
+def _shape(clause: str, words: _AbstentionWords, norm: str, sourced: bool = False) -> str | None:
     """The words of the decline shape the clause has ("does not mention", "could not find"), or None;
-    ``norm`` is the clause lower-cased with its contractions written out."""
+    ``norm`` is the clause lower-cased with its contractions written out; ``sourced``: the answer names the
+    documents somewhere (it may be in another clause: "Based on the context, I cannot tell you X")."""
     sh = words.shapes
     if _CONDITIONAL.match(norm):
         return None
     if (m := sh.silent_source.search(norm)) is not None:
-        rest = m.group("rest")
+        rest, verb = m.group("rest"), m.group("verb")
         # "the manual does not say to remove the cover" is an instruction; "does not have to be" an obligation
-        if m.group("verb") in ("allow", "permit", "enable", "let") or not _INSTRUCTION.match(rest):
-            return m.group(0)[: m.start("rest") - m.start()].strip()
-    for pat in (sh.source_lacks, sh.cannot, sh.no_access, sh.impossible, sh.not_in_source, sh.not_something):
-        if (m := pat.search(norm)) is not None:
+        if verb in ("allow", "permit", "enable", "let") or not _INSTRUCTION.match(rest):
+            # "the passage does not contain any errors" describes the passage
+            if verb not in ("contain", "have") or _names_information(rest, words):
+                return m.group(0)[: m.start("rest") - m.start()].strip()
+    if (m := sh.source_lacks.search(norm)) is not None:
+        return m.group(0).strip()
+    for m in sh.cannot.finditer(norm):
+        if m.group("verb") in _PURE_DECLINES or _asks_for_the_answer(norm[m.end():], words, sourced):
             return m.group(0).strip()
+    if (m := sh.no_access.search(norm)) is not None:
+        return m.group(0).strip()
+    for m in sh.impossible.finditer(norm):
+        if (m.group("object") is None and m.group("object2") is None) or \
+                _asks_for_the_answer(norm[m.end():], words, sourced):
+            return m.group(0).strip()
+    for m in sh.not_in_source.finditer(norm):
+        rest = norm[m.end():]
+        if m.group("neg") == "nothing":
+            # "nothing in the context about X", "nothing in the passages tells us X"; not "nothing in the manual
+            # prohibits it"
+            if sh.source_verb.match(rest) or _after_ok(word_tokens(rest), words, topic=True, wh=True):
+                return m.group(0).strip()
+        elif _subject_ok(norm[: m.start()], words):  # "the answer is not in the documents (I have access to)"
+            return m.group(0).strip()
+    if (m := sh.not_something.search(norm)) is not None:
+        return m.group(0).strip()
     if (m := sh.cannot_be.search(norm)) is not None and \
             _after_ok(word_tokens(m.group("rest")), words, topic=False, wh=True):
         return m.group(0)[: m.start("rest") - m.start()].strip()
@@ -355,7 +407,7 @@ def _shape(clause: str, words: _AbstentionWords, norm: str) -> str | None:
 
 
 def _clause_kind(clause: str, phrases: tuple[str, ...], words: _AbstentionWords,
-                 question: bool = False, shapes: bool = True) -> tuple[str, list[str]]:
+                 question: bool = False, shapes: bool = True, sourced: bool = False) -> tuple[str, list[str]]:
     """One of "declines" (with the phrases found, else the decline's shape), "filler", "absence", "referral",
     "question" or "claim"."""
     low, lead_ins, sh = fold_apostrophes(clause.lower()), words.lead_ins, words.shapes
@@ -366,7 +418,7 @@ def _clause_kind(clause: str, phrases: tuple[str, ...], words: _AbstentionWords,
     found = [p for a, b, p in hits if not conditional and _phrase_declines(p.lower(), low, a, b, clause, words)]
     if found:
         return "declines", list(dict.fromkeys(found))
-    if shapes and (shape := _shape(clause, words, norm)) is not None:
+    if shapes and (shape := _shape(clause, words, norm, sourced)) is not None:
         return "declines", [shape]
     if hits:
         return "claim", []
@@ -453,7 +505,8 @@ def declines_to_answer(answer: str | None, *, phrases: Sequence[str] | None = No
     found = tuple(d_phrases if phrases is None else phrases)
     if len(text) < (d_chars if short_chars is None else short_chars):
         found += tuple(d_short if short_tokens is None else short_tokens)
-    kinds = [_clause_kind(c, found, words, question) for c, question in _clauses(text)]
+    sourced = words.shapes.documents.search(" ".join(_expand(text.lower()).split())) is not None
+    kinds = [_clause_kind(c, found, words, question, sourced=sourced) for c, question in _clauses(text)]
     matched = list(dict.fromkeys(p for _, ps in kinds for p in ps))
     declines = bool(matched) and all(k != "claim" for k, _ in kinds)
     listed = [p for p in matched if p in found]

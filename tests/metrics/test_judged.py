@@ -164,3 +164,46 @@ def test_combine_repeats_mean_majority_and_errors():
     assert combine_repeats([Score("WRONG", {}), Score("CORRECT", {}), Score("WRONG", {})]).value == "WRONG"
     err = JudgeError("down")
     assert combine_repeats([err, JudgeError("down again")]) is err
+
+
+def _fixed_context_judge(verdicts):
+    from evalkit.judge import JudgeConfig, OpenAIJudge
+    from evalkit.testing import ScriptedJudgeServer
+
+    srv = ScriptedJudgeServer(replies=[{"when": "numbered passage",
+                                        "reply": {"verdicts": verdicts, "classifications": []}}])
+    return srv, lambda: OpenAIJudge(JudgeConfig(base_url=srv.url, model="m", cache_path=None, backoff=0.01))
+
+
+def test_context_verdicts_are_matched_by_their_index_not_their_place_in_the_reply():
+    # the judge lists passage 3 first: ranked by index the verdicts are [0, 0, 1], so AP@3 = (1/3) / 1 = 33.3
+    # (matched by place they would read [1, 0, 0] and give AP 100)
+    srv, judge = _fixed_context_judge([{"context": 3, "verdict": 1, "reason": "r3"},
+                                       {"context": 1, "verdict": 0, "reason": "r1"},
+                                       {"context": 2, "verdict": 0, "reason": "r2"}])
+    with srv:
+        s = context_precision("Q?", ["a.", "b.", "c."], "c.", judge=judge())
+    assert [v["verdict"] for v in s.details["verdicts"]] == [0, 0, 1]
+    assert [v["reason"] for v in s.details["verdicts"]] == ["r1", "r2", "r3"]
+    assert s.value == pytest.approx(100 / 3) and s.details["average_precision_at_k"] == pytest.approx(100 / 3)
+
+
+@pytest.mark.parametrize("verdicts,message", [
+    ([{"context": 1, "verdict": 1}, {"context": 1, "verdict": 0}, {"context": 2, "verdict": 0}], "context 1 two verdicts"),
+    ([{"context": 1, "verdict": 1}, {"context": 2, "verdict": 0}, {"context": 4, "verdict": 0}],
+     r"contexts \[1, 2, 4\]; expected each of 1..3 once"),
+    ([{"verdict": 1}, {"context": 2, "verdict": 0}, {"context": 3, "verdict": 0}], "expected an object with a context"),
+])
+def test_context_verdicts_with_a_duplicate_or_missing_index_are_a_judge_error(verdicts, message):
+    from evalkit.judge.client import JudgeError
+
+    srv, judge = _fixed_context_judge(verdicts)
+    with srv:
+        with pytest.raises(JudgeError, match=message):
+            context_precision("Q?", ["a.", "b.", "c."], "c.", judge=judge())
+        df = pd.DataFrame({"id": ["r"], "question": ["Q?"], "contexts": [["a.", "b.", "c."]], "answer": ["c."],
+                           "ground_truth": ["c."]})
+        cfg = {"judge": {"base_url": srv.url, "model": "m", "cache_path": None, "backoff": 0.01}}
+        out = evalkit.evaluate(df, ["context_precision"], cfg, progress=False)
+    assert pd.isna(out.loc[0, "context_precision"])  # the runner records it on the row, the run goes on
+    assert "context_precision: JudgeError" in out.loc[0, "error"]
