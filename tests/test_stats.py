@@ -3,6 +3,8 @@
 Expected values are hand counts; the interval is checked against scipy's bootstrap, an independent implementation.
 """
 import numpy as np
+import json
+
 import pandas as pd
 import pytest
 from scipy import stats as sps
@@ -22,9 +24,12 @@ def test_runner_writes_typed_count_columns_from_hand_counted_rows():
         "contexts": [["The base premium is $604."], ["The fund is audited by KPMG."], ["x"]],
     })
     out = evalkit.evaluate(df, metrics=["completeness", "novel_token_rate"])
-    # keywords: [base, premium, territory, 118] -> premium found; [audits, fund] -> both; "Is it?" has none
-    assert out["completeness_matched"].tolist() == [1, 2, 0]
-    assert out["completeness_expected"].tolist() == [4, 2, 0]
+    # keywords: [base, premium, territory, 118] -> premium found; [audits, fund] -> both; the third answer is
+    # empty: undetermined in every metric (issue 25), so it has no counts, not 0 of 0
+    assert out["completeness_matched"].tolist()[:2] == [1, 2]
+    assert out["completeness_expected"].tolist()[:2] == [4, 2]
+    assert out["completeness_matched"].isna().tolist() == [False, False, True]
+    assert json.loads(out["completeness_details"][2])["reason"] == "empty answer"
     assert str(out["completeness_matched"].dtype) == "Int64"
     # tokens "the premium is 604" all in context -> 0 novel of 4; "kpmg audits the fund every year" vs context
     # "the fund is audited by kpmg": audits, every, year are new -> 3 of 6; the empty answer is undetermined
