@@ -127,6 +127,13 @@ def _load_config(args):
     if getattr(args, "thresholds", None):
         import dataclasses
 
+        from .config import ConfigError
+        from .metrics.custom import activate
+
+        try:  # the profile may name the config's custom metrics: registered before it is read
+            activate(cfg)
+        except ConfigError as e:
+            raise ConfigError(f"{getattr(args, 'config', None) or 'command line'}: {e}") from None
         cfg = dataclasses.replace(cfg, thresholds=thresholds_from_profile(args.thresholds, cfg.thresholds))
     return cfg
 

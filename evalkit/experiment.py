@@ -229,9 +229,15 @@ def _calibration_lines(labels: list, has_contexts: bool) -> list[str]:
     label = min(labels, key=lambda s: ("halluc" not in s.column.lower(), s.kind != "binary"))
     score = "hallucination" if has_contexts else "relevance"
     direction = "higher" if score == "hallucination" else "lower"
+    from .runner import output_columns
+
+    column = str(label.column)
+    kept = [] if column not in output_columns() else [  # scoring never overwrites it: read it where it is kept
+        f"  # your column {column!r} has the name of an evalkit output; scoring keeps it as input_{column}"]
+    column = f"input_{column}" if kept else column
     return ["calibration:               # choose a threshold for a score against a human label",
             f"  score: {score}",
-            f"  label: {label.column}             # positive = a bad answer, so the verdict flags that side",
+            f"  label: {column}             # positive = a bad answer, so the verdict flags that side", *kept,
             f"  positive: {json.dumps(label.positive)}           # {label.why}",
             f"  direction: {direction}           # {direction}: a {direction} score points at the positive label",
             "  criterion: youden",

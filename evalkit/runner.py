@@ -577,10 +577,15 @@ def as_config(config: EvalConfig | Mapping[str, Any] | str | Path | None) -> Eva
         source = "config"
     # per-metric parameters are checked against the registry here, before anything is scored
     config.validate(source, registry=REGISTRY, renamed=RENAMED)
-    if config.custom_metrics:  # registered like built-ins for the run (evalkit.metrics.custom says how)
-        from .metrics.custom import activate
+    # the config's custom metrics are registered like built-ins for the run, and an earlier run's config metrics
+    # dropped, also when this config defines none (evalkit.metrics.custom says how)
+    from .config import ConfigError
+    from .metrics.custom import activate
 
+    try:
         activate(config)
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from None
     return config
 
 

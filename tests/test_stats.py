@@ -2,9 +2,9 @@
 
 Expected values are hand counts; the interval is checked against scipy's bootstrap, an independent implementation.
 """
-import numpy as np
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps

@@ -9,9 +9,12 @@ of registered metrics. Every reader (the runner, ``evalkit metrics``, summary, c
 this process-wide table from surprising anyone:
 
 * a built-in is never replaced (registering its name is an error), so a registration changes no built-in result;
-* a config's custom metric is registered when the config is used to score (:func:`activate`) and *replaces* an
-  earlier metric of the same name from a config (the config in use is the definition; its prompt hash is in
-  the run's signature, so two definitions never share numbers unnoticed); it never replaces a Python one;
+* a config's custom metrics are registered when the config is used to score (:func:`activate`) and *replace*
+  the metrics an earlier run's config registered: those are dropped, so a run sees its own config's metrics
+  only (the config in use is the definition; its prompt hash is in the run's signature, so two definitions
+  never share numbers unnoticed); they never replace a Python one;
+* no registered metric may take the name of a canonical input or fixed output column (``answer``, ``verdict``,
+  ``error``, ...) or write a column another metric writes (``faithfulness_details``);
 * :func:`register_metric` refuses a name already registered unless ``replace=True``;
 * :func:`scoped` restores the overlay as it was (tests, notebooks trying definitions out).
 
@@ -40,7 +43,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping, MutableMapping, Sequence
 
-from ..config import CustomMetricSpec, EvalConfig
+from ..config import ConfigError, CustomMetricSpec, EvalConfig
 from ..judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
 from ..judge.prompts import Prompt, parse_prompt
 from .base import Metric, Score
@@ -134,10 +137,40 @@ def scoped() -> Iterator[None]:
             _overlay.update(saved)
 
 
-def _register(metric: Metric, *, replace_ok: Callable[[Metric], bool]) -> Metric:
+def columns_written(metric: Metric) -> set[str]:
+    """The result columns a metric writes: its value, ``<name>_details``, its extra and statistic columns (the
+    rule :func:`evalkit.runner.output_columns` applies to the whole registry)."""
+    out = {metric.name, f"{metric.name}_details", *(f"{metric.name}_{k}" for k in metric.extra_columns)}
+    if metric.stats is not None:
+        out |= set(metric.stats.columns(metric.name))
+    return out
+
+
+def _name_problem(metric: Metric, others: Sequence[Metric]) -> str | None:
+    """Why ``metric`` may not be registered beside ``others`` (the metrics that stay): None when it may.
+
+    Its columns may not be a canonical input or a fixed output (answer, verdict, error, ...) nor a column another
+    metric writes (``faithfulness_details``): the run would overwrite one with the other."""
+    from ..config import reserved_columns
+
     if metric.name in _builtin:
-        raise ValueError(f"{metric.name!r} is a built-in metric; choose another name")
+        return f"{metric.name!r} is a built-in metric; choose another name"
+    if metric.name in reserved_columns():
+        return (f"{metric.name!r} is a column every run reads or writes (an input, the row decision, the verdict or "
+                "the errors); its scores would overwrite it: choose another name")
+    mine = columns_written(metric)
+    for other in [*_builtin.values(), *others]:
+        if other.name != metric.name and (clash := mine & columns_written(other)):
+            return (f"{metric.name!r} would write column(s) {sorted(clash)}, which metric {other.name!r} writes too; "
+                    "choose another name")
+    return None
+
+
+def _register(metric: Metric, *, replace_ok: Callable[[Metric], bool]) -> Metric:
     with _lock:
+        problem = _name_problem(metric, list(_overlay.values()))
+        if problem:
+            raise ValueError(problem)
         old = _overlay.get(metric.name)
         if old is not None and old is not metric and not replace_ok(old):
             raise ValueError(f"a metric {metric.name!r} is already registered ({old.family}); pass replace=True "
@@ -199,10 +232,15 @@ def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range:
         return v if isinstance(v, Score) else Score(v)
 
     row.__signature__ = _signature_of(needs)  # the runner passes exactly these columns
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"register_metric: name must be a non-empty text, got {name!r}")
     metric = Metric(name, row, needs=needs, direction=direction, range=range, kind=kind, family=PYTHON_FAMILY,
                     formula=formula or f"{getattr(fn, '__qualname__', 'function')} (registered Python function)",
                     empty_policy=empty_policy or "as the function returns (None: undetermined)")
-    return _register(metric, replace_ok=lambda old: replace)
+    try:
+        return _register(metric, replace_ok=lambda old: replace)
+    except ValueError as e:
+        raise ValueError(f"register_metric: name: {e}") from None
 
 
 def _signature_of(names: Sequence[str]):
@@ -372,21 +410,43 @@ def config_metrics(config: EvalConfig) -> list[Metric]:
 
 
 def activate(config: EvalConfig) -> list[Metric]:
-    """Register the config's custom metrics for its run (replacing an earlier config's metric of the same name,
-    never a built-in or a Python function's); returns them."""
-    return [_register(m, replace_ok=lambda old: old.family == CUSTOM_FAMILY) for m in config_metrics(config)]
+    """Make the config's custom metrics the registered config metrics for its run; returns them.
+
+    A run's config is the definition: the metrics an earlier run's config registered are dropped (a config
+    without ``custom_metrics`` drops them all), one of the same name is replaced; a built-in or a Python
+    function's registration is never replaced. Nothing changes when a name is refused
+    (:class:`~evalkit.config.ConfigError` naming ``custom_metrics[i].name``).
+    """
+    new = config_metrics(config)
+    with _lock:
+        kept = [m for m in _overlay.values() if m.family != CUSTOM_FAMILY]
+        for i, m in enumerate(new):
+            old = _overlay.get(m.name)
+            problem = _name_problem(m, kept + new[:i]) or (
+                f"{m.name!r} is already a metric ({old.family}: {old.formula[:60]}); choose another name"
+                if old is not None and old.family != CUSTOM_FAMILY else None)
+            if problem:
+                raise ConfigError(f"custom_metrics[{i}].name: {problem}")
+        for name in [n for n, m in _overlay.items() if m.family == CUSTOM_FAMILY]:
+            del _overlay[name]
+        _overlay.update({m.name: m for m in new})
+    return new
 
 
 def activate_from(results: Any) -> list[Metric]:
     """Register the custom metrics a results frame's run defined (``attrs["evalkit"]["config"]["custom_metrics"]``,
     which a Parquet file keeps), so that a results file read in another process (``evalkit summary``, ``calibrate``,
-    ``compare``) reads them like any metric. Nothing is registered when the frame carries none."""
+    ``compare``) reads them like any metric. Nothing is registered when the frame carries none.
+
+    Unlike :func:`activate` this adds to the config metrics registered (``compare`` reads two files, each with its
+    own); one of the same name is replaced."""
     entries = (((getattr(results, "attrs", None) or {}).get("evalkit") or {}).get("config") or {}).get("custom_metrics")
     if not entries:
         return []
     from ..config import _custom_specs
 
-    return activate(EvalConfig(custom_metrics=_custom_specs(entries, "results metadata")))
+    return [_register(m, replace_ok=lambda old: old.family == CUSTOM_FAMILY)
+            for m in config_metrics(EvalConfig(custom_metrics=_custom_specs(entries, "results metadata")))]
 
 
 def registered() -> dict[str, Metric]:
@@ -396,6 +456,6 @@ def registered() -> dict[str, Metric]:
 
 
 __all__ = ["RegistryView", "register_metric", "unregister_metric", "scoped", "activate", "activate_from",
-           "config_metrics",
+           "config_metrics", "columns_written",
            "metric_from_spec", "scoring_prompt", "generate_steps", "score_row", "registered", "ScalePrompt",
            "CUSTOM_FAMILY", "PYTHON_FAMILY"]
