@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -23,7 +24,7 @@ import pandas as pd
 
 from .config import EvalConfig
 from .runner import as_config, score
-from .verdict import TRIAD, apply_verdicts
+from .verdict import TRIAD, apply_verdicts, decision_counts, decision_note, row_decisions
 
 log = logging.getLogger("evalkit")
 
@@ -102,11 +103,19 @@ def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metric
     config = as_config(config)
     scheduler, engine = options.pop("scheduler", None), options.pop("engine", None)
     options["chunk_size"] = options.get("chunk_size") or DEFAULT_CHUNK
-    notes: dict[str, None] = {}  # every part gives the same notes: said once
+    notes: dict[str, None] = {}  # every part gives the same profile notes: said once
+    counts: Counter[str] = Counter()  # ... but its own empty and non-English rows: summed over the parts
+    calls = 0
 
     def verdicts(frame: pd.DataFrame) -> pd.DataFrame:
+        nonlocal calls
         frame, said = _with_verdicts(frame, config)
-        notes.update(dict.fromkeys(said))
+        part = decision_counts(row_decisions(frame, config.lexicons))
+        own = decision_note(counts=part)
+        notes.update(dict.fromkeys(n for n in said if n != own))
+        if calls < len(cp.chunks):  # write_output reads the parts in more than one pass: count the first
+            counts.update(part)
+        calls += 1
         return frame
 
     # one writer per output, for the whole run: two runs to one output would mix their parts
@@ -123,6 +132,8 @@ def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metric
                                transform=verdicts if all(m in scored for m in TRIAD) else None)
         if parts_dir is not None:
             remove_parts(parts_dir)
+    if (total := decision_note(counts=counts)) is not None:
+        notes[total] = None
     for note in notes:
         log.warning("%s", note)
     if written.meta.get("judge") is not None:  # after the file is written: usage is not part of its bytes

@@ -136,20 +136,37 @@ def row_decisions(results: pd.DataFrame, lexicons: Mapping[str, Any] | None = No
     return [decide_answer(None if is_missing(a) else a, **kw) for a in results["answer"]]
 
 
-def decision_note(decisions: Sequence[AnswerDecision | None]) -> str | None:
-    """One line counting the rows the row decision took from the triad: empty and non-English answers.
+def decision_counts(decisions: Sequence[AnswerDecision | None]) -> "Counter[str]":
+    """The rows the row decision took from the triad: ``"empty"`` answers, and the non-English answers by
+    language code. The counts of several parts add up (``a + b``), so a chunked run counts its rows once.
+
+    >>> dict(decision_counts([AnswerDecision(True), AnswerDecision(False, language="de"), AnswerDecision(False)]))
+    {'empty': 1, 'de': 1}
+    """
+    from collections import Counter
+
+    return Counter("empty" if d.empty else d.language for d in decisions
+                   if d is not None and (d.empty or not d.english))
+
+
+def decision_note(decisions: Sequence[AnswerDecision | None] = (), *,
+                  counts: Mapping[str, int] | None = None) -> str | None:
+    """One line counting the rows the row decision took from the triad: empty and non-English answers;
+    from ``decisions``, or from ``counts`` (:func:`decision_counts`, summed over the parts of a chunked run).
 
     >>> decision_note([AnswerDecision(True), AnswerDecision(False, language="de"), AnswerDecision(False)])
     '1 empty answer (verdict FAIL, rule "empty answer"); 1 answer not in English (de 1): the English-only metrics and the verdict are UNDETERMINED on it'
+    >>> decision_note(counts={"empty": 2})
+    '2 empty answers (verdict FAIL, rule "empty answer")'
     """
-    empty = sum(1 for d in decisions if d is not None and d.empty)
-    langs = pd.Series([d.language for d in decisions if d is not None and not d.empty and not d.english],
-                      dtype=object).value_counts()
+    counts = decision_counts(decisions) if counts is None else counts
+    empty = counts.get("empty", 0)
+    langs = {k: v for k, v in counts.items() if k != "empty" and v}
     parts = []
     if empty:
         parts.append(f"{empty} empty answer{'s' if empty > 1 else ''} (verdict FAIL, rule \"empty answer\")")
-    if len(langs):
-        n = int(langs.sum())
+    if langs:
+        n = sum(langs.values())
         parts.append(f"{n} answer{'s' if n > 1 else ''} not in English ("
                      + ", ".join(f"{k} {v}" for k, v in sorted(langs.items())) + "): the English-only metrics and "
                      f"the verdict are UNDETERMINED on {'them' if n > 1 else 'it'}")

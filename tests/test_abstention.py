@@ -114,6 +114,30 @@ def test_detect_language(text, code):
     assert detect_language(text).code == code
 
 
+@pytest.mark.parametrize("text", [  # review: each was called Greek, German, Portuguese, French or Spanish
+    "μ = 3.2, σ = 1.1",            # letters standing alone are symbols
+    "π ≈ 3.14159",
+    "The Greek letter α is used for angles, and β for the second one.",
+    "Men die in war.",             # "die", "war" are German words too, but two function words are not enough
+    "José Núñez won. María López came second. Ramón Pérez was third.",  # names at a sentence's start
+    "Our menu has crème brûlée, café au lait, pâté and rosé.",          # 6 French words, 3 English ones
+    "Paella de marisco con arroz is a dish from Valencia.",
+])
+def test_english_with_foreign_symbols_names_and_dishes_is_english(text):
+    assert detect_language(text).english
+
+
+@pytest.mark.parametrize("text,code", [  # ... while real sentences are still named
+    ("Die Werke befinden sich in Gent und Lyon.", "de"),
+    ("Die Versicherung kostet 604 Euro pro Jahr.", "de"),  # two hits, one a German ending
+    ("保险费每年604美元。", "zh"),                              # seven Han characters are a sentence
+    ("Москва — столица России, крупнейший город страны.", "ru"),
+    ("Η Αθήνα είναι η πρωτεύουσα της Ελλάδας.", "el"),
+])
+def test_real_sentences_are_still_named(text, code):
+    assert detect_language(text).code == code
+
+
 @pytest.mark.parametrize("short", ["42", "Paris.", "Yes.", "No", "$604", "Tilburg and Ghent.", "In 2021.",
                                    "N/A", "Die Hard", "", None, "   ", "3.14"])
 def test_short_answers_are_never_called_non_english(short):

@@ -10,6 +10,7 @@ import evalkit
 from evalkit.evidence import evidence_html, rule_checks
 from evalkit.metrics import REGISTRY
 from evalkit.metrics.guard import ENGLISH_ONLY
+from evalkit.pipeline import evaluate_to_file
 from evalkit.text import DECISION_COLUMNS
 
 CONTEXT = "The plants are in Ghent and Lyon. The base premium for Territory 118 is $604 per year."
@@ -99,6 +100,21 @@ def test_the_summary_note_counts_the_rows(caplog):
     notes = [r.getMessage() for r in caplog.records if "not in English" in r.getMessage()]
     assert notes == ['2 empty answers (verdict FAIL, rule "empty answer"); 2 answers not in English (de 1, zh 1): '
                      "the English-only metrics and the verdict are UNDETERMINED on them"]
+
+
+@pytest.mark.parametrize("to_file", [False, True])
+def test_the_summary_note_counts_the_rows_of_every_chunk(tmp_path, caplog, to_file):
+    """Review: with one row a chunk, each part said "1 empty answer" and the notes were deduplicated."""
+    rows = ROWS.iloc[[0, 1, 2, 5]].reset_index(drop=True)  # 4 rows, 2 of them empty
+    triad = ["relevance", "completeness", "hallucination"]
+    with caplog.at_level("WARNING", logger="evalkit"):
+        if to_file:
+            evaluate_to_file(rows, tmp_path / "out.jsonl", triad, chunk_size=1, parts_dir=tmp_path / "parts",
+                             progress=False)
+        else:
+            evalkit.evaluate(rows, triad, chunk_size=1, parts_dir=tmp_path / "parts", progress=False)
+    notes = [r.getMessage() for r in caplog.records if "empty answer" in r.getMessage()]
+    assert notes == ['2 empty answers (verdict FAIL, rule "empty answer")']
 
 
 def test_no_metric_decides_again_when_the_runner_decided(monkeypatch):

@@ -53,8 +53,10 @@ DATE_LABELS = {"DATE", "TIME"}
 ENTITY_LABELS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "EVENT", "WORK_OF_ART", "NORP"}
 ANCHOR_TYPES = PARAM_SUBSETS["anchors"]  # numeric, date, claim, entity (declared with the config's checks)
 DEFAULT_ANCHORS = ("numeric", "date", "claim")  # the seed's: names are opt-in
-# "1." / "2)" opening a line (after an optional bullet) or "(3)" / "4)" after a space: a list marker, not a number
-_LIST_MARKER = re.compile(r"(?m)(?:^[ \t]*(?:[-*•][ \t]+)?\(?\d{1,3}[.)]|(?<=\s)\(?\d{1,3}\))(?=[ \t]+\S)")
+# "1." / "2)" opening a line (after an optional bullet) or "(3)" / "4)" after a space, "2." after a sentence's end
+# before a capital ("1. Open the lid. 2. Remove the filter."), "Step 3:": a list marker, not a number
+_LIST_MARKER = re.compile(r"(?m)(?:(?:^[ \t]*(?:[-*•][ \t]+)?\(?\d{1,3}[.)]|(?<=\s)\(?\d{1,3}\))(?=[ \t]+\S)"
+                          r"|(?<=[.!?:]\s)\d{1,3}[.)](?=\s+[A-Z])|\b[Ss]tep\s+\d{1,3}\s*[:.)](?=\s))")
 SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 OBJECT_DEPS = ("dobj", "attr", "oprd", "acomp", "dative")
 PREP_DEPS = ("prep", "agent")
@@ -160,9 +162,12 @@ def _abbreviation_of(tok) -> tuple[str, ...]:
 def extract_claims(doc, hedges: Hedges | None = None) -> list[tuple[int, Anchor]]:
     """Assertive (subject, verb, object) claims of a parsed response, with their char offsets."""
     hedges = hedges or default_hedges()
+    markers = list_marker_spans(doc.text)
     out = []
     for tok in doc:
         if tok.dep_ not in SUBJECT_DEPS or tok.head.pos_ not in ("VERB", "AUX"):
+            continue
+        if any(a <= tok.idx < b for a, b in markers):  # "Step 1: open the lid" is an instruction, "Step" no subject
             continue
         verb = tok.head
         obj = _object_of(verb)
@@ -178,11 +183,16 @@ def extract_claims(doc, hedges: Hedges | None = None) -> list[tuple[int, Anchor]
 
 def list_marker_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of numbered-list markers: "1." or "2)" opening a line (after an optional bullet),
-    "(3)" or "4)" after a space, each followed by text. They number the answer's layout, not its facts.
+    "(3)" or "4)" after a space, each followed by text; "2." after a sentence's end and before a capital (an
+    inline list: "1. Open the lid. 2. Remove the filter."); "Step 3:". They number the answer's layout, not its
+    facts; "2.5", "in 2. quarter" and "version 2." at the end stay numbers.
 
     >>> text = "Steps:\\n1. Pay $40.\\n2) Wait 3 days."
     >>> [text[a:b] for a, b in list_marker_spans(text)]
     ['1.', '2)']
+    >>> text = "1. Open the lid. 2. Remove the filter. Step 3: rinse it. It is version 2."
+    >>> [text[a:b] for a, b in list_marker_spans(text)]
+    ['1.', '2.', 'Step 3:']
     """
     return [(m.start(), m.end()) for m in _LIST_MARKER.finditer(text or "")]
 

@@ -454,7 +454,9 @@ def declines_to_answer(answer: str | None, *, phrases: Sequence[str] | None = No
     ("I couldn't find information about X in our documentation", "we do not have that information"), an
     impossibility ("it is not possible to determine X from the passages", "cannot be determined"), a
     missing piece ("X is not specified", "the answer is not in the documents", "no relevant information was
-    found"). A conditional clause ("if the information is not available in the app, ...") never declines.
+    found"). What is missing must be information or point to the documents: "I could not find a better option
+    than the premium plan", "the passage does not contain any errors", "there is no way to know the password
+    once it is hashed" and "nothing in the manual prohibits it" state facts. A conditional clause ("if the information is not available in the app, ...") never declines.
     The answer declines when at least one clause declines and every other clause makes no substantive
     claim: a filler ("Sorry", "Based on the context", "Thanks for asking"), an absence statement (a
     negation with a source word or a reporting verb), a referral ("please consult your agent", "you may

@@ -297,9 +297,21 @@ def test_list_markers_are_not_numbers(answer):
     assert [(a["text"], a["supported"]) for a in s.details["anchors"] if a["type"] == "number"] == [("$40", True)]
 
 
+@pytest.mark.parametrize("answer", [  # review: inline lists and "Step N:" counted their markers as numbers
+    "1. Open the lid. 2. Remove the filter. 3. Rinse it.",
+    "Step 1: open the lid. Step 2: remove the filter.",
+])
+def test_inline_list_markers_are_not_numbers(answer):
+    s = hallucination(answer, ["Open the lid, remove the filter and rinse it."])
+    assert s.value == 0.0 and [a for a in s.details["anchors"] if a["type"] == "number"] == []
+
+
 def test_numbers_that_look_like_markers_are_still_numbers():
     s = hallucination("The fee rose to 1.5 percent in 2. quarter.\n12 people paid 3.", ["Twelve people paid."])
     assert [a["text"] for a in s.details["anchors"] if a["type"] == "number"] == ["1.5 percent", "2", "12", "3"]
+    # a decimal after a sentence's end, and a number ending the answer, are numbers
+    s = hallucination("Sales fell. 2.5 million units were sold. It is version 2.", ["Sales fell."])
+    assert [a["text"] for a in s.details["anchors"] if a["type"] == "number"] == ["2.5 million", "2"]
 
 
 def test_entity_anchors_from_the_scoring_config(tmp_path):

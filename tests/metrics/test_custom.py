@@ -330,3 +330,95 @@ def test_a_saved_results_file_carries_its_custom_metrics(tmp_path, capsys):
     assert main(["summary", str(tmp_path / "r.parquet"), "--by", ""]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if "conciseness" in x)
     assert "(1..5, higher is better) 3.000" in line  # (5 + 2 + 4 + 1) / 4
+
+
+# ---------------------------------------------------------------------------
+# Names that would overwrite a column; which config's metrics a run sees; profiles naming custom metrics
+# ---------------------------------------------------------------------------
+
+
+def _entry(name: str) -> dict:
+    return {"name": name, "criteria": "x", "inputs": ["answer"], "scale": [1, 5]}
+
+
+@pytest.mark.parametrize("name,message", [
+    ("answer", "custom_metrics[0].name: 'answer' is a column every run reads or writes"),
+    ("id", "custom_metrics[0].name: 'id' is a column every run reads or writes"),
+    ("abstained_reason", "custom_metrics[0].name: 'abstained_reason' is a column every run reads or writes"),
+    ("verdict_rule", "custom_metrics[0].name: 'verdict_rule' is a column every run reads or writes"),
+    ("error", "custom_metrics[0].name: 'error' is a column every run reads or writes"),
+    ("faithfulness_details", "custom_metrics[0].name: 'faithfulness_details' would write column(s) "
+                             "['faithfulness_details'], which metric 'faithfulness' writes too"),
+    ("hallucination_supported", "custom_metrics[0].name: 'hallucination_supported' would write column(s) "
+                                "['hallucination_supported'], which metric 'hallucination' writes too"),
+    ("factual_accuracy_grade", "which metric 'factual_accuracy' writes too"),
+])
+def test_a_custom_metric_may_not_take_a_column_name(tmp_path, name, message):
+    import yaml
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({"custom_metrics": [_entry(name)]}), encoding="utf-8")
+    with pytest.raises(ConfigError) as e:
+        as_config(str(path))
+    assert str(e.value).startswith(f"{path}: ") and message in str(e.value)
+    assert name not in REGISTRY or REGISTRY[name].family != "custom"
+
+
+@pytest.mark.parametrize("name,message", [
+    ("answer", "register_metric: name: 'answer' is a column every run reads or writes"),
+    ("question_type", "register_metric: name: 'question_type' is a column every run reads or writes"),
+    ("answer_language", "register_metric: name: 'answer_language' is a column every run reads or writes"),
+    ("relevance_details", "register_metric: name: 'relevance_details' would write column(s) ['relevance_details']"),
+])
+def test_register_metric_may_not_take_a_column_name(name, message):
+    with pytest.raises(ValueError) as e:
+        evalkit.register_metric(name, lambda answer: 1.0, direction="higher", range=(0, 1))
+    assert message in str(e.value) and name not in evalkit.metrics.custom.registered()
+
+
+def test_a_registered_metric_may_not_write_another_registered_metrics_columns():
+    evalkit.register_metric("mine", lambda answer: 1.0, direction="higher", range=(0, 1))
+    with pytest.raises(ValueError, match="'mine_details' would write column"):
+        evalkit.register_metric("mine_details", lambda answer: 1.0, direction="higher", range=(0, 1))
+
+
+def test_reserved_names_cover_every_fixed_output_and_canonical_column():
+    from evalkit.config import reserved_columns
+    from evalkit.data import CANONICAL_COLUMNS
+    from evalkit.runner import FIXED_OUTPUT_COLUMNS
+
+    assert set(FIXED_OUTPUT_COLUMNS) | set(CANONICAL_COLUMNS) <= reserved_columns()
+
+
+def test_a_later_run_without_the_config_no_longer_sees_its_metrics(tmp_path):
+    seen = []
+    evalkit.register_metric("probe", lambda answer: seen.append("conciseness" in REGISTRY) or 1.0,
+                            direction="higher", range=(0, 1))  # a Python registration: stays for the process
+    with ScriptedJudgeServer(replies=REPLIES) as srv:
+        first = evalkit.evaluate(_frame(), ["conciseness", "probe"], _config(tmp_path, srv.url), progress=False)
+    assert first["conciseness"].tolist() == [5.0, 2.0, 4.0, 1.0] and set(seen) == {True}
+    assert "conciseness" in REGISTRY  # still known after its run: evalkit.summary(first) reads it
+    seen.clear()
+    second = evalkit.evaluate(_frame(), ["probe"], {}, progress=False)
+    assert seen and set(seen) == {False}  # not during the second run
+    assert "conciseness" not in REGISTRY and "conciseness" not in second.columns  # nor after it
+    assert "probe" in REGISTRY
+    with pytest.raises(Exception, match="conciseness"):
+        evalkit.evaluate(_frame(), ["conciseness"], None, progress=False)
+
+
+def test_a_threshold_profile_may_name_the_configs_custom_metric(tmp_path, capsys):
+    from evalkit.cli import main
+
+    data = tmp_path / "d.csv"
+    _frame().to_csv(data, index=False)
+    prof = tmp_path / "prof.yaml"
+    prof.write_text("metrics:\n  conciseness: {threshold: 3, flag: below, inclusive: false}\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    with ScriptedJudgeServer(replies=REPLIES) as srv:
+        cfg = _config(tmp_path, srv.url)
+        assert main(["score", str(data), "--config", cfg, "--thresholds", str(prof), "--metrics", "conciseness",
+                     "-o", str(out), "-q"]) == 0, capsys.readouterr().err
+    got = pd.read_csv(out)
+    assert got["conciseness"].tolist() == [5.0, 2.0, 4.0, 1.0]
+    assert "+profile:" in capsys.readouterr().out  # the profile is applied: its hash is in the signature

@@ -1,0 +1,67 @@
+"""`evalkit init` (evalkit/experiment.py: starter_experiment): the label it proposes is the column scoring keeps."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from evalkit.cli import main
+
+CTX = "The base premium for Territory 118 is $604 per year. Territory 205 pays $512."
+# a human 0/1 label named like evalkit's own hallucination score: 1 = the answer makes something up
+ROWS = [("What is the premium for Territory 118?", "The base premium for Territory 118 is $604.", 0),
+        ("What does Territory 205 pay?", "Territory 205 pays $512.", 0),
+        ("What is the premium for Territory 118?", "Territory 118 pays $604 per year.", 0),
+        ("What does Territory 205 pay?", "Territory 205 pays $512 per year.", 0),
+        ("What is the premium for Territory 118?", "The premium is $950, due every March to Acme Insurance.", 1),
+        ("What does Territory 205 pay?", "Territory 205 pays $1,200 after the 2019 flood surcharge.", 1),
+        ("What is the premium for Territory 118?", "Roughly $77 monthly, according to Zurich underwriters.", 1),
+        ("What does Territory 205 pay?", "It pays $388 since Hartford lowered rates.", 1)]
+
+
+@pytest.fixture()
+def labelled_csv(tmp_path):
+    path = tmp_path / "answers.csv"
+    pd.DataFrame({"question": [q for q, _, _ in ROWS], "contexts": [CTX] * len(ROWS),
+                  "answer": [a for _, a, _ in ROWS], "hallucination": [y for _, _, y in ROWS]}).to_csv(path, index=False)
+    return path
+
+
+def test_a_label_named_like_an_output_is_proposed_under_the_name_scoring_keeps(tmp_path, labelled_csv, capsys):
+    from evalkit.experiment import load_experiment
+
+    exp = tmp_path / "e.yaml"
+    assert main(["init", str(labelled_csv), "-o", str(exp)]) == 0
+    text = exp.read_text()
+    assert "  score: hallucination\n" in text and "  label: input_hallucination " in text
+    assert "# your column 'hallucination' has the name of an evalkit output; scoring keeps it as " \
+           "input_hallucination" in text
+    cal = load_experiment(exp).calibration
+    assert (cal["score"], cal["label"], cal["positive"]) == ("hallucination", "input_hallucination", 1)
+
+    res = tmp_path / "res.parquet"
+    assert main(["score", str(labelled_csv), "-o", str(res), "-q", "--metrics", "hallucination"]) == 0
+    assert "kept as ['input_hallucination']" in capsys.readouterr().err
+    scored = pd.read_parquet(res)
+    assert scored["input_hallucination"].tolist() == [y for _, _, y in ROWS]  # the user's column, kept
+    js = tmp_path / "cal.json"
+    assert main(["calibrate", str(res), "--score", cal["score"], "--label", cal["label"], "--positive",
+                 str(cal["positive"]), "--resamples", "50", "--json", str(js)]) == 0
+    out = json.loads(js.read_text())
+    from sklearn.metrics import roc_auc_score
+
+    used = scored.dropna(subset=["hallucination"])
+    assert out["n_used"] == len(used) == len(ROWS)
+    assert out["roc_auc"]["estimate"] == pytest.approx(
+        roc_auc_score(used["input_hallucination"] == 1, used["hallucination"].astype(float)), abs=1e-9)
+
+
+def test_a_label_with_its_own_name_is_proposed_as_is(tmp_path):
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"question": ["a?", "b?"], "contexts": ["x", "y"], "answer": ["A.", "B."],
+                  "hallucinated": [0, 1]}).to_csv(path, index=False)
+    exp = tmp_path / "e.yaml"
+    assert main(["init", str(path), "-o", str(exp)]) == 0
+    text = exp.read_text()
+    assert "  label: hallucinated " in text and "input_" not in text
