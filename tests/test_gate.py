@@ -111,7 +111,9 @@ def test_aevaluate_inside_a_running_loop_keeps_the_loop_free():
         out, ticks = asyncio.run(notebook_cell(srv.url))
         calls = srv.requests
     assert out["error"].isna().all() and calls == 12
-    assert ticks >= 5  # 12 calls of 0.05 s, 4 at a time: the loop kept ticking while the judge was called
+    # the loop kept running while the judge was called: a blocking call would let the ticker run 0 times before it
+    # is cancelled (no count of ticks is asserted beyond that: it depends on the machine's load)
+    assert ticks >= 1
     with ScriptedJudgeServer() as srv:  # the same numbers as the synchronous run
         cfg = {"judge": {"base_url": srv.url, "model": "scripted", "cache_path": None},
                "metric_params": {"answer_relevance": {"method": "rubric"}}}
