@@ -529,10 +529,14 @@ def _noise_rng(seed: Any, prompt: str, seen: int) -> random.Random:
     return random.Random(hashlib.sha256(f"{tag}|{prompt}".encode()).hexdigest())
 
 
+_INDEX_KEYS = frozenset({"context"})  # fields that number things (which context a verdict is about)
+
+
 def _noisy(value: Any, noise: float, rng: random.Random) -> Any:
     """``value`` with its labels flipped and its grades moved at rate ``noise`` (statements and text unchanged)."""
-    if isinstance(value, dict):
-        return {k: _noisy(v, noise, rng) for k, v in value.items()}
+    if isinstance(value, dict):  # an index ("context": 1) is not a label: drawn for as before, never changed
+        return {k: (_noisy(v, noise, rng), v)[1] if k in _INDEX_KEYS else _noisy(v, noise, rng)
+                for k, v in value.items()}
     if isinstance(value, list):
         return [_noisy(v, noise, rng) for v in value]
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
