@@ -19,7 +19,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from .config import PARAM_LEXICONS, EvalConfig
+from .config import PARAM_LEXICONS, VERDICT_COLUMNS, EvalConfig
+from .text import DECISION_COLUMNS
 from .data import DataError, canonicalize, is_missing, load
 from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, RENAMED, Metric, Score, get_metric
 from .metrics.base import BatchFn
@@ -515,8 +516,7 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
 
 
 # columns every run may write beside the metrics' own (the row decision's, the verdict's, the row's errors)
-FIXED_OUTPUT_COLUMNS = ("answer_empty", "abstained", "abstained_reason", "answer_language", "verdict", "verdict_rule",
-                        "error")
+FIXED_OUTPUT_COLUMNS = (*DECISION_COLUMNS, *VERDICT_COLUMNS)
 
 
 class InputColumnsRenamed(UserWarning):
