@@ -467,6 +467,7 @@ CSS = """
 .ek-show tr.ek-decided td{background:#fff3cd;font-weight:600}
 .ek-show .ek-note{color:#6a1b9a}
 .ek-show details summary{cursor:pointer;color:#333}
+.ek-show details.ek-long summary{white-space:pre-wrap}
 """
 
 
@@ -508,7 +509,16 @@ def _anchor_list_html(marks: Sequence[Highlight], only_unsupported: bool = False
         ctx_html = f': <span class="ek-ctx">{_e(ctx)}</span>' if ctx else ""
         items.append(f'<li><sup class="ek-ref {h.css_class}">{h.sign}{h.ref}</sup> {_e(h.type)} '
                      f'<mark class="{h.css_class}">{_e(h.text)}</mark>: <b>{_e(state)}</b>{ctx_html}</li>')
-    return f'<ol class="ek-anchors">{"".join(items)}</ol>' if items else ""
+    if not items:
+        return ""
+    if len(items) <= ANCHORS_SHOWN + 2:
+        return f'<ol class="ek-anchors">{"".join(items)}</ol>'
+    # a long answer can hold hundreds of anchors: the first ones show, the rest are one click away
+    return (f'<ol class="ek-anchors">{"".join(items[:ANCHORS_SHOWN])}</ol><details><summary>{len(items) - ANCHORS_SHOWN}'
+            f' more</summary><ol class="ek-anchors">{"".join(items[ANCHORS_SHOWN:])}</ol></details>')
+
+
+ANCHORS_SHOWN = 12
 
 
 def _value_cell(v: float | None) -> str:
@@ -558,8 +568,10 @@ def _texts_html(v: RowView) -> str:
     parts = []
     if v.question is not None:
         parts.append(f'<h4>question</h4><div class="ek-text">{_e(v.question)}</div>')
-    answer = answer_html(v.answer, v.highlights) if v.answer is not None else "<i>no answer</i>"
-    parts.append(f'<h4>answer</h4><div class="ek-text">{answer}</div>')
+    if v.answer is not None:
+        parts.append(f'<h4>answer</h4>{text_block(answer_html(v.answer, v.highlights), v.answer)}')
+    else:
+        parts.append('<h4>answer</h4><div class="ek-text"><i>no answer</i></div>')
     parts.append(_anchor_list_html(v.highlights))
     if v.unlocated:
         parts.append("<p>anchors not found verbatim in the answer text:</p>" + _anchor_list_html(v.unlocated))
@@ -621,15 +633,42 @@ def _fired_metric(row: Mapping[str, Any], rule: str | None) -> str | None:
     return first if first in REGISTRY else None
 
 
+LONG_TEXT_CHARS = 1200  # a text longer than this is folded: its start shows, the whole is one click away
+PREVIEW_CHARS = 320
+
+
+def text_block(inner_html: str, plain: str, label: str = "") -> str:
+    """A text box (``ek-text``) holding ``inner_html``; a long text (over ``LONG_TEXT_CHARS`` characters) is
+    folded into ``<details>`` whose summary shows its first ``PREVIEW_CHARS`` characters and its word count, so
+    a 3,000-word answer costs the page a few lines until the reader asks for it.
+
+    >>> text_block("short", "short")
+    '<div class="ek-text">short</div>'
+    >>> "<details" in text_block("x " * 700, "x " * 700) and "700 words" in text_block("x " * 700, "x " * 700)
+    True
+    """
+    lead = f"<b>{_e(label)}</b> " if label else ""
+    if len(plain) <= LONG_TEXT_CHARS:
+        return f'<div class="ek-text">{lead}{inner_html}</div>'
+    preview = _e(plain[:PREVIEW_CHARS].rstrip())
+    return (f'<details class="ek-text ek-long"><summary>{lead}{preview}&hellip; <i>({len(plain.split()):,} words: '
+            f'show all)</i></summary>{inner_html}</details>')
+
+
+def _answer_block(row: Mapping[str, Any], label: str = "") -> str:
+    answer = _text(row.get("answer")) or ""
+    return text_block(_e(answer), answer, label)
+
+
 def _rule_evidence_html(row: Mapping[str, Any], metric: str) -> str:
     """The evidence of one metric's rule: marked answer for hallucination, marked question keywords for
     completeness, the parts of relevance, the fired sentences of the detector, else its declared keys."""
     if metric == "hallucination" or metric in SUMMARY_SCORERS:
         found, lost = highlights(row)
-        answer = answer_html(_text(row.get("answer")) or "", found)
-        return f'<div class="ek-text">{answer}</div>{_anchor_list_html((*found, *lost), only_unsupported=True)}'
+        plain = _text(row.get("answer")) or ""
+        return f'{text_block(answer_html(plain, found), plain)}{_anchor_list_html((*found, *lost), only_unsupported=True)}'
     question = f'<div class="ek-text"><b>question</b> {_e(row.get("question"))}</div>'
-    answer = f'<div class="ek-text"><b>answer</b> {_e(row.get("answer"))}</div>'
+    answer = _answer_block(row, "answer")
     d = details_of(row, metric)
     if metric == "completeness":
         missing = ", ".join(_e(k) for k in d.get("missing") or []) or "none"
@@ -658,15 +697,15 @@ def evidence_html(row: pd.Series | Mapping[str, Any], rule: str | None = None) -
     if d.empty and rule is None:
         body = "<p>the answer is empty: a failure of the system (not an abstention); every metric is undetermined</p>"
     elif not d.english and rule is None:
-        body = (f'<div class="ek-text">{_e(row.get("answer"))}</div><p>the answer is not in English (detected: '
+        body = (f'{_answer_block(row)}<p>the answer is not in English (detected: '
                 f'{_e(d.language)}): the English-only metrics are undetermined</p>')
     elif verdict == "ABSTAIN" and rule is None:
         matched = list(d.matched) or details_of(row, "dont_know").get("matched") or \
             details_of(row, "hallucination").get("matched")
-        body = (f'<div class="ek-text">{_e(row.get("answer"))}</div><p>declining phrase matched: '
+        body = (f'{_answer_block(row)}<p>declining phrase matched: '
                 f'<b>{_e(_evidence_value(matched or []))}</b></p>')
     elif metric is None:
-        body = f'<div class="ek-text">{_e(row.get("answer"))}</div>'
+        body = _answer_block(row)
     elif is_missing(row.get(metric)):
         body = f"<p>{_e(metric)} has no value on this row: {_e(_reason(row, metric) or 'no reason recorded')}</p>"
     else:

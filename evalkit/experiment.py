@@ -69,6 +69,7 @@ class Experiment:
     seed: int = 0
     notebooks: tuple[str, ...] = DEFAULT_NOTEBOOKS
     description: str = ""
+    print_figures: bool = False  # also every report figure as PDF/SVG at 3.5 in and 7 in (figures/print/)
     source: str = ""
 
     def config(self) -> EvalConfig:
@@ -125,6 +126,8 @@ def _check_top(path: Path, raw: Mapping[str, Any]) -> None:
     seed = raw.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ExperimentError(f"{path}: seed must be an integer, got {seed!r}")
+    if not isinstance(raw.get("print_figures", False), bool):
+        raise ExperimentError(f"{path}: print_figures must be true or false, got {raw['print_figures']!r}")
 
 
 # keys of the calibration/compare sections whose values must be integers of at least this much
@@ -205,7 +208,8 @@ def load_experiment(path: str | Path) -> Experiment:
         metrics=tuple(metrics) if metrics else None, thresholds=_resolve(path.parent, raw.get("thresholds")),
         judge=raw.get("judge"), calibration=_check_section(path, raw, "calibration", CALIBRATION_KEYS),
         compare=_check_section(path, raw, "compare", COMPARE_KEYS), seed=int(raw.get("seed", 0)),
-        notebooks=_notebooks(path, raw), description=str(raw.get("description") or ""), source=str(path))
+        notebooks=_notebooks(path, raw), description=str(raw.get("description") or ""),
+        print_figures=bool(raw.get("print_figures", False)), source=str(path))
 
 
 def _label_columns(df) -> list:

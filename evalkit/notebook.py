@@ -20,7 +20,7 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 from .config import EvalConfig
 
@@ -43,6 +43,7 @@ class NotebookRun:
     config: EvalConfig | None
     metrics: Mapping[str, Any] = field(default_factory=dict)
     signature: str = ""
+    print_dir: Path | None = None  # the experiment's print_figures: PDF/SVG at 3.5 in and 7 in go here too
 
     def has(self, *columns: str) -> bool:
         """Are all these columns in the results (labels, system, question_type ...)?"""
@@ -54,13 +55,23 @@ class NotebookRun:
 
         display(Markdown(f"> **Skipped:** {text}."))
 
-    def section(self, name: str) -> Mapping[str, Any] | None:
-        """The report's numbers for a section (``calibration``, ``comparison``), or None with a visible note
-        saying why there are none: the section does not apply to the data, or it could not be computed."""
+    def section(self, name: str, heading: str | None = None, intro: str = "") -> Mapping[str, Any] | None:
+        """The report's numbers for a section (``calibration``, ``comparison``), or None.
+
+        With ``heading`` (a report page, whose opening lists every section the data cannot support), the heading
+        and ``intro`` are shown only when the section has numbers, and a section that does not apply is left
+        out silently: it is listed once, at the top. Without it, a visible note says why there are none. A
+        section that applies but failed to compute always says so."""
+        from IPython.display import Markdown, display
+
         numbers = self.metrics.get(name)
         if numbers is None:
-            self.note(self.metrics["sections"][name]["note"])
-        elif "error" in numbers:
+            if heading is None:
+                self.note(self.metrics["sections"][name]["note"])
+            return None
+        if heading is not None:
+            display(Markdown(f"## {heading}\n\n{intro}".rstrip()))
+        if "error" in numbers:
             self.note(f"{name} could not be computed: {numbers['error']}")
             return None
         return numbers
@@ -89,9 +100,16 @@ class NotebookRun:
         return pd.Series(vals, index=self.results.index, dtype="boolean")
 
     def save(self, fig, name: str) -> list[Path]:
-        from .plots import save_figure
+        """``fig`` as PNG and SVG in the figures folder; with the experiment's ``print_figures``, also as PDF and
+        SVG at a journal's column widths (:func:`evalkit.plots.save_for_print`) in ``figures/print``."""
+        from .plots import save_figure, save_for_print
 
-        return save_figure(fig, name, self.figures_dir) if self.figures_dir else []
+        if not self.figures_dir:
+            return []
+        paths = save_figure(fig, name, self.figures_dir)
+        if self.print_dir is not None:  # last: it resizes the figure and its fonts
+            paths += save_for_print(fig, name, self.print_dir)
+        return paths
 
     def show(self, fig, name: str | None = None, caption: str | None = None) -> None:
         """Save ``fig`` as PNG and SVG (when named) and display it with its caption under it, whatever the
@@ -104,10 +122,10 @@ class NotebookRun:
 
         from .plots import caption_of
 
-        if name:
-            self.save(fig, name)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
+        if name:  # after the page's image: the print versions resize the figure and its fonts
+            self.save(fig, name)
         plt.close(fig)
         display(HTML(figure_html(buf.getvalue(), caption or caption_of(fig) or (name or "figure"))))
 
@@ -148,19 +166,55 @@ def split_lesson(optimistic, honest) -> str:
     return text + " The held-out numbers stay close, so the threshold transfers within this data."
 
 
-def text_table(df) -> str:
-    """A table of mostly text as HTML a person reads: left-aligned, wrapped (never wider than the page), empty
-    cells blank rather than ``None``, every value escaped.
+TABLE_PREVIEW_CHARS = 240  # a longer text cell shows its start; the whole text is one click away, or elsewhere
+
+
+def text_table(df, *, shown_above: Collection[Any] = ()) -> str:
+    """A table of mostly text as HTML a person reads: text left-aligned and wrapped (never wider than the page;
+    a table wider than the page scrolls in its own box), numbers right-aligned, empty cells blank rather than
+    ``None`` or ``nan``, every value escaped, styled inline (no ``<style>``: untrusted notebooks keep it).
+
+    A text longer than ``TABLE_PREVIEW_CHARS`` shows its start and word count: the full text follows behind a
+    ``<details>`` toggle, unless its row's index is in ``shown_above`` (the page printed it already), so a long
+    answer is printed once on a page.
 
     >>> import pandas as pd
-    >>> html = text_table(pd.DataFrame({"answer": ["<b>x</b>"], "error": [None]}))
-    >>> "&lt;b&gt;x&lt;/b&gt;" in html and "None" not in html
+    >>> html = text_table(pd.DataFrame({"answer": ["<b>x</b>"], "error": [None], "score": [float("nan")]}))
+    >>> "&lt;b&gt;x&lt;/b&gt;" in html and "None" not in html and "nan" not in html
+    True
+    >>> "full text above" in text_table(pd.DataFrame({"answer": ["word " * 100]}), shown_above=[0])
     True
     """
-    style = ("<style>.evalkit-text td,.evalkit-text th{text-align:left;vertical-align:top;white-space:normal;"
-             "overflow-wrap:anywhere;max-width:36em}.evalkit-text{table-layout:auto;max-width:100%}</style>")
-    shown = df.astype(object).where(df.notna(), "")  # None and NaN alike read as nothing, not as "None"
-    return style + shown.to_html(index=False, escape=True, classes="evalkit-text", border=0)
+    import html
+    import numbers
+
+    import pandas as pd
+
+    def cell(value: Any, index: Any) -> tuple[str, bool]:
+        if value is None or (not isinstance(value, str) and pd.api.types.is_scalar(value) and pd.isna(value)):
+            return "", False
+        if isinstance(value, numbers.Number) and not isinstance(value, bool):
+            return html.escape(f"{value:.3f}" if isinstance(value, float) else str(value)), True
+        text = str(value)
+        if len(text) <= TABLE_PREVIEW_CHARS:
+            return html.escape(text), False
+        head = f"{html.escape(text[:TABLE_PREVIEW_CHARS].rstrip())}&hellip; <i>({len(text.split()):,} words"
+        if index in shown_above:
+            return f"{head}; full text above)</i>", False
+        return f"<details><summary>{head}: show all)</i></summary>{html.escape(text)}</details>", False
+
+    td = "padding:3px 8px;border-bottom:1px solid #ddd;vertical-align:top;"
+    left = td + "text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:5em;max-width:36em"
+    right = td + "text-align:right;white-space:nowrap"
+    first = ";position:sticky;left:0;background:#fff;z-index:1"  # a table scrolling in its box keeps its first column
+    head = "".join(f'<th style="{left};border-bottom:1px solid #888">{html.escape(str(c))}</th>' for c in df.columns)
+    rows = []
+    for index, row in zip(df.index, df.itertuples(index=False, name=None)):
+        cells = [cell(v, index) for v in row]
+        rows.append("<tr>" + "".join(f'<td style="{(right if num else left) + (first if j == 0 else "")}">{text}</td>'
+                                     for j, (text, num) in enumerate(cells)) + "</tr>")
+    return (f'<div class="evalkit-text" style="overflow-x:auto;max-width:100%"><table style="border-collapse:'
+            f'collapse;font-size:0.92em"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def interval_table(point: Mapping[str, Any], keys: Sequence[str]):
@@ -199,7 +253,9 @@ def notebook_run(experiment_path: str = "experiments/default.yaml", report_dir: 
     exp = load_experiment(_from_root(experiment_path, root))
     if report_dir:
         results, numbers, signature = _read_report(Path(report_dir))
-        return NotebookRun(results, Path(report_dir) / "figures", exp.config(), numbers, signature)
+        figs = Path(report_dir) / "figures"
+        return NotebookRun(results, figs, exp.config(), numbers, signature,
+                           print_dir=figs / "print" if exp.print_figures else None)
     from .analysis import analyze
     from .data import load
     from .pipeline import evaluate

@@ -74,8 +74,24 @@ def _encrypted_kernel_manager():
     return EncryptedKernelManager
 
 
+# The page's own rules, on top of nbconvert's: nothing wider than the window (long tokens break, code and
+# text outputs wrap, images scale), so it reads at 800 px as at 1280 px; wide tables scroll inside their box.
+PAGE_CSS = """
+body{overflow-wrap:anywhere}
+.jp-Notebook{max-width:72em;margin:0 auto;padding:0 12px;box-sizing:border-box}
+.jp-Cell,.jp-OutputArea,.jp-OutputArea-output,.jp-RenderedHTMLCommon,.jp-RenderedMarkdown{min-width:0;max-width:100%}
+.jp-OutputArea-output pre,.jp-RenderedText pre{white-space:pre-wrap;overflow-wrap:anywhere}
+.jp-RenderedHTMLCommon code{white-space:pre-wrap;overflow-wrap:anywhere}
+.jp-RenderedHTMLCommon img{max-width:100%;height:auto}
+.jp-RenderedHTMLCommon table{display:block;overflow-x:auto;max-width:100%}
+.jp-RenderedHTMLCommon td,.jp-RenderedHTMLCommon th{text-align:left}
+.jp-RenderedHTMLCommon details summary{cursor:pointer}
+"""
+
+
 def to_html(notebook: Path, signature: str, title: str) -> str:
-    """One self-contained HTML page from an executed notebook, code hidden, signature in the header.
+    """One self-contained HTML page from an executed notebook, code hidden, signature in the header (once,
+    wrapped at any width).
 
     Outputs are rendered by nbconvert; text outputs are escaped and DataFrames are escaped by pandas,
     so an answer containing ``<script>`` shows as text and never runs.
@@ -89,9 +105,11 @@ def to_html(notebook: Path, signature: str, title: str) -> str:
     exporter.exclude_output_prompt = True
     body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
     header = (f'<header class="evalkit-signature" style="font-family:monospace;font-size:12px;padding:6px 12px;'
-              f'background:#f3f3f3;border-bottom:1px solid #ccc">{html.escape(title)} &middot; '
+              f'background:#f3f3f3;border-bottom:1px solid #ccc;overflow-wrap:anywhere;word-break:break-all">'
+              f'{html.escape(title)} &middot; '
               f'<span title="reproducibility signature">{html.escape(signature)}</span></header>')
     body = re.sub(r"<title>.*?</title>", f"<title>{html.escape(title)}</title>", body, count=1, flags=re.S)
+    body = body.replace("</head>", f"<style>{PAGE_CSS}</style></head>", 1)
     return re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + header, body, count=1)
 
 

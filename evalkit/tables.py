@@ -121,6 +121,9 @@ class Table:
     p_columns: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    def _repr_html_(self) -> str:  # Jupyter's display(table)
+        return to_html(self)
+
     def __post_init__(self):
         for i, r in enumerate(self.rows):
             if len(r) != len(self.columns):
@@ -276,13 +279,57 @@ def to_markdown(table: Table) -> str:
     return "\n".join(lines + ["", f"Table: {markdown_escape(table.caption)} {{#{_label(table.label)}}}", "", foot])
 
 
+# inline styles (no <style> block): a page, a trusted or untrusted notebook and an e-mail client render them alike
+_HTML_BOX = "overflow-x:auto;max-width:100%;margin:0.5em 0 1em"
+_HTML_TABLE = "border-collapse:collapse;font-size:0.92em;margin:0"
+_HTML_CELL = "padding:3px 8px;border-bottom:1px solid #ddd;vertical-align:top;"
+_HTML_FIRST = "position:sticky;left:0;background:#fff;z-index:1;"
+_HTML_NOTE = "font-size:0.85em;color:#444;margin:0.3em 0 0;max-width:60em;text-align:left"
+
+
+def to_html(table: Table) -> str:
+    """The table as HTML, to the same rules as :func:`to_latex` (one header row, missing values as an en dash
+    with a lettered footnote, booleans as words, numbers at the stated precision), styled inline.
+
+    A wide table scrolls inside its own box, never the page, with its first column held in place; text
+    columns are left-aligned and wrap, numeric ones are right-aligned and do not.
+
+    >>> t = Table(("metric", "p"), (("a<b", None),), caption="P", label="p")
+    >>> h = to_html(t)
+    >>> "a&lt;b" in h and "–<sup>a</sup>" in h and "None" not in h
+    True
+    """
+    import html
+
+    grid, notes = _footnotes(table, minus=True)
+    numeric = [_numeric_column(table, j) for j in range(len(table.columns))]
+
+    def style(j: int, head: bool) -> str:
+        align = "text-align:right;white-space:nowrap;" if numeric[j] else \
+            "text-align:left;overflow-wrap:anywhere;min-width:6em;max-width:32em;"
+        return _HTML_CELL + align + (_HTML_FIRST if j == 0 else "") + ("border-bottom:1px solid #888;" if head else "")
+
+    head = "".join(f'<th style="{style(j, True)}">{html.escape(c)}</th>' for j, c in enumerate(table.columns))
+    body = "".join("<tr>" + "".join(
+        f'<td style="{style(j, False)}">{html.escape(text) if text else EN_DASH}'
+        f'{f"<sup>{m}</sup>" if m else ""}</td>' for j, (text, m) in enumerate(row)) + "</tr>" for row in grid)
+    foot = " ".join([_note_sentence(table), *(html.escape(n) for n in table.notes),
+                     *(f"<sup>{m}</sup> {html.escape(n)}." for n, m in zip(notes, "abcdefghijklmnopqrstuvwxyz"))])
+    return (f'<div class="ek-table" style="{_HTML_BOX}"><table id="{html.escape(_label(table.label))}" '
+            f'style="{_HTML_TABLE}"><caption style="caption-side:top;text-align:left;font-weight:600;'
+            f'padding:0 0 4px">{html.escape(table.caption)}</caption><thead><tr>{head}</tr></thead>'
+            f'<tbody>{body}</tbody></table></div><p style="{_HTML_NOTE}">{foot}</p>')
+
+
 def render(table: Table, fmt: str) -> str:
-    """``to_latex`` or ``to_markdown`` by name."""
+    """``to_latex``, ``to_markdown`` or ``to_html`` by name."""
     if fmt == "latex":
         return to_latex(table)
     if fmt == "markdown":
         return to_markdown(table)
-    raise ValueError(f"table format {fmt!r}: use latex or markdown")
+    if fmt == "html":
+        return to_html(table)
+    raise ValueError(f"table format {fmt!r}: use latex, markdown or html")
 
 
 # --- builders: evalkit's frames as tables ---------------------------------------------------------------------
@@ -412,6 +459,7 @@ def write_tex(path, table: Table) -> Any:
     return write_text(path, to_latex(table) + "\n")
 
 
-__all__ = ["Table", "Cell", "Interval", "value_or", "latex_escape", "markdown_escape", "to_latex", "to_markdown", "render",
+__all__ = ["Table", "Cell", "Interval", "value_or", "latex_escape", "markdown_escape", "to_latex", "to_markdown",
+           "to_html", "render",
            "summary_table", "compare_table", "calibration_table", "frame_table", "write_tex"]
 

@@ -82,7 +82,8 @@ window.addEventListener('load', function () {
   var out = document.createElement('pre');
   out.id = 'ek-measure';
   out.textContent = JSON.stringify({scrollWidth: doc.scrollWidth, clientWidth: W, innerWidth: window.innerWidth,
-                                    images: imgs, overflowing: wide, scrolling_boxes: boxes});
+                                    images: imgs, overflowing: wide, scrolling_boxes: boxes,
+                                    visible_text: document.body.innerText, all_text: document.body.textContent});
   document.body.appendChild(out);
 });
 </script>"""
@@ -108,19 +109,21 @@ def chromium(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return proc
 
 
-def check_page(html_path: str | Path) -> dict:
-    """Open ``html_path`` in headless Chromium at 1280 x 900 and measure it after load.
+def check_page(html_path: str | Path, width: int = WIDTH) -> dict:
+    """Open ``html_path`` in headless Chromium at ``width`` x 900 and measure it after load.
 
     Returns a dict: ``scrollWidth``, ``clientWidth``, ``innerWidth``, ``overflow`` (scrollWidth > clientWidth:
     the page scrolls sideways), ``overflowing`` (outermost elements past the right edge: element, path from
     body, right edge and width in px, the heading above it, its text's start), ``images`` (src, alt,
-    complete, naturalWidth) and ``broken_images`` (those with naturalWidth 0).
+    complete, naturalWidth), ``broken_images`` (those with naturalWidth 0), ``visible_text`` (what a reader
+    sees: closed ``<details>`` left out) and ``all_text`` (every text node of the page).
     """
     page = Path(html_path)
     with tempfile.TemporaryDirectory(prefix="ek-page-") as tmp:
         probe = Path(tmp) / "page.html"
         probe.write_text(_instrumented(page), encoding="utf-8")
-        dom = chromium("--virtual-time-budget=10000", "--dump-dom", probe.as_uri()).stdout
+        dom = chromium(f"--window-size={width},{HEIGHT}", "--virtual-time-budget=10000", "--dump-dom",
+                       probe.as_uri()).stdout
     found = re.search(r'<pre id="ek-measure">(.*?)</pre>', dom, re.DOTALL)
     if not found:
         raise RuntimeError(f"{page}: the measuring script wrote nothing (a script error, or the page never "
@@ -131,11 +134,11 @@ def check_page(html_path: str | Path) -> dict:
     return m
 
 
-def screenshot(html_path: str | Path, png: str | Path, *, height: int = HEIGHT) -> Path:
-    """The top ``height`` px of a page at 1280 px wide as a PNG (Chromium's ``--screenshot``)."""
+def screenshot(html_path: str | Path, png: str | Path, *, height: int = HEIGHT, width: int = WIDTH) -> Path:
+    """The top ``height`` px of a page at ``width`` px wide as a PNG (Chromium's ``--screenshot``)."""
     png = Path(png).resolve()
     png.parent.mkdir(parents=True, exist_ok=True)
-    chromium(f"--window-size={WIDTH},{height}", f"--screenshot={png}", "--hide-scrollbars",
+    chromium(f"--window-size={width},{height}", f"--screenshot={png}", "--hide-scrollbars",
              Path(html_path).resolve().as_uri())
     return png
 
@@ -265,14 +268,71 @@ def _overflow_reason(m: dict) -> str:
 
 
 @needs_chromium
-def test_default_report_fits_1280_and_images_load(tmp_path):
-    m = check_page(_report(ROOT / "experiments" / "default.yaml", tmp_path / "reports"))
-    assert m["images"] and m["broken_images"] == [], m["images"]  # the report shows figures, and each loaded
-    assert not m["overflow"] and not m["scrolling_boxes"], _overflow_reason(m)
+def test_unlabelled_report_reads_at_800_and_1280_and_images_load(tmp_path):
+    page = _report(_unlabelled_experiment(tmp_path), tmp_path / "reports")
+    for width in (800, 1280):
+        m = _assert_reads_at(page, width)
+        assert m["images"] and m["broken_images"] == [], m["images"]
+
+# ---------------------------------------------------------------------------------------------------------
+# (d) the page at a laptop's 800 px and a desktop's 1280 px: the default report, and a report on data with a
+# 3,000-word answer and a long system name
+LONG_SYSTEM = "retrieval-augmented-generator-with-cross-encoder-reranker-top-8-chunks-of-512-tokens-v2.3.1-final"
+_LAST_WORDS = "and this closing sentence of the very long answer appears nowhere else."
+
+
+def _long_answer_experiment(folder: Path) -> Path:
+    """Eight rows in ragas' column names plus ``system`` (two systems, one with a 100-character name) and an id;
+    one answer is 3,000 words long. The experiment is what ``evalkit init`` writes for it."""
+    words = " ".join(f"The premium for territory {i % 97} rose by {i % 13} percent in {1990 + i % 30}." for i in
+                     range(375))  # 375 sentences of 8 words
+    long_answer = f"{words} {_LAST_WORDS}"
+    assert len(long_answer.split()) >= 3000
+    qa = [("What is the base premium for Territory 118?", "The base premium for Territory 118 is $604 per year."),
+          ("When did the 2023 manual take effect?", "The manual took effect on March 1, 2023."),
+          ("Which homes require an inspection?", "Rule C-5 requires an inspection for homes built before 1950."),
+          ("What is the maximum total discount?", "Rule C-4 caps the total discount at 25%.")]
+    rows = []
+    for k, (q, ctx) in enumerate(qa):
+        rows.append({"id": f"q{k}-a", "system": "baseline", "question": q, "contexts": [ctx], "answer": ctx,
+                     "ground_truth": ctx})
+        rows.append({"id": f"q{k}-b", "system": LONG_SYSTEM, "question": q, "contexts": [ctx],
+                     "answer": long_answer if k == 0 else "It is 7,000 dollars since 1820.", "ground_truth": ctx})
+    data = folder / "long.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    exp = folder / "long.yaml"
+    proc = subprocess.run([sys.executable, "-m", "evalkit.cli", "init", str(data), "-o", str(exp)], cwd=folder,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return exp
+
+
+def _assert_reads_at(page: Path, width: int) -> dict:
+    m = check_page(page, width)
+    assert not m["overflow"] and m["overflowing"] == [], _overflow_reason(m)
+    # a wide table may scroll inside its own box (its first column stays put); nothing else may
+    assert all(b["element"].startswith(("table", "div.ek-table", "div.evalkit-text")) for b in m["scrolling_boxes"]), \
+        _overflow_reason(m)
+    literal = re.findall(r"(?<![\w.])(None|nan|NaN)(?![\w.])", m["visible_text"])
+    assert not literal, f"literal {literal[:3]} on the page at {width} px"
+    return m
 
 
 @needs_chromium
-def test_unlabelled_report_fits_1280_and_images_load(tmp_path):
-    m = check_page(_report(_unlabelled_experiment(tmp_path), tmp_path / "reports"))
-    assert m["images"] and m["broken_images"] == [], m["images"]
-    assert not m["overflow"] and not m["scrolling_boxes"], _overflow_reason(m)
+def test_default_report_reads_at_800_and_1280_and_images_load(tmp_path):
+    page = _report(ROOT / "experiments" / "default.yaml", tmp_path / "reports")
+    for width in (800, 1280):
+        m = _assert_reads_at(page, width)
+        assert m["images"] and m["broken_images"] == [], m["images"]  # the report shows figures, each loaded
+        assert m["all_text"].count("evalkit:") == 1  # the signature, once
+
+
+@needs_chromium
+def test_long_answer_report_reads_at_800_and_1280(tmp_path):
+    page = _report(_long_answer_experiment(tmp_path), tmp_path / "reports")
+    for width in (800, 1280):
+        m = _assert_reads_at(page, width)
+        assert LONG_SYSTEM in m["visible_text"]
+        assert m["all_text"].count(_LAST_WORDS) == 1  # the whole answer is on the page once
+        assert _LAST_WORDS not in m["visible_text"]  # ... folded: its start shows, the rest behind a toggle
+        assert "words: show all" in m["visible_text"] or "full text above" in m["visible_text"]

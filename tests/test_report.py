@@ -219,3 +219,39 @@ def test_report_console_is_quiet(tmp_path):
     noise = [line for line in (r.stdout + r.stderr).splitlines()
              if any(k in line for k in ("IPKernelApp", "Alternative text", "WARNING", "Loading weights", "zmq"))]
     assert not noise, noise
+
+
+def _pdf_width_pt(path: Path) -> float:
+    """The page width of a one-page PDF, from its MediaBox (points)."""
+    import re
+
+    box = re.search(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]", path.read_bytes())
+    return float(box.group(3)) - float(box.group(1))
+
+
+def test_print_figures_writes_every_figure_at_both_column_widths(tmp_path):
+    exp = yaml.safe_load((ROOT / "experiments" / "default.yaml").read_text())
+    exp.update({"name": "print", "data": str(ROOT / "data" / "sample_rag.jsonl"), "print_figures": True,
+                "scoring": str(ROOT / "experiments" / "default.config.yaml"), "fact_checks": None,
+                "metrics": ["relevance", "completeness", "hallucination"]})
+    p = tmp_path / "print.yaml"
+    p.write_text(yaml.safe_dump(exp))
+    html_path = run_report(p, out_root=tmp_path / "r", notebooks=["08_report"], overrides=QUICK, log=lambda m: None)
+    figs = html_path.parent / "figures"
+    page = sorted(f.stem for f in figs.glob("*.png"))
+    assert page  # the report drew figures, and each has its print versions
+    for stem in page:
+        for name, width_in in ((f"{stem}.pdf", 3.5), (f"{stem}_wide.pdf", 7.0)):
+            assert (figs / "print" / name).exists(), name
+            assert _pdf_width_pt(figs / "print" / name) == pytest.approx(width_in * 72, abs=1.0), name
+            assert (figs / "print" / name).with_suffix(".svg").exists()
+
+
+def test_print_figures_must_be_a_boolean(tmp_path):
+    exp = yaml.safe_load((ROOT / "experiments" / "default.yaml").read_text())
+    exp.update({"data": str(ROOT / "data" / "sample_rag.jsonl"), "print_figures": "yes",
+                "scoring": str(ROOT / "experiments" / "default.config.yaml"), "fact_checks": None})
+    p = tmp_path / "bad.yaml"
+    p.write_text(yaml.safe_dump(exp))
+    with pytest.raises(ExperimentError, match="print_figures must be true or false"):
+        load_experiment(p)

@@ -32,15 +32,16 @@ res = run.results
 
 # %%
 import pandas as pd
-from IPython.display import Markdown, display
-from evalkit import plots
+from IPython.display import HTML, Markdown, display
+from evalkit import plots, tables
 
 numbers = run.metrics  # metrics.json: the numbers evalkit report computed (opened alone: the same computation)
 sections = numbers["sections"]
 systems = numbers.get("systems") or []
+# the signature is in the page's header (a report) or absent (opened alone): it is not repeated here
 display(Markdown(f"**Experiment:** `{numbers['experiment']}` · **rows:** {numbers['rows']} · "
                  f"**systems:** {', '.join(systems) or 'one (no system column)'} · **rows with errors:** "
-                 f"{numbers['errors']} · **signature:** `{run.signature or 'interactive run'}`"))
+                 f"{numbers['errors']}"))
 skipped = [f"- **{name.replace('_', ' ')}**: {s['note']}" for name, s in sections.items() if not s["applies"]]
 if skipped:
     display(Markdown("**Sections not shown for this data** (what to add):\n\n" + "\n".join(skipped)))
@@ -53,15 +54,9 @@ if skipped:
 # it failed. Each metric is on its own scale (named beside it), with its direction.
 
 # %%
-from evalkit.aggregate import readable
-
 by_system = sections["by_system"]["applies"]
 summ = pd.DataFrame(numbers["by_system"] if by_system else numbers["overall"])
-# one table per system, stacked: side by side they would run off a page 1280 px wide
-for system, part in (summ.groupby("system", sort=True) if by_system else [(None, summ)]):
-    if system is not None:
-        display(Markdown(f"**{system}**"))
-    display(readable(part, by=None).set_index("metric").rename_axis(None))
+display(tables.summary_table(summ, by="system" if by_system else None, label="scores"))
 summ = summ[summ["mean"].notna()].assign(kind="score")
 run.show(plots.metric_means(summ, by="system"), "08_metric_means")  # every metric scored, one panel per scale
 
@@ -73,48 +68,39 @@ run.show(plots.metric_means(summ, by="system"), "08_metric_means")  # every metr
 
 # %%
 if sections["verdicts"]["applies"]:
-    display(pd.Series(numbers["verdicts"], name="answers").to_frame())
+    split = [(k.rsplit(" / ", 1) if " / " in k else [None, k]) + [n] for k, n in numbers["verdicts"].items()]
+    counts = pd.DataFrame(split, columns=["system", "verdict", "answers"])
+    if counts["system"].isna().all():
+        counts = counts.drop(columns="system")
+    display(tables.frame_table(counts, caption="Verdicts: answers per outcome", label="verdicts"))
     display(Markdown("\n\n".join(b["text"] for b in numbers.get("verdict_boundary") or [])))
     if run.has("question_type"):  # by system is the quick start's figure; here, where in the questions they fall
         run.show(plots.verdict_counts(res, by="question_type"), "08_verdicts_by_question_type")
 else:
     run.note(sections['verdicts']['note'])
 
-# %% [markdown]
-# ## Judge variance
-# With `judge.repeats: k` every judged answer is asked k times (seed + r, temperature above 0). The interval
-# resamples rows and then repeats within a row, so it includes the judge's own noise; `judge_share` is the
-# part of the variance between repeats of the same answer, `alpha` Krippendorff's agreement across repeats.
-
 # %%
-jv = run.section("judge_variance")
+jv = run.section("judge_variance", "Judge variance", (
+    "With `judge.repeats: k` every judged answer is asked k times (seed + r, temperature above 0). The interval "
+    "resamples rows and then repeats within a row, so it includes the judge's own noise; `judge_share` is the "
+    "part of the variance between repeats of the same answer, `alpha` Krippendorff's agreement across repeats."))
 if jv:
-    display(pd.DataFrame(jv).set_index("metric").round(3))
-
-# %% [markdown]
-# ## Calibrated threshold
+    display(tables.frame_table(pd.DataFrame(jv), caption="Judge variance per judged metric", label="judge-variance"))
 
 # %%
-from evalkit.notebook import interval_table
-
-cal = run.section("calibration")
+cal = run.section("calibration", "Calibrated threshold")
 if cal:
     display(Markdown("\n\n".join(cal["summary"])))
-    display(interval_table(cal["at_threshold"], ("precision", "recall", "f1", "tp", "fp", "tn", "fn")).round(3))
-
-# %% [markdown]
-# ## System comparison
-# Paired differences (b - a) with 95% bootstrap intervals; Holm-adjusted p-values across metrics;
-# McNemar's exact test for paired binary outcomes. Rows flagged `small` have too few pairs to be findings.
+    display(tables.calibration_table(cal))
 
 # %%
-cmp = run.section("comparison")
+cmp = run.section("comparison", "System comparison", (
+    "Paired differences (b - a) with 95% bootstrap intervals; Holm-adjusted p-values across metrics; McNemar's "
+    "exact test for paired binary outcomes. Rows with too few pairs carry a footnote: they are not findings."))
 if cmp:
     table = pd.DataFrame(cmp["table"])
     display(Markdown(f"**{cmp['system_b']}** minus **{cmp['system_a']}**, paired on `{cmp['pair_on']}`"))
-    cols = [c for c in ("metric", "n_pairs", "mean_a", "mean_b", "diff", "low", "high", "p_bootstrap", "p_holm",
-                        "p_mcnemar", "small") if c in table.columns]
-    display(table[cols].set_index("metric").round(3))
+    display(tables.compare_table(table, label="comparison"))
     run.show(plots.comparison_forest(table, title=f"{cmp['system_b']} minus {cmp['system_a']} (paired, 95% bootstrap)"),
              "08_comparison")
     if cmp.get("by_table"):
@@ -125,25 +111,24 @@ if cmp:
 
 # %% [markdown]
 # ## Examples: the answers that failed, with the rule that fired
-# Answers and contexts are shown as text (HTML-escaped).
+# Answers and contexts are shown as text (HTML-escaped); a long answer shows its start, the whole one click away.
 
 # %%
-from IPython.display import HTML
 from evalkit.evidence import evidence_html
 
+shown = []  # rows whose whole answer this page prints here, so the appendix does not print it again
 if "verdict" in res.columns:
     fails = res[res["verdict"].eq("FAIL")]
     print(f"{len(fails)} of {len(res)} answers failed; the first {min(len(fails), 12)}, each with only the rule that "
           f"fired and its evidence (evalkit.show(results, id) shows every rule of a row):")
     for i in fails.index[:12]:
         display(HTML(evidence_html(res.loc[i])))
+        shown.append(i)
 
 # %% [markdown]
 # ## Appendix: every answer, its scores and its verdict
 
 # %%
-from IPython.display import HTML
-
 cols = [c for c in ("id", "system", "question_type", "answer", "relevance", "completeness", "hallucination",
                     "verdict", "verdict_rule", "error") if c in res.columns]
-display(HTML(evalkit.notebook.text_table(res[cols].round(3))))
+display(HTML(evalkit.notebook.text_table(res[cols], shown_above=shown)))
