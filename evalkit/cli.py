@@ -334,9 +334,13 @@ def _calibrate_cmd(args) -> int:
     from .calibrate import calibrate_frame, profile_entry, write_profile
     from .safeio import write_text
 
-    _refuse_overwriting(args.output, args.results)
-    _refuse_overwriting(args.json, args.results, args.output, what="--json")
+    _refuse_overwriting(args.output, args.results, args.labels)
+    _refuse_overwriting(args.json, args.results, args.output, args.labels, what="--json")
     df = _read_results(args.results, _columns(args), args)
+    if args.labels:
+        from .calibrate.active import join_labels, read_labels
+
+        df = _named(args.labels, join_labels)(df, read_labels(args.labels), args.label, source=args.labels)
     tc = _named(args.results, calibrate_frame)(df, args.score, args.label, positive=args.positive, direction=args.direction,
                          criterion=args.criterion, split=args.split, by=[c for c in (args.by or "").split(",") if c],
                          groups=args.groups, n_resamples=args.resamples, seed=args.seed)
@@ -513,7 +517,8 @@ def _add_calibrate(sub) -> None:
     c = _sub(sub, "calibrate", "choose a threshold for a score against a binary human label",
              "  evalkit calibrate results.parquet --score hallucination --label hallucinated --split seeded -o p.yaml\n"
              "  evalkit calibrate labels.csv --score s --label judged --positive yes --json cal.json\n"
-             "  evalkit calibrate results.csv --score hallucination --label likert --positive '<=2'",
+             "  evalkit calibrate results.csv --score hallucination --label likert --positive '<=2'\n"
+             "  evalkit calibrate results.parquet --score hallucination --label bad --labels labels.csv --positive yes",
              _calibrate_cmd)
     c.add_argument("results", help="any table with a score column and a label column (.parquet, .csv, .jsonl)")
     c.add_argument("--score", required=True, help="score column, e.g. hallucination")
@@ -521,6 +526,8 @@ def _add_calibrate(sub) -> None:
                                                   "an ordinal scale (1-5) with a comparison in --positive")
     c.add_argument("--positive", help="the label class that is flagged (the bad answer): a value, e.g. N or yes, or "
                                       "a comparison for an ordinal label, e.g. '<=2', '<3', '>=4', '==1'")
+    c.add_argument("--labels", help="a labels CSV (id,label,labeller,timestamp, as evalkit.labeler writes) joined on id: "
+                                    "its labels fill --label; rows it does not name are unlabelled and left out")
     c.add_argument("--direction", default="higher", choices=["higher", "lower"],
                    help="higher: a high score indicates the positive label")
     c.add_argument("--criterion", default="youden", help="youden | f1 | precision>=X | recall>=X | cost:fp=A,fn=B")

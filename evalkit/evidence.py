@@ -13,7 +13,8 @@ failing-examples section: only the rule that fired and its evidence.
 
 Nothing here computes a score: values and evidence are read from the results; which rule fires is decided
 by :func:`evalkit.verdict.verdict_for`, the verdict's own function. All text from the data is HTML-escaped;
-the CSS is inline and scoped to ``.ek-show`` (no script, no external asset).
+the styles are written into each element's ``style`` attribute (no ``<style>`` block, which an untrusted notebook
+strips; no script, no external asset).
 
 Examples
 --------
@@ -444,7 +445,7 @@ def _verdict_notes(row: Mapping[str, Any], rules: Sequence[RuleCheck]) -> tuple[
 CSS = """
 .ek-show{font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d1d1f;background:#fff;
  max-width:100%;box-sizing:border-box;overflow-wrap:anywhere;padding:8px 0}
-.ek-show *{box-sizing:border-box}
+.ek-show div,.ek-show table,.ek-show td,.ek-show th,.ek-show details{box-sizing:border-box}
 .ek-show h4{margin:14px 0 4px;font-size:13px;text-transform:uppercase;letter-spacing:.04em;color:#555}
 .ek-show .ek-head{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline;margin-bottom:6px}
 .ek-show .ek-badge{font-weight:700;padding:1px 8px;border-radius:3px;color:#fff}
@@ -586,8 +587,16 @@ def _texts_html(v: RowView) -> str:
 def _row_html(v: RowView) -> str:
     notes = "".join(f'<p class="ek-note">{_e(n)}</p>' for n in v.notes)
     rules = f"<h4>verdict rules, in the order they are checked</h4>{rules_html(v.rules)}" if v.rules else ""
-    return (f'<div class="ek-show"><style>{CSS}</style>{_head_html(v.label, v.verdict, v.verdict_rule)}'
-            f"{_texts_html(v)}{rules}{notes}<h4>metrics</h4>{metrics_html(v.metrics)}</div>")
+    return styled(f'<div class="ek-show">{_head_html(v.label, v.verdict, v.verdict_rule)}'
+                  f"{_texts_html(v)}{rules}{notes}<h4>metrics</h4>{metrics_html(v.metrics)}</div>")
+
+
+def styled(fragment: str) -> str:
+    """An ``ek-show`` fragment with :data:`CSS` written into its elements' ``style`` attributes: no ``<style>``
+    block, so the view keeps its look in an untrusted notebook (JupyterLab strips ``<style>`` there)."""
+    from .inline_css import inline
+
+    return inline(fragment, CSS)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -710,7 +719,7 @@ def evidence_html(row: pd.Series | Mapping[str, Any], rule: str | None = None) -
         body = f"<p>{_e(metric)} has no value on this row: {_e(_reason(row, metric) or 'no reason recorded')}</p>"
     else:
         body = _rule_evidence_html(row, metric)
-    return f'<div class="ek-show"><style>{CSS}</style>{_head_html(_label(row, None), verdict, fired)}{body}</div>'
+    return styled(f'<div class="ek-show">{_head_html(_label(row, None), verdict, fired)}{body}</div>')
 
 
 def triad_in_words(row: Mapping[str, Any]) -> str:

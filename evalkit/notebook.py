@@ -44,6 +44,7 @@ class NotebookRun:
     metrics: Mapping[str, Any] = field(default_factory=dict)
     signature: str = ""
     print_dir: Path | None = None  # the experiment's print_figures: PDF/SVG at 3.5 in and 7 in go here too
+    labels_path: Path = Path("labels.csv")  # where evalkit.labeler writes this experiment's labels
 
     def has(self, *columns: str) -> bool:
         """Are all these columns in the results (labels, system, question_type ...)?"""
@@ -244,9 +245,87 @@ def _read_report(report_dir: Path) -> tuple[Any, dict[str, Any], str]:
     return results, numbers, signature
 
 
+CACHE_FOLDER = ".evalkit_cache"  # beside the experiment file; one scoring per key, shared by every notebook
+
+
+def _digest(h, path: str | Path | None) -> None:
+    if path and Path(path).is_file():
+        h.update(Path(path).read_bytes())
+    h.update(b"\0")
+
+
+def scoring_key(exp) -> str:
+    """What one notebook scoring depends on, hashed: the experiment file and every file it names (data, scoring
+    config, fact checks, threshold profile) by content, and evalkit itself (its version and the SHA-256 of its
+    source and resources, so an edited metric never reads stale scores).
+
+    The key is a 16-hex-digit prefix of the SHA-256; equal inputs give equal keys wherever the files live."""
+    import hashlib
+
+    from ._version import __version__
+
+    h = hashlib.sha256(f"evalkit {__version__}\0".encode())
+    package = Path(__file__).parent
+    for f in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".yaml", ".json", ".txt", ".safetensors")
+                    and "__pycache__" not in p.parts and "notebooks" not in p.parts):
+        h.update(f.relative_to(package).as_posix().encode())
+        _digest(h, f)
+    for path in (exp.source, exp.data, exp.scoring_source, exp.fact_checks, exp.thresholds):
+        _digest(h, path)
+    return h.hexdigest()[:16]
+
+
+def _score_for_notebooks(exp) -> tuple[Any, dict[str, Any]]:
+    """Score the experiment's data and compute its numbers, as ``evalkit report`` does; a progress bar only
+    where a kernel can draw it as a widget."""
+    from .analysis import analyze
+    from .data import load
+    from .pipeline import evaluate
+
+    results = evaluate(load(exp.data, columns=exp.columns), exp.metrics, exp.config())
+    results.attrs.clear()
+    return results, analyze(results, exp)
+
+
+def scored_once(exp) -> tuple[Any, dict[str, Any], Path, bool]:
+    """The experiment's scored results and numbers, computed once per :func:`scoring_key` and kept in
+    ``.evalkit_cache/notebooks/KEY/`` beside the experiment file, so every notebook opened after the first
+    reads them in a moment. Returns (results, numbers, cache folder, whether they were read from the cache).
+
+    The cache is written atomically (a killed kernel leaves the old entry or none); a damaged entry is scored
+    again. Delete the folder to force a rescore."""
+    import pandas as pd
+
+    from .safeio import atomic_path, write_text
+
+    folder = Path(exp.source).parent / CACHE_FOLDER / "notebooks" / scoring_key(exp)
+    results_path, numbers_path = folder / "results.parquet", folder / "metrics.json"
+    if results_path.exists() and numbers_path.exists():
+        try:
+            return (pd.read_parquet(results_path), json.loads(numbers_path.read_text(encoding="utf-8")), folder,
+                    True)
+        except (OSError, ValueError):
+            pass  # damaged: score again and replace it
+    results, numbers = _score_for_notebooks(exp)
+    folder.mkdir(parents=True, exist_ok=True)
+    with atomic_path(results_path) as tmp:
+        results.to_parquet(tmp, index=False)
+    write_text(numbers_path, json.dumps(numbers, sort_keys=True, default=str))
+    return pd.read_parquet(results_path), json.loads(numbers_path.read_text(encoding="utf-8")), folder, False
+
+
+def experiment_figures(exp) -> Path:
+    """Where a notebook opened alone saves its figures: ``figures/NAME/`` beside the experiment file (a folder
+    evalkit made; one of yours of that name is never written into)."""
+    from .safeio import owned_dir
+
+    return owned_dir(Path(exp.source).parent / "figures" / exp.name)
+
+
 def notebook_run(experiment_path: str = "experiments/default.yaml", report_dir: str = "") -> NotebookRun:
-    """Set a notebook up: inside a report read the report folder; opened on its own, score the experiment's
-    data here and compute its numbers (``experiment_path`` relative to the project root)."""
+    """Set a notebook up: inside a report read the report folder; opened on its own, read the experiment's
+    scores from the notebook cache (:func:`scored_once`; the first notebook scores them) and save figures
+    beside the experiment file (``experiment_path`` relative to the project root)."""
     from .experiment import load_experiment
 
     root = find_root()
@@ -255,13 +334,21 @@ def notebook_run(experiment_path: str = "experiments/default.yaml", report_dir: 
         results, numbers, signature = _read_report(Path(report_dir))
         figs = Path(report_dir) / "figures"
         return NotebookRun(results, figs, exp.config(), numbers, signature,
-                           print_dir=figs / "print" if exp.print_figures else None)
-    from .analysis import analyze
-    from .data import load
-    from .pipeline import evaluate
+                           print_dir=figs / "print" if exp.print_figures else None, labels_path=_labels_path(exp))
+    results, numbers, folder, cached = scored_once(exp)
+    _say_where_scores_came_from(exp, folder, cached, len(results))
+    figs = experiment_figures(exp)
+    return NotebookRun(results, figs, exp.config(), numbers, "",
+                       print_dir=figs / "print" if exp.print_figures else None, labels_path=_labels_path(exp))
 
-    results = evaluate(load(exp.data, columns=exp.columns), exp.metrics, exp.config())
-    results.attrs.clear()
-    figs = root / "reports" / "interactive" / exp.name / "figures"
-    figs.mkdir(parents=True, exist_ok=True)
-    return NotebookRun(results, figs, exp.config(), analyze(results, exp), "")
+
+def _labels_path(exp) -> Path:
+    return Path(exp.source).parent / f"{exp.name}-labels.csv"
+
+
+def _say_where_scores_came_from(exp, folder: Path, cached: bool, rows: int) -> None:
+    from IPython.display import Markdown, display
+
+    how = "read from the notebook cache" if cached else "scored now and kept in the notebook cache"
+    display(Markdown(f"*{rows} rows of `{Path(exp.data).name}` {how} (`{folder}`): every notebook of this "
+                     f"experiment reads the same scores. Figures go to `{Path(exp.source).parent / 'figures' / exp.name}`.*"))

@@ -468,6 +468,41 @@ def threshold_sweep(scores, labels, direction: str = "higher", *, n_resamples: i
 
 
 @_styled
+def threshold_choice(scores, labels, direction: str = "higher", *, criterion: str = "youden",
+                     samples: Sequence[float] = (), threshold: float | None = None, interval=None):
+    """How the threshold is chosen, and how sure that choice is: the criterion (Youden's J = TPR - FPR, or F1)
+    at every distinct score used as the threshold, its maximum marked; beside it the histogram of the
+    thresholds chosen on bootstrap resamples (``samples``, e.g. ``CalibrationResult.threshold_samples``) with
+    the 95% interval (``interval``: low, high)."""
+    from .calibrate.core import threshold_table
+
+    t = threshold_table(np.asarray(scores, dtype=float), np.asarray(labels, dtype=int), direction)
+    kind = "F1" if criterion == "f1" else "Youden's J"
+    value = t["f1"] if criterion == "f1" else t["recall"] - t["fpr"]
+    order = np.argsort(t["threshold"])
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    axes[0].plot(t["threshold"][order], value[order], marker=".", lw=1.5, color="#0072B2")
+    if threshold is not None:
+        axes[0].axvline(threshold, color="k", ls="--", lw=1)
+    axes[0].set(xlabel="threshold t", ylabel=kind, title=f"{kind} at each threshold")
+    if len(samples):
+        axes[1].hist(samples, bins=min(30, max(5, len(set(samples)))), color="#E69F00", edgecolor="white")
+    if interval is not None and interval[0] is not None:
+        for v in interval:
+            axes[1].axvline(v, color="#555", ls=":", lw=1)
+    if threshold is not None:
+        axes[1].axvline(threshold, color="k", ls="--", lw=1)
+    axes[1].set(xlabel="threshold chosen on a resample", ylabel="resamples",
+                title=f"{len(samples)} bootstrap choices")
+    fig.tight_layout()
+    best = f"max {kind} {np.max(value):.3f} at t = {_fmt(threshold)}" if threshold is not None else ""
+    iv = f"; 95% interval [{_fmt(interval[0])}, {_fmt(interval[1])}] (dotted)" if interval is not None else ""
+    return _captioned(fig, f"Left: {kind} when flagging score {'>=' if direction == 'higher' else '<='} t, at each "
+                           f"of the {len(order)} distinct scores; {best} (dashed). Right: the threshold chosen on "
+                           f"each of {len(samples)} bootstrap resamples of the rows{iv}.")
+
+
+@_styled
 def reliability_diagram(probs, labels, bins: int = 10, title: str = "Reliability"):
     """Observed positive rate against the mean score per bin, for scores in 0..1; ECE in the legend."""
     p = np.clip(np.asarray(probs, dtype=float), 0, 1)

@@ -89,9 +89,37 @@ body{overflow-wrap:anywhere}
 """
 
 
+# $$display$$ and $inline$ TeX in the notebooks' own Markdown cells (pandoc's rule for inline math: no space
+# after the opening or before the closing dollar, so "$604 and $640" stays text)
+_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
+_INLINE_MATH = re.compile(r"(?<![\\$\w])\$(?=\S)([^$\n]+?)(?<=\S)\$(?![\w$])")
+_MERMAID = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>', re.S)
+_REMOTE_SCRIPT = re.compile(r'<script src="https?://[^"]*"[^>]*>\s*</script>')
+_MATHJAX = re.compile(r"<!-- Load mathjax -->.*?</script>\s*<!-- MathJax configuration -->\s*<script[^>]*>.*?</script>",
+                      re.S)
+
+
+def prerender_math(nb) -> None:
+    """TeX in the notebook's Markdown cells as MathML, which browsers draw without MathJax: the page needs
+    no script and no network (Chromium, Firefox and Safari render MathML Core). Outputs are never touched
+    (a dollar amount in an answer is not math)."""
+    from latex2mathml.converter import convert
+
+    def math(m, display: str) -> str:
+        try:
+            return convert(m.group(1).strip(), display=display)
+        except Exception:  # a formula latex2mathml cannot read stays as its TeX source
+            return m.group(0)
+
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            src = _DISPLAY_MATH.sub(lambda m: math(m, "block"), cell.source)
+            cell.source = _INLINE_MATH.sub(lambda m: math(m, "inline"), src)
+
+
 def to_html(notebook: Path, signature: str, title: str) -> str:
     """One self-contained HTML page from an executed notebook, code hidden, signature in the header (once,
-    wrapped at any width).
+    wrapped at any width), formulas as MathML (:func:`prerender_math`; no MathJax from a CDN).
 
     Outputs are rendered by nbconvert; text outputs are escaped and DataFrames are escaped by pandas,
     so an answer containing ``<script>`` shows as text and never runs.
@@ -103,7 +131,12 @@ def to_html(notebook: Path, signature: str, title: str) -> str:
     exporter.exclude_input = True
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
-    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    nb = nbformat.read(notebook, as_version=4)
+    prerender_math(nb)
+    body, _ = exporter.from_notebook_node(nb)
+    body = _MATHJAX.sub("<!-- formulas are MathML: no MathJax -->", body, count=1)
+    body = _REMOTE_SCRIPT.sub("", body)  # require.js serves interactive widgets, which a static page has none of
+    body = _MERMAID.sub("", body)  # it fetches mermaid from a CDN for diagrams, which no evalkit page draws
     header = (f'<header class="evalkit-signature" style="font-family:monospace;font-size:12px;padding:6px 12px;'
               f'background:#f3f3f3;border-bottom:1px solid #ccc;overflow-wrap:anywhere;word-break:break-all">'
               f'{html.escape(title)} &middot; '

@@ -684,8 +684,9 @@ def _with_stats(out: pd.DataFrame, metric: Metric, scores: list[Score | None]) -
 
 
 def shows_a_bar(stream) -> bool:
-    """Whether a progress bar belongs on ``stream``: a terminal, or a running Jupyter kernel (where tqdm draws a
-    widget). Merely having imported ipykernel (a test run, papermill's parent) is not a notebook.
+    """Whether a progress bar belongs on ``stream``: a terminal, or a running Jupyter kernel where tqdm can draw
+    a widget (ipywidgets installed; without it tqdm would print text bars to the cell's stderr). Merely having
+    imported ipykernel (a test run, papermill's parent) is not a notebook.
 
     >>> import io
     >>> shows_a_bar(io.StringIO())
@@ -695,7 +696,11 @@ def shows_a_bar(stream) -> bool:
         return True
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
-    return shell is not None and hasattr(shell, "kernel")
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+    import importlib.util
+
+    return importlib.util.find_spec("ipywidgets") is not None
 
 
 def _run_meta(df: pd.DataFrame, names: list[str], config: EvalConfig, resources: Resources,

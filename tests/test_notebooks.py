@@ -87,8 +87,17 @@ def test_notebook_executes_with_papermill(path, report_dirs, tmp_path):
     nb = nbformat.read(out, as_version=4)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
+    stderr = ["".join(o.get("text", "")) for c in nb.cells for o in c.get("outputs", []) if o.get("name") == "stderr"]
+    assert stderr == [], f"{path.name} writes to stderr: {stderr[:2]}"
     text = _text(nb)
+    assert "**Next.**" in text  # every notebook ends with where to go next
     numbers = json.loads((report_dirs[which] / "metrics.json").read_text())
+    if path.stem in ("01_relevance", "02_completeness", "03_hallucination"):  # worked on the data's own rows
+        metric = path.stem.split("_", 1)[1]
+        assert f"#### typical: {metric} = " in text and f"#### failing: {metric} = " in text
+        assert {"01_relevance": "S_Jaccard", "02_completeness": "completeness = ",
+                "03_hallucination": "S_claims = unsupported / anchors"}[path.stem] in text
+        assert "S_hall = " not in text  # the fixed example (its "S_hall = ..." line) is gone
     if path.stem in ("06_calibration", "08_report"):  # the calibration it prints is metrics.json's
         assert numbers["calibration"]["summary"][2] in text and "Skipped" not in text.split("Sections not shown")[0]
     if path.stem in ("07_compare_systems", "08_report"):
@@ -109,7 +118,7 @@ def test_notebook_scores_data_when_opened_alone(tmp_path):
                         progress_bar=False, cwd=str(ROOT / "notebooks"))
     nb = nbformat.read(out, as_version=4)
     assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
-    assert (ROOT / "reports" / "interactive" / "summaries" / "figures" / "09_twin_lock_heatmap.png").exists()
+    assert (ROOT / "experiments" / "figures" / "summaries" / "09_twin_lock_heatmap.png").exists()  # beside it
 
 
 def test_judged_notebook_demonstrates_the_scripted_judge_when_opened_alone(tmp_path):
@@ -125,3 +134,82 @@ def test_judged_notebook_demonstrates_the_scripted_judge_when_opened_alone(tmp_p
     text = _text(nb)
     assert "using the scripted judge server" in text and "judge: openai-chat:scripted" in text
     assert "faithfulness" in text and "ROC AUC" in text
+
+
+def _own_experiment(folder: Path) -> Path:
+    """An experiment of one's own in a scratch folder: the sample's rows copied there, three metrics."""
+    import shutil
+
+    import yaml
+
+    shutil.copy(ROOT / "data" / "sample_rag.jsonl", folder / "mine.jsonl")
+    exp = folder / "mine.yaml"
+    exp.write_text(yaml.safe_dump({"name": "mine", "data": "mine.jsonl",
+                                   "metrics": ["relevance", "completeness", "hallucination"]}))
+    return exp
+
+
+def test_a_second_run_of_a_notebook_reuses_the_first_ones_scores(tmp_path):
+    """Opened alone, the first notebook scores the experiment into .evalkit_cache beside it; the next run (of the
+    same or another notebook) reads those scores and does not score again."""
+    import papermill as pm
+
+    exp = _own_experiment(tmp_path)
+    texts = []
+    for k, name in enumerate(("01_relevance", "02_completeness")):
+        out = tmp_path / f"run{k}.ipynb"
+        pm.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(out), kernel_name="python3",
+                            progress_bar=False, cwd=str(tmp_path), parameters={"experiment_path": str(exp)})
+        nb = nbformat.read(out, as_version=4)
+        assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("name") == "stderr"]
+        texts.append(_text(nb))
+        cached = sorted((tmp_path / ".evalkit_cache" / "notebooks").glob("*/results.parquet"))
+        assert len(cached) == 1
+        if k == 0:
+            first_mtime = cached[0].stat().st_mtime_ns
+    assert "scored now and kept in the notebook cache" in texts[0]
+    assert "read from the notebook cache" in texts[1]
+    assert cached[0].stat().st_mtime_ns == first_mtime  # the second run wrote nothing: it scored nothing
+    assert (tmp_path / "figures" / "mine").is_dir()  # figures beside the experiment file
+
+
+def test_the_cache_key_follows_the_data_and_the_package(tmp_path):
+    from evalkit.experiment import load_experiment
+    from evalkit.notebook import scoring_key
+
+    exp = _own_experiment(tmp_path)
+    k1 = scoring_key(load_experiment(exp))
+    assert scoring_key(load_experiment(exp)) == k1
+    with (tmp_path / "mine.jsonl").open("a") as f:
+        f.write('{"question": "Q?", "answer": "A.", "contexts": ["A."]}\n')
+    assert scoring_key(load_experiment(exp)) != k1  # new data: scored again
+
+
+def test_report_pages_draw_formulas_as_mathml_and_load_nothing(tmp_path):
+    from evalkit.report import to_html
+
+    page = to_html(ROOT / "notebooks" / "01_relevance.ipynb", "sig", "t")
+    assert "<math" in page and "$$" not in page
+    assert "cdnjs" not in page.split("<body")[0] and 'src="http' not in page
+    assert "\\text{relevance}" not in page  # the TeX source was converted, not shown
+
+
+def test_saving_a_committed_notebook_keeps_it_as_committed(tmp_path):
+    """The Jupyter pre-save hook on a notebook with outputs, as Lab sends it: what is written equals the
+    committed file; the same notebook elsewhere is saved as sent."""
+    from evalkit.jupyter_hooks import clean_committed_notebook
+
+    committed = ROOT / "notebooks" / "06_calibration.ipynb"
+    nb = json.loads(committed.read_text())
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            cell["outputs"], cell["execution_count"] = [{"output_type": "stream", "name": "stdout", "text": "x"}], 7
+    nb["metadata"]["kernelspec"]["display_name"] = "Python 3 (ipykernel)"
+    nb["metadata"]["language_info"] = {"name": "python", "version": "3.11.7"}
+    manager = type("CM", (), {"root_dir": str(ROOT)})()
+    model = {"type": "notebook", "content": json.loads(json.dumps(nb))}
+    clean_committed_notebook(model=model, path="notebooks/06_calibration.ipynb", contents_manager=manager)
+    assert nbformat.writes(nbformat.from_dict(model["content"])) + "\n" == committed.read_text()
+    elsewhere = {"type": "notebook", "content": json.loads(json.dumps(nb))}
+    clean_committed_notebook(model=elsewhere, path="mine/06_calibration.ipynb", contents_manager=manager)
+    assert elsewhere["content"] == nb

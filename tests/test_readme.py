@@ -74,7 +74,19 @@ def workspace(tmp_path_factory):
     for name in ("data", "experiments"):
         (ws / name).symlink_to(ROOT / name)
     _my_answers(ws / "my_answers.csv")
+    _my_labels(ws / "my_answers.csv", ws / "labels.csv")
     return ws
+
+
+def _my_labels(answers: Path, out: Path) -> None:
+    """labels.csv as evalkit.labeler writes it for those answers (ids repeat across the two systems, so it has a
+    system column): the README's `calibrate --labels` reads it."""
+    from evalkit.calibrate.active import labels_csv
+
+    df = pd.read_csv(answers)
+    out.write_text(labels_csv([{"id": r.id, "system": r.system, "label": "yes" if r.hallucinated else "no",
+                                "labeller": "readme", "timestamp": "2026-11-26T00:00:00+00:00"}
+                               for r in df.itertuples()]))
 
 
 def _run(cmd: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:

@@ -98,14 +98,16 @@ def _ordinal_hint(present: Sequence[Any]) -> str:
             f"where low scores are bad, '>{mid:g}' where high ones are; or map the others first")
 
 
-def binary_labels(values: Sequence[Any], *, positive: Any = None, column: str = "label") -> list[bool | None]:
+def binary_labels(values: Sequence[Any], *, positive: Any = None, column: str = "label",
+                  require_positive: bool = True) -> list[bool | None]:
     """Human labels as True/False (None where missing), refusing anything that is not binary.
 
     Accepted: booleans, the numbers 0/1, the strings "true"/"false" (any case), or any two values
     with ``positive`` naming the positive one (``positive="yes"``), or numeric labels of any number
     of classes with ``positive`` a comparison (``positive="<=2"``: a Likert score of 1 or 2 is
     positive). Continuous values, three or more classes without a comparison, a ``positive`` value
-    no row has, or a comparison on non-numeric labels are refused with the column and the values seen.
+    no row has (unless ``require_positive=False``: a labelling study that has seen one class so far), or a
+    comparison on non-numeric labels are refused with the column and the values seen.
 
     Examples
     --------
@@ -129,7 +131,7 @@ def binary_labels(values: Sequence[Any], *, positive: Any = None, column: str = 
             raise CalibrationError(f"column {column!r} row {bad + 1} has {vals[bad]!r}: the comparison "
                                    f"--positive '{pos}' needs numeric labels (values seen: {_seen(present)})")
         out = [None if v is None else pos.matches(v) for v in vals]
-        if present and not any(out):
+        if present and not any(out) and require_positive:
             raise CalibrationError(f"column {column!r}: no row has a value {pos} (values seen: {_seen(present)})")
         return out
     if pos is not None:
@@ -139,7 +141,7 @@ def binary_labels(values: Sequence[Any], *, positive: Any = None, column: str = 
             raise CalibrationError(f"column {column!r} has {len(classes)} classes ({_seen(present)}); "
                                    f"calibration needs two: {_ordinal_hint(present)}")
         out = [None if v is None else pos.matches(v) for v in vals]
-        if present and not any(out):
+        if present and not any(out) and require_positive:
             raise CalibrationError(f"column {column!r}: no row has the positive value {positive!r} "
                                    f"(values seen: {_seen(present)})")
         return out

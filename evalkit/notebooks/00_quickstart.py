@@ -92,3 +92,13 @@ if not run.skip("verdict", why="verdicts need relevance, completeness and halluc
             r = res.loc[rows[0]]
             display(Markdown(f"### A {outcome} answer (id `{r['id']}`)\n\n" + triad_in_words(r)))
             display(evalkit.show(res, r["id"], system=r["system"] if run.has("system") else None))
+
+# %% [markdown]
+# ## What this means
+
+# %%
+from IPython.display import Markdown
+from evalkit.lessons import metric_meaning, next_steps
+
+display(Markdown(metric_meaning(run.metrics, ["relevance", "completeness", "hallucination"], res)))
+display(Markdown(next_steps("00")))

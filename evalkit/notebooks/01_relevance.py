@@ -38,12 +38,18 @@ run = evalkit.notebook.notebook_run(experiment_path, report_dir)
 res = run.results
 
 # %% [markdown]
-# ## Worked example
+# ## Worked examples, on your rows
+# Three rows of the loaded data: a typical one (the median relevance), the weakest, and the one nearest the
+# verdict's threshold, each with the arithmetic that gives its score.
 
 # %%
-s = evalkit.get_metric("relevance").fn("What is the base premium for Territory 118?",
-                                        "The base premium for Territory 118 is $604 per year.")
-s
+from IPython.display import Markdown
+from evalkit.explain import examples_markdown
+from evalkit.verdict import rules_for
+
+rule = {r.metric: r for r in rules_for(run.config.thresholds)}["relevance"]
+for block in examples_markdown(res, "relevance", rule.value):
+    display(Markdown(block))
 
 # %% [markdown]
 # ## Evidence: the cosine and Jaccard parts of each score
@@ -74,3 +80,13 @@ if correct is not None:
           f"{len(wrong)} wrong answers, median relevance {wrong['relevance'].median():.3f}")
     display(evidence_table(res, "relevance", rows=right.nsmallest(4, "relevance").index, columns=cols))
     display(evidence_table(res, "relevance", rows=wrong.nlargest(4, "relevance").index, columns=cols))
+
+# %% [markdown]
+# ## What this means
+
+# %%
+from IPython.display import Markdown
+from evalkit.lessons import metric_meaning, next_steps
+
+display(Markdown(metric_meaning(run.metrics, ["relevance"], res)))
+display(Markdown(next_steps("01")))

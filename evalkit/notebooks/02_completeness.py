@@ -34,10 +34,18 @@ run = evalkit.notebook.notebook_run(experiment_path, report_dir)
 res = run.results
 
 # %% [markdown]
-# ## Worked example
+# ## Worked examples, on your rows
+# A typical row (the median completeness), the weakest, and the one nearest the verdict's threshold: the
+# question's keywords, those the answer mentions and those it misses.
 
 # %%
-evalkit.get_metric("completeness").fn("What is the base premium for Territory 118?", "The premium is $604.")
+from IPython.display import Markdown
+from evalkit.explain import examples_markdown
+from evalkit.verdict import rules_for
+
+for block in examples_markdown(res, "completeness", {r.metric: r for r in rules_for(run.config.thresholds)}
+                               ["completeness"].value):
+    display(Markdown(block))
 
 # %%
 from evalkit.aggregate import evidence_table
@@ -75,3 +83,13 @@ if correct is not None:
     print(f"correct answers the rule flags ({rule}): {len(fp)}; wrong answers it lets through: {len(fn)}")
     display(evidence_table(res2, "completeness", rows=fp.index[:5]))
     display(evidence_table(res2, "completeness", rows=fn.index[:5]))
+
+# %% [markdown]
+# ## What this means
+
+# %%
+from IPython.display import Markdown
+from evalkit.lessons import metric_meaning, next_steps
+
+display(Markdown(metric_meaning(run.metrics, ["completeness"], res)))
+display(Markdown(next_steps("02")))

@@ -47,17 +47,19 @@ run = evalkit.notebook.notebook_run(experiment_path, report_dir)
 res = run.results
 
 # %% [markdown]
-# ## Worked example, with the evidence for every anchor
+# ## Worked examples, on your rows, with the evidence for every anchor
+# A typical row (the median hallucination), the worst, and the one nearest the verdict's threshold: each anchor,
+# whether the contexts support it, and the sentence that was checked.
 
 # %%
 import pandas as pd
+from IPython.display import Markdown
+from evalkit.explain import examples_markdown
+from evalkit.verdict import rules_for
 
-s = evalkit.get_metric("hallucination").fn(
-    "The base premium for Territory 118 rose 0.305% to $640 in March 2023.",
-    ["Northfield Mutual Rate Manual (effective March 1, 2023). The base premium for Territory 118 is $604 per year, "
-     "an increase of 0.305% over the 2022 manual."])
-print(f"S_hall = {s.value:.3f}  (S_claims {s.details['s_claims']:.3f}, overlap {s.details['ngram_overlap']:.3f})")
-pd.DataFrame(s.details["anchors"])
+for block in examples_markdown(res, "hallucination", {r.metric: r for r in rules_for(run.config.thresholds)}
+                               ["hallucination"].value):
+    display(Markdown(block))
 
 # %% [markdown]
 # ## On this data
@@ -146,3 +148,13 @@ if y is not None:
             roc_auc(lab.loc[ok, m].astype(float), lab.loc[ok, "hallucinated"].astype(bool), n_resamples=n_resamples,
                     seed=run.config.seed))})
     display(pd.DataFrame(rows))
+
+# %% [markdown]
+# ## What this means
+
+# %%
+from IPython.display import Markdown
+from evalkit.lessons import metric_meaning, next_steps
+
+display(Markdown(metric_meaning(run.metrics, ["hallucination", "grounding_risk", "novel_token_rate"], res)))
+display(Markdown(next_steps("03")))

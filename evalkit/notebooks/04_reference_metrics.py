@@ -98,3 +98,13 @@ if correct is not None:
     para = res[correct.fillna(False) & ~res["exact_match"].astype(bool)]
     print(f"correct answers that are not exact matches: {len(para)} of {int(correct.sum())}")
     display(evidence_table(res, "keyword_coverage", rows=para.index[:6]))
+
+# %% [markdown]
+# ## What this means
+
+# %%
+from IPython.display import Markdown
+from evalkit.lessons import metric_meaning, next_steps
+
+display(Markdown(metric_meaning(run.metrics, [m for m in evalkit.REGISTRY if evalkit.get_metric(m).family in ("reference", "embedding")], res)))
+display(Markdown(next_steps("04")))

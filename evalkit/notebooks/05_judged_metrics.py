@@ -161,3 +161,13 @@ else:
 # %%
 if server is not None:
     server.stop()
+
+# %% [markdown]
+# ## What this means
+
+# %%
+from IPython.display import Markdown
+from evalkit.lessons import metric_meaning, next_steps
+
+display(Markdown(metric_meaning(run.metrics, [m for m in evalkit.REGISTRY if evalkit.get_metric(m).family == "judged"], res)))
+display(Markdown(next_steps("05")))

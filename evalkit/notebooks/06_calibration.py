@@ -42,6 +42,7 @@ res = run.results
 
 # %%
 import pandas as pd
+from IPython.display import Markdown
 from evalkit import plots
 from evalkit.calibrate import binary_labels, calibrate
 from evalkit.notebook import interval_table
@@ -65,6 +66,24 @@ if numbers:
                                    threshold=thr), "06_threshold_sweep")
 
 # %% [markdown]
+# ## How the threshold is chosen, and how sure that choice is
+# The criterion is computed at every distinct score used as the threshold and the best one is taken (left).
+# Resampling the rows and choosing again shows how much that choice depends on which rows happened to be
+# labelled (right): the 95% interval of the threshold is the middle 95% of those choices.
+
+# %%
+from evalkit.lessons import boundary_note
+
+if numbers:
+    chosen = calibrate(scores, labels, direction=direction, criterion=numbers["criterion"], n_resamples=n_resamples,
+                       seed=run.config.seed)
+    iv = chosen.threshold_ci
+    run.show(plots.threshold_choice(scores, labels, direction, criterion=numbers["criterion"],
+                                    samples=chosen.threshold_samples, threshold=chosen.threshold,
+                                    interval=(iv.low, iv.high)), "06_threshold_choice")
+    display(Markdown(boundary_note(scores.tolist(), chosen.threshold, direction, score)))
+
+# %% [markdown]
 # ## Is the score a probability? Reliability of a 0..1 score
 # Points on the diagonal would mean "a score of 0.3 is positive 30% of the time". Most scores are
 # not calibrated in that sense; this is why thresholds are chosen from data.
@@ -80,6 +99,8 @@ if numbers:
 # (held-out) numbers are much worse, the threshold will not transfer; publish the honest ones.
 
 # %%
+from evalkit.lessons import small_sample_note
+
 if numbers:
     rows = []
     for name, split in (("same rows (optimistic)", None), ("seeded split (honest)", "seeded")):
@@ -94,6 +115,12 @@ if numbers:
                      "reported on": r.reported_on, "_result": r})
     display(pd.DataFrame(rows).drop(columns="_result", errors="ignore"))
     print(evalkit.notebook.split_lesson(*[r.get("_result") for r in rows]))
+    honest = rows[1].get("_result")
+    if honest is not None:  # how many of each class the held-out part holds decides what its interval can say
+        at = honest.at_threshold
+        pos, neg = int(at.tp.estimate + at.fn.estimate), int(at.fp.estimate + at.tn.estimate)
+        display(Markdown(small_sample_note(pos, neg, part="held-out part")
+                         or f"The held-out part has {pos} positives and {neg} negatives: enough for its intervals."))
 
 # %% [markdown]
 # ## Confounds: does the label sit in one system or one kind of question?
@@ -128,3 +155,37 @@ if numbers and run.has("human_score"):
     rc = rank_correlation(res.loc[okh, score].astype(float), res.loc[okh, "human_score"].astype(float),
                           n_resamples=n_resamples, seed=run.config.seed)
     print({k: str(v) for k, v in rc.items()})
+
+# %% [markdown]
+# ## The calibration lab: choose by looking, label what decides
+# Labels are a calibration study's real cost. `evalkit.explore` puts the threshold on a slider: the confusion
+# matrix, precision, recall and F1 (with intervals) and the labelled rows nearest the threshold follow it.
+# `evalkit.label_next` picks the unlabelled rows whose labels would narrow the threshold's interval most: most
+# near the current threshold, spread over the scores there, and a random quarter from the whole range so the
+# labelled set stays representative (uncertainty sampling, Lewis & Gale 1994, with exploration; Settles 2009).
+# `evalkit.labeler` shows each of them with its evidence and writes `id, label, labeller, timestamp` to a CSV
+# that `evalkit calibrate RESULTS --score S --label L --labels labels.csv` reads. Run in JupyterLab to use them
+# (`make setup EXTRAS=dev,lab`); in a report they are drawn once, at the chosen threshold.
+
+# %%
+if numbers:
+    lab = evalkit.explore(res, score, label, positive=numbers.get("positive"), direction=direction,
+                          n_resamples=min(n_resamples, 200), seed=run.config.seed)
+    display(lab)
+
+# %%
+if numbers:
+    unlabelled = res.assign(**{label: None})  # as if nothing were labelled yet: the first batch of a new study
+    batch = evalkit.label_next(unlabelled, score=score, label=label, n=8, direction=direction, seed=run.config.seed)
+    display(batch[[c for c in ("id", "system", score, "why") if c in batch.columns]])
+    display(evalkit.labeler(batch, out=run.labels_path))  # beside the experiment file
+
+# %% [markdown]
+# ## What this means
+
+# %%
+from evalkit.lessons import calibration_meaning, next_steps
+
+if numbers:
+    display(Markdown(calibration_meaning(numbers)))
+display(Markdown(next_steps("06")))

@@ -132,3 +132,13 @@ if "verdict" in res.columns:
 cols = [c for c in ("id", "system", "question_type", "answer", "relevance", "completeness", "hallucination",
                     "verdict", "verdict_rule", "error") if c in res.columns]
 display(HTML(evalkit.notebook.text_table(res[cols], shown_above=shown)))
+
+# %% [markdown]
+# ## What this means
+
+# %%
+from evalkit.lessons import comparison_meaning, next_steps
+
+if cmp:
+    display(Markdown(comparison_meaning(cmp["table"], cmp["system_a"], cmp["system_b"])))
+display(Markdown(next_steps("08")))

@@ -118,3 +118,13 @@ if not report_dir:  # inside a report every score comes from the report's scorin
 cov = f"{v}_coverage_score"
 low = res.assign(words=res["answer"].fillna("").str.split().str.len(), **{cov: pd.to_numeric(res[cov], errors="coerce")})
 display(low.nsmallest(3, cov)[keys + ["words", v, cov, f"{v}_hallucination_score", "error"]])
+
+# %% [markdown]
+# ## What this means
+
+# %%
+from IPython.display import Markdown
+from evalkit.lessons import metric_meaning, next_steps
+
+display(Markdown(metric_meaning(run.metrics, ["twin_lock", "judge_lock"], res)))
+display(Markdown(next_steps("09")))

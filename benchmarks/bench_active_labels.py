@@ -1,0 +1,177 @@
+"""Does active labelling pay? A calibration study simulated on development data, active vs random labels.
+
+The development rows keep their scores and hide their human labels; a simulated labeller reveals a row's label
+when it is chosen. Random selection draws each batch uniformly from the unlabelled rows; active selection starts
+with a batch spread over the score range, then asks :func:`evalkit.label_next` (labels near the current
+threshold, stratified by score, a random share of 25%) for each next batch. After every batch the threshold is
+chosen on the labelled rows (Youden) and its 95% bootstrap interval computed as ``evalkit calibrate`` reports it;
+the error of the chosen threshold against the one chosen on *all* rows is recorded too (the interval says how
+sure the study is, the error how right it is).
+
+The saving: for each active budget, the number of random labels needed for the same median interval width
+(linear interpolation between random budgets), as a share. Target (issue 27): the same width with at most 60%
+of the labels.
+
+    .venv/bin/python benchmarks/bench_active_labels.py                # -> benchmarks/results/active_labels.md
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+OUT = HERE / "results" / "active_labels.md"
+STUDIES = (("halueval_qa", "novel_token_rate"), ("halueval_summarization", "novel_token_rate"))
+
+
+def scored(task: str, metric: str) -> tuple[pd.DataFrame, float]:
+    """The task's rows with ``metric`` and the hidden label ``bad``; and the threshold chosen on all of them."""
+    import evalkit
+    from common import load_task
+    from evalkit.calibrate.core import select_threshold
+
+    df = load_task(task)
+    res = evalkit.evaluate(df, [metric], progress=False)
+    res = res[res[metric].notna()].reset_index(drop=True)
+    res["id"] = [f"r{i}" for i in range(len(res))]  # unique per row: the labels file joins on it
+    res = res.drop(columns=[c for c in ("system",) if c in res.columns])
+    res["bad"] = res["hallucinated"].astype(bool)
+    t_all = select_threshold(res[metric].to_numpy(float), res["bad"].to_numpy(int), "youden", "higher")
+    return res, float(t_all)
+
+
+def threshold_width(res: pd.DataFrame, metric: str, labelled: list[int], resamples: int, seed: int):
+    """The threshold chosen on the labelled rows and its 95% bootstrap interval's width (None with one class)."""
+    from evalkit.calibrate.core import _threshold_samples, select_threshold
+
+    s = res[metric].to_numpy(float)[labelled]
+    y = res["bad"].to_numpy(int)[labelled]
+    if y.min() == y.max():
+        return None, None
+    t = select_threshold(s, y, "youden", "higher")
+    samples = _threshold_samples(s, y, None, "youden", "higher", resamples, seed)
+    lo, hi = np.percentile(samples, [2.5, 97.5])
+    return float(t), float(hi - lo)
+
+
+def study(res: pd.DataFrame, metric: str, strategy: str, budgets: list[int], batch: int, seed: int,
+          resamples: int) -> list[dict]:
+    import evalkit
+
+    rng = np.random.default_rng(seed)
+    labelled: list[int] = []
+    out = []
+    while len(labelled) < budgets[-1]:
+        if strategy == "random":
+            rest = np.setdiff1d(np.arange(len(res)), labelled)
+            labelled += [int(i) for i in rng.choice(rest, size=batch, replace=False)]
+        else:
+            known = res.iloc[labelled][["id"]].assign(label=res["bad"].iloc[labelled].map({True: "yes", False: "no"}))
+            nxt = evalkit.label_next(res, score=metric, n=batch, labels=known if labelled else None, positive="yes",
+                                     direction="higher", seed=seed * 1000 + len(labelled))
+            labelled += [int(i) for i in nxt.index]
+        if len(labelled) in budgets:
+            t, width = threshold_width(res, metric, labelled, resamples, seed)
+            out.append({"strategy": strategy, "seed": seed, "labels": len(labelled), "threshold": t, "width": width})
+    return out
+
+
+def saving(rows: list[dict], budgets: list[int]) -> list[dict]:
+    """Per active budget: the median width, and the random budget reaching that width (interpolated on random's
+    curve made monotone: the narrowest width reached with at most that many labels)."""
+    med = {(st, b): statistics.median([r["width"] for r in rows if r["strategy"] == st and r["labels"] == b
+                                       and r["width"] is not None]) for st in ("random", "active") for b in budgets}
+    rand = list(zip(budgets, np.minimum.accumulate([med[("random", b)] for b in budgets])))
+    out = []
+    for b in budgets:
+        w = med[("active", b)]
+        need = None
+        for (b0, w0), (b1, w1) in zip(rand, rand[1:]):
+            if w0 >= w >= w1 and w0 != w1:
+                need = b0 + (w0 - w) / (w0 - w1) * (b1 - b0)
+                break
+        if need is None and w >= rand[0][1]:
+            need = float(rand[0][0])
+        out.append({"labels": b, "active_width": w, "random_width": med[("random", b)], "random_needed": need,
+                    "share": None if need is None else b / need})
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, default=30)
+    ap.add_argument("--batch", type=int, default=20)
+    ap.add_argument("--budgets", default="40,60,80,100,120,160,200,240,300,400")
+    ap.add_argument("--resamples", type=int, default=300)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args(argv)
+    budgets = [int(b) for b in args.budgets.split(",")]
+    sections, data = [], {}
+    for task, metric in STUDIES:
+        res, t_all = scored(task, metric)
+        rows = [r for seed in range(args.seeds) for st in ("random", "active")
+                for r in study(res, metric, st, budgets, args.batch, seed, args.resamples)]
+        for r in rows:
+            r["error"] = None if r["threshold"] is None else abs(r["threshold"] - t_all)
+        sav = saving(rows, budgets)
+        data[task] = {"metric": metric, "rows": len(res), "threshold_all": t_all, "saving": sav}
+        sections.append(_section(task, metric, len(res), t_all, rows, sav, budgets, args))
+        _plot(task, rows, budgets, args.out.parent / f"active_labels_{task}.png")
+    text = ("# Active labelling: interval width of the threshold against labels (issue 27)\n\n"
+            f"Produced by `benchmarks/bench_active_labels.py --seeds {args.seeds} --batch {args.batch} "
+            f"--resamples {args.resamples}`. " + __doc__.split("\n\n")[1].replace("\n", " ") + "\n\n"
+            + "\n\n".join(sections) + "\n")
+    args.out.write_text(text)
+    (args.out.with_suffix(".json")).write_text(json.dumps(data, indent=1) + "\n")
+    print(text)
+
+
+def _section(task, metric, n, t_all, rows, sav, budgets, args) -> str:
+    def med(st, b, key):
+        v = [r[key] for r in rows if r["strategy"] == st and r["labels"] == b and r[key] is not None]
+        return statistics.median(v) if v else float("nan")
+
+    lines = [f"## {task}: `{metric}` ({n} rows; threshold on all rows {t_all:.3f})", "",
+             "| labels | width, random | width, active | random labels for active's width | active / random "
+             "| error, random | error, active |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in sav:
+        b = s["labels"]
+        need = "n/a" if s["random_needed"] is None else f"{s['random_needed']:.0f}"
+        share = "n/a" if s["share"] is None else f"{s['share']:.0%}"
+        lines.append(f"| {b} | {s['random_width']:.3f} | {s['active_width']:.3f} | {need} | {share} | "
+                     f"{med('random', b, 'error'):.3f} | {med('active', b, 'error'):.3f} |")
+    lines.append(f"\nMedians over {args.seeds} seeds. ![interval width against labels](active_labels_{task}.png)")
+    return "\n".join(lines)
+
+
+def _plot(task, rows, budgets, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for st, color in (("random", "#E69F00"), ("active", "#0072B2")):
+        med = [statistics.median([r["width"] for r in rows if r["strategy"] == st and r["labels"] == b
+                                  and r["width"] is not None]) for b in budgets]
+        ax.plot(budgets, med, marker="o", color=color, label=st)
+    ax.set_xlabel("labels")
+    ax.set_ylabel("95% interval width of the threshold")
+    ax.set_title(f"{task}: median over seeds")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,239 @@
+"""Active labelling for a calibration study: which rows to label next, and the labels file that records them.
+
+A calibration study's cost is its human labels. The threshold is decided by the rows whose scores lie near it:
+a row far above or below is almost surely on its side, and its label moves the chosen threshold little. So
+:func:`label_next` spends most of a batch on unlabelled rows near the current threshold (uncertainty sampling,
+Lewis & Gale 1994; Settles 2009, section 3.1), spread over the scores there (one row per stratum of the nearest
+candidates, so a batch is not ten copies of one score), and a random share on rows drawn uniformly from all
+unlabelled ones, so that the labelled set keeps covering the whole score range and nothing far from the current
+threshold is left unseen (the "epsilon" of exploration in Settles 2009, section 6.3).
+
+The selection depends on the score only, never on a label: at every score the labelled rows hold the two
+classes in the proportion the data holds them, which is what the threshold criterion compares.
+
+A labels file is a CSV with the columns ``id, label, labeller, timestamp`` (and ``system`` where ids repeat across
+systems; one row per labelled answer; a later row for the same answer replaces an earlier one), read by
+:func:`read_labels` and joined onto results on ``id`` (and ``system``) by :func:`join_labels`
+(``evalkit calibrate --labels labels.csv``).
+
+Examples
+--------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"id": [f"r{i}" for i in range(100)], "s": [i / 100 for i in range(100)]})
+>>> picked = label_next(df, score="s", n=4, threshold=0.455, random_share=0.0, seed=0)
+>>> len(picked), bool(picked["s"].between(0.40, 0.51).all())  # one from each stratum of the 12 nearest
+(4, True)
+>>> label_next(df, score="s", n=4, threshold=0.455, random_share=0.5, seed=0)["why"].tolist()[-1]
+'random share (keeps the whole range covered)'
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .core import CalibrationError, select_threshold
+from .labels import binary_labels
+
+LABEL_COLUMNS = ("id", "label", "labeller", "timestamp")
+SYSTEM = "system"  # the labels file's optional column: ids that repeat across systems are told apart by it
+NEAR_POOL = 3  # candidates near the threshold per row picked there: the batch is stratified over that pool
+MIN_PER_CLASS = 2  # labelled rows of each class before the threshold is chosen from labels
+
+
+def read_labels(path: str | Path) -> pd.DataFrame:
+    """A labels CSV (``id, label, labeller, timestamp``, optionally ``system``) as a frame with one row per
+    answer (the last one wins).
+
+    Errors name the file, and the line where one applies: a missing column, an empty id or label.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise CalibrationError(f"{path}: labels file not found")
+    text = path.read_text(encoding="utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    header = next(csv.reader(io.StringIO(text)), [])
+    missing = [c for c in ("id", "label") if c not in header]
+    if missing:
+        raise CalibrationError(f"{path}: labels file lacks column(s) {missing} (expected {', '.join(LABEL_COLUMNS)})")
+    for line, r in enumerate(rows, start=2):
+        for c in ("id", "label"):
+            if not (r.get(c) or "").strip():
+                raise CalibrationError(f"{path}: line {line}: empty {c}")
+    out = pd.DataFrame(rows, columns=list(dict.fromkeys([*header, *LABEL_COLUMNS])))
+    return out.drop_duplicates(_key_columns(out), keep="last").reset_index(drop=True)
+
+
+def _key_columns(labels: pd.DataFrame) -> list[str]:
+    return ["id", SYSTEM] if SYSTEM in labels.columns and labels[SYSTEM].fillna("").astype(str).ne("").any() \
+        else ["id"]
+
+
+def row_keys(df: pd.DataFrame, by_system: bool) -> list[str]:
+    """Each row's key in a labels file: its id, and its system where ``by_system``."""
+    ids = df["id"].astype(str)
+    return (ids + "\t" + df[SYSTEM].astype(str)).tolist() if by_system else ids.tolist()
+
+
+def join_labels(df: pd.DataFrame, labels: pd.DataFrame, column: str, *, source: str = "labels") -> pd.DataFrame:
+    """``df`` with ``column`` holding each row's label from ``labels``, joined on ``id`` (and ``system`` when the
+    labels file has that column); rows without one are unlabelled (None).
+
+    A label for an answer ``df`` lacks is an error naming it (a typo would otherwise be a label silently lost),
+    and so are ids that repeat across systems when the labels file has no ``system`` column."""
+    if "id" not in df.columns:
+        raise CalibrationError("the results have no id column to join labels on")
+    by_system = _key_columns(labels) == ["id", SYSTEM]
+    if by_system and SYSTEM not in df.columns:
+        raise CalibrationError(f"{source}: has a system column but the results have none")
+    keys = row_keys(df, by_system)
+    if len(set(keys)) < len(keys):
+        raise CalibrationError(f"{source}: ids repeat in the results (across systems?) and the labels file has no "
+                               "system column to tell them apart; add one (evalkit.labeler writes it)")
+    known = set(keys)
+    theirs = row_keys(labels, by_system)
+    unknown = [k for k in theirs if k not in known]
+    if unknown:
+        raise CalibrationError(f"{source}: {len(unknown)} labelled answer(s) not in the results, e.g. "
+                               f"{unknown[0].replace(chr(9), ' / ')!r}")
+    by_key = dict(zip(theirs, labels["label"]))
+    out = df.copy()
+    out[column] = pd.Series([by_key.get(k) for k in keys], index=out.index, dtype=object)
+    return out
+
+
+def current_threshold(scores: np.ndarray, labelled: np.ndarray, y: np.ndarray, direction: str,
+                      criterion: str = "youden") -> float | None:
+    """The threshold to label around: chosen on the labelled rows once each class has ``MIN_PER_CLASS`` of
+    them; None before (nothing is known yet: the first batch spreads over the whole score range)."""
+    if labelled.any() and min(int(y[labelled].sum()), int((1 - y[labelled]).sum())) >= MIN_PER_CLASS:
+        return float(select_threshold(scores[labelled], y[labelled], criterion, direction))
+    return None
+
+
+def label_next(results: pd.DataFrame, *, score: str, n: int = 20, labels: Any = None, label: str | None = None,
+               positive: Any = None, direction: str | None = None, threshold: float | None = None,
+               random_share: float = 0.25, criterion: str = "youden", seed: int = 0) -> pd.DataFrame:
+    """The ``n`` unlabelled rows whose labels would narrow the threshold's interval most.
+
+    Parameters
+    ----------
+    results : scored rows with ``id`` and the ``score`` column.
+    labels : labels so far: a labels CSV path, a frame with ``id`` and ``label``, or None; or name a ``label``
+        column of ``results`` (missing values are unlabelled).
+    positive : the label class that is flagged (as in ``evalkit calibrate --positive``).
+    direction : 'higher' or 'lower' (default: the metric's, from the registry; else 'higher').
+    threshold : label around this threshold (default: :func:`current_threshold`; with too few labels of each
+        class yet, the batch is spread over the whole score range instead).
+    random_share : the share of the batch drawn uniformly from all unlabelled rows (0..1).
+    seed : the draw's seed (the same inputs and seed give the same rows).
+
+    Returns
+    -------
+    The chosen rows of ``results`` (near-threshold ones first, by distance), with ``why`` (near the threshold,
+    spread over the range, or the random share), ``distance`` (|score - threshold|) and the ``threshold``
+    labelled around (NaN before there is one).
+    """
+    if not 0.0 <= random_share <= 1.0:
+        raise CalibrationError(f"random_share must be within 0..1, got {random_share}")
+    if score not in results.columns:
+        raise CalibrationError(f"no score column {score!r} in the results")
+    direction = direction or _direction(score)
+    df = results if labels is None else join_labels(results, _as_labels(labels), label or "label")
+    lab_col = label or ("label" if labels is not None else None)
+    s = pd.to_numeric(df[score], errors="coerce").to_numpy(dtype=float)
+    have = ~np.isnan(s)
+    y_raw = df[lab_col].tolist() if lab_col in df.columns else [None] * len(df)
+    yb = binary_labels(y_raw, positive=positive, column=lab_col or "label", require_positive=False) \
+        if lab_col in df.columns else y_raw
+    labelled = np.array([v is not None for v in yb]) & have
+    y = np.array([int(bool(v)) if v is not None else 0 for v in yb])
+    if threshold is None:
+        threshold = current_threshold(s[have], labelled[have], y[have], direction, criterion)
+    pool = np.flatnonzero(have & ~labelled)
+    picked, why = _pick(s, pool, threshold, n, random_share, seed)
+    out = df.iloc[picked].copy()
+    out["why"] = why
+    out["distance"] = np.abs(s[picked] - threshold) if threshold is not None else np.nan
+    out["threshold"] = np.nan if threshold is None else float(threshold)
+    return out
+
+
+def _pick(s: np.ndarray, pool: np.ndarray, t: float | None, n: int, random_share: float,
+          seed: int) -> tuple[list[int], list[str]]:
+    """Positions to label: ``n - random`` spread over the candidates' distinct scores, then the random share.
+
+    Candidates are the rows of the distinct scores nearest ``t`` until they hold ``NEAR_POOL`` times the rows
+    wanted and number at least one distinct score per pick where the pool has so many (all of the pool while
+    there is no threshold). With at least as many distinct scores as picks, the
+    distinct scores are cut into strata (one pick each, a random score of the stratum and a random row of it);
+    with fewer (a score with many ties, such as 0), picks go round the distinct scores, nearest first, so the
+    ties never take the whole batch."""
+    rng = np.random.default_rng(seed)
+    n = min(n, len(pool))
+    n_random = int(math.floor(random_share * n + 0.5)) if t is not None else 0
+    n_near = n - n_random
+    values, counts = np.unique(s[pool], return_counts=True)
+    if t is None:
+        near_why, chosen = "spread over the score range (too few labels of each class for a threshold)", values
+    else:
+        near_why = "near the threshold"
+        by_distance = values[np.argsort(np.abs(values - t), kind="mergesort")]
+        held = np.cumsum(counts[np.argsort(np.abs(values - t), kind="mergesort")])
+        # enough rows, and at least one distinct score per pick where there are so many (a mass of ties at
+        # the nearest score must not be the only candidate)
+        k = max(int(np.searchsorted(held, n_near * NEAR_POOL)) + 1, min(n_near, len(values)))
+        chosen = np.sort(by_distance[:k])
+    rows_of = {v: pool[s[pool] == v] for v in chosen}
+    near: list[int] = []
+    if n_near and len(chosen) >= n_near:
+        for stratum in np.array_split(chosen, n_near):
+            near.append(int(rng.choice(rows_of[rng.choice(stratum)])))
+    elif n_near:
+        ring = sorted(chosen, key=lambda v: (abs(v - t) if t is not None else 0.0, v))
+        left = {v: list(rng.permutation(rows_of[v])) for v in ring}
+        while len(near) < n_near and any(left.values()):
+            for v in ring:
+                if left[v] and len(near) < n_near:
+                    near.append(int(left[v].pop()))
+    rest = np.setdiff1d(pool, near)
+    random = [int(i) for i in rng.choice(rest, size=min(n_random, len(rest)), replace=False)] if n_random else []
+    if t is not None:
+        near.sort(key=lambda i: (abs(s[i] - t), i))
+    return near + random, [near_why] * len(near) + ["random share (keeps the whole range covered)"] * len(random)
+
+
+def _direction(score: str) -> str:
+    from ..metrics import REGISTRY
+
+    m = REGISTRY.get(score)
+    if m is None or m.direction not in ("higher", "lower"):
+        return "higher"
+    return "lower" if m.direction == "higher" else "higher"  # a good score is high: the flagged class is low
+
+
+def _as_labels(labels: Any) -> pd.DataFrame:
+    if isinstance(labels, (str, Path)):
+        return read_labels(labels)
+    if isinstance(labels, pd.DataFrame):
+        if not {"id", "label"} <= set(labels.columns):
+            raise CalibrationError("labels must have the columns id and label")
+        return labels.drop_duplicates("id", keep="last")
+    raise CalibrationError("labels must be a labels CSV path or a frame with id and label")
+
+
+def labels_csv(records: Sequence[dict[str, Any]]) -> str:
+    """The labels file's text for ``records`` (each with ``id, label, labeller, timestamp``, and ``system`` where
+    any record has one)."""
+    cols = list(LABEL_COLUMNS) + ([SYSTEM] if any(str(r.get(SYSTEM) or "") for r in records) else [])
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    for r in records:
+        w.writerow({k: "" if r.get(k) is None else r.get(k) for k in cols})
+    return buf.getvalue()

@@ -1,0 +1,180 @@
+"""Worked examples on the reader's own rows: which rows to show, and the arithmetic behind their scores.
+
+:func:`example_rows` picks, from scored results, a typical row (the median score), a failing one (the worst
+score on the metric's bad side) and the row nearest the verdict's threshold. The ``*_arithmetic`` functions
+recompute a metric's parts for one row the way the metric defines them (token sets, intersection and union,
+the TF-IDF terms that carry the cosine; the keywords found and missing; each anchor and its evidence) and say
+what the metric itself returned, so a notebook shows how 0.67 arises and the two always agree (the tests check
+it on every row of the sample).
+
+Examples
+--------
+>>> a = relevance_arithmetic("What is the base premium?", "The base premium is $604.")
+>>> sorted(a["intersection"]), a["union_size"], round(a["jaccard"], 4)
+(['base', 'is', 'premium', 'the'], 6, 0.6667)
+>>> round(a["cosine"], 4) == round(a["metric"]["cosine"], 4)
+True
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .metrics import get_metric
+
+
+def example_rows(results: pd.DataFrame, metric: str, threshold: float | None = None) -> dict[str, Any]:
+    """Index labels of up to three rows of ``results`` worth working through for ``metric``: ``typical`` (the
+    median score), ``failing`` (the worst score: the lowest for a higher-is-better metric, else the highest)
+    and ``on the threshold`` (nearest ``threshold``, when given). Rows without a score are skipped; a row
+    that would repeat an earlier pick is not shown twice."""
+    if metric not in results.columns:
+        return {}
+    s = pd.to_numeric(results[metric], errors="coerce").dropna()
+    if s.empty:
+        return {}
+    higher = get_metric(metric).direction == "higher"
+    order = s.sort_values(kind="mergesort")
+    picks = {"typical": order.index[len(order) // 2], "failing": order.index[0] if higher else order.index[-1]}
+    if threshold is not None:
+        picks["on the threshold"] = (s - threshold).abs().sort_values(kind="mergesort").index[0]
+    out: dict[str, Any] = {}
+    for name, idx in picks.items():
+        if idx not in out.values():
+            out[name] = idx
+    return out
+
+
+def relevance_arithmetic(question: str, answer: str, tokenizer: str = "regex") -> dict[str, Any]:
+    """relevance's parts for one row: the token sets of Q and R, their intersection and union (Jaccard), the
+    TF-IDF weight of every term in Q and R (the vectorizer fitted on the pair, English stop words removed) and
+    each shared term's product (their sum is the cosine); ``metric`` is what the metric returned."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from .text import get_tokenizer
+
+    tok = get_tokenizer(tokenizer)
+    tq, tr = set(tok.tokenize(question)), set(tok.tokenize(answer))
+    inter, union = tq & tr, tq | tr
+    terms: list[dict[str, Any]] = []
+    cosine = 0.0
+    try:
+        tv = TfidfVectorizer(stop_words="english")
+        m = tv.fit_transform([question, answer]).toarray()
+        for j, term in enumerate(tv.get_feature_names_out()):
+            terms.append({"term": term, "weight in question": float(m[0, j]), "weight in answer": float(m[1, j]),
+                          "product": float(m[0, j] * m[1, j])})
+        cosine = float(np.clip(m[0] @ m[1], 0.0, 1.0))
+    except ValueError:  # only stop words: no terms, cosine 0
+        pass
+    jaccard = len(inter) / len(union) if union else 0.0
+    score = get_metric("relevance").fn(question, answer)
+    return {"question_tokens": sorted(tq), "answer_tokens": sorted(tr), "intersection": sorted(inter),
+            "union_size": len(union), "jaccard": jaccard, "terms": sorted(terms, key=lambda t: -t["product"]),
+            "cosine": cosine, "value": (cosine + jaccard) / 2, "metric": {"value": score.value, **score.details}}
+
+
+def relevance_markdown(a: Mapping[str, Any]) -> str:
+    """The arithmetic of :func:`relevance_arithmetic` as Markdown: the sets, the Jaccard, the cosine's terms."""
+    carried = [t for t in a["terms"] if t["product"] > 0]
+    rows = "\n".join(f"| {t['term']} | {t['weight in question']:.3f} | {t['weight in answer']:.3f} | "
+                     f"{t['product']:.3f} |" for t in carried) or "| (no shared term) | | | 0 |"
+    return (f"- question tokens T(Q): {', '.join(a['question_tokens']) or '∅'}\n"
+            f"- answer tokens T(R): {', '.join(a['answer_tokens']) or '∅'}\n"
+            f"- T(Q) ∩ T(R) = {{{', '.join(a['intersection'])}}} ({len(a['intersection'])} tokens); "
+            f"|T(Q) ∪ T(R)| = {a['union_size']}; **S_Jaccard = {len(a['intersection'])} / {a['union_size']} = "
+            f"{a['jaccard']:.3f}**\n\n"
+            f"The TF-IDF terms that carry the cosine (weights are each text's L2-normalised TF-IDF; terms in only "
+            f"one text add nothing):\n\n| term | weight in Q | weight in R | product |\n|---|---:|---:|---:|\n"
+            f"{rows}\n\n**S_cos = {a['cosine']:.3f}**, so relevance = ({a['cosine']:.3f} + {a['jaccard']:.3f}) / 2 = "
+            f"**{a['value']:.3f}** (the metric: {a['metric']['value']:.3f}).")
+
+
+def completeness_arithmetic(question: str, answer: str) -> dict[str, Any]:
+    """completeness for one row: the question's keywords, those the answer mentions and those it misses."""
+    s = get_metric("completeness").fn(question, answer)
+    d = s.details
+    return {"keywords": list(d.get("keywords", [])), "found": list(d.get("matched", [])),
+            "missing": list(d.get("missing", [])), "value": s.value, "reason": d.get("reason")}
+
+
+def completeness_markdown(a: Mapping[str, Any]) -> str:
+    if a["value"] is None or not a["keywords"]:
+        return f"completeness is {a['value']} here: {a.get('reason') or 'the question has no keywords'}."
+    return (f"- question keywords K_Q: {', '.join(a['keywords'])}\n- found in the answer: "
+            f"{', '.join(a['found']) or 'none'}\n- missing: {', '.join(a['missing']) or 'none'}\n\n"
+            f"**completeness = {len(a['found'])} / {len(a['keywords'])} = {a['value']:.3f}**")
+
+
+def anchors_table(row: Mapping[str, Any]) -> pd.DataFrame:
+    """hallucination's anchors for one scored row: type, text, supported or not, the context sentence checked."""
+    from .evidence import details_of
+
+    d = details_of(row, "hallucination")
+    return pd.DataFrame([{"type": a.get("type"), "anchor": a.get("text"),
+                          "supported": "yes" if a.get("supported") else "no",
+                          "evidence": a.get("evidence") or ""} for a in d.get("anchors") or []],
+                        columns=["type", "anchor", "supported", "evidence"])
+
+
+def hallucination_markdown(row: Mapping[str, Any]) -> str:
+    """How hallucination's value arises for one scored row: S_claims, the drift penalty, their maximum."""
+    from .evidence import details_of
+
+    d = details_of(row, "hallucination")
+    anchors = d.get("anchors") or []
+    bad = sum(1 for a in anchors if not a.get("supported"))
+    value = row.get("hallucination")
+    if value is None or value != value:
+        return f"hallucination has no value here: {d.get('reason') or 'no reason recorded'}."
+    claims = f"{bad} / {len(anchors)} = {bad / len(anchors):.3f}" if anchors else "0 (no anchors)"
+    overlap = d.get("ngram_overlap")
+    drift = d.get("p_drift", 0.0)
+    return (f"S_claims = unsupported / anchors = {claims}; n-gram overlap with the contexts "
+            f"{overlap:.3f} → P_drift = {drift:.1f}; **hallucination = max = {float(value):.3f}**"
+            if overlap is not None else f"**hallucination = {float(value):.3f}**")
+
+
+def quote(text: Any, limit: int = 400) -> str:
+    """``text`` safe inside Markdown (HTML and Markdown characters escaped, line breaks as spaces), cut at
+    ``limit`` characters with an ellipsis."""
+    import html
+    import re
+
+    s = " ".join(str("" if text is None else text).split())
+    cut = s if len(s) <= limit else s[:limit].rstrip() + "…"
+    return re.sub(r"([\\`*_{}\[\]()#+\-!|>~])", r"\\\1", html.escape(cut, quote=False))
+
+
+def _anchors_markdown(row: Mapping[str, Any]) -> str:
+    t = anchors_table(row)
+    if t.empty:
+        return "No anchors (numbers, dates, claims) in this answer."
+    lines = ["| type | anchor | supported | context sentence checked |", "|---|---|---|---|"]
+    lines += [f"| {quote(r['type'], 20)} | {quote(r['anchor'], 60)} | {r['supported']} | {quote(r['evidence'], 160)} |"
+              for r in t.to_dict("records")]
+    return "\n".join(lines)
+
+
+def examples_markdown(results: pd.DataFrame, metric: str, threshold: float | None = None) -> list[str]:
+    """The worked examples of ``metric`` on :func:`example_rows`' picks, one Markdown block each: the row, its
+    texts, and the arithmetic that gives its value."""
+    out = []
+    for name, i in example_rows(results, metric, threshold).items():
+        row = results.loc[i]
+        who = " · ".join(f"{c} {quote(row[c], 60)}" for c in ("id", "system") if c in results.columns)
+        head = (f"#### {name}: {metric} = {float(row[metric]):.3f}" + (f" ({who})" if who else "") + "\n\n"
+                f"**Question:** {quote(row.get('question'))}\n\n**Answer:** {quote(row.get('answer'))}\n\n")
+        if metric == "relevance":
+            body = relevance_markdown(relevance_arithmetic(str(row.get("question") or ""), str(row.get("answer") or "")))
+        elif metric == "completeness":
+            body = completeness_markdown(completeness_arithmetic(str(row.get("question") or ""),
+                                                                 str(row.get("answer") or "")))
+        elif metric == "hallucination":
+            body = _anchors_markdown(row) + "\n\n" + hallucination_markdown(row)
+        else:
+            body = ""
+        out.append(head + body)
+    return out

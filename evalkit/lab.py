@@ -1,0 +1,226 @@
+"""The calibration lab: choose a threshold by looking, label the rows that decide it, and record the labels.
+
+* :func:`explore` — a threshold slider over a score with the confusion matrix, precision, recall and F1 (each
+  with its bootstrap interval) and the rows nearest the threshold drawn as evidence (:func:`evalkit.show`).
+* :func:`evalkit.label_next` (in :mod:`evalkit.calibrate.active`) — which unlabelled rows to label next.
+* :func:`labeler` — each chosen row with its evidence and one button per label; every click writes
+  ``id, label, labeller, timestamp`` to a CSV that ``evalkit calibrate --labels`` reads.
+
+The numbers are computed by plain functions (:func:`threshold_view`, :func:`threshold_html`), the widgets only
+wire them to a slider and buttons (ipywidgets: ``make setup EXTRAS=dev,lab``).
+
+Examples
+--------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"id": ["a", "b", "c", "d"], "s": [0.1, 0.4, 0.6, 0.9], "bad": [0, 0, 1, 1]})
+>>> v = threshold_view(df, score="s", label="bad", threshold=0.5, direction="higher", n_resamples=0)
+>>> v["counts"], v["precision"].estimate, v["recall"].estimate
+({'tp': 2, 'fp': 0, 'tn': 2, 'fn': 0}, 1.0, 1.0)
+"""
+from __future__ import annotations
+
+import getpass
+import html
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .calibrate.active import SYSTEM, _direction, labels_csv, read_labels, row_keys
+from .calibrate.core import CalibrationError, confusion_at, operating_point, select_threshold
+from .calibrate.labels import binary_labels
+
+
+def _scored_labelled(results: pd.DataFrame, score: str, label: str, positive: Any) -> tuple[np.ndarray, np.ndarray,
+                                                                                             np.ndarray]:
+    for c in (score, label):
+        if c not in results.columns:
+            raise CalibrationError(f"no column {c!r} in the results (columns: {list(results.columns)[:12]})")
+    s = pd.to_numeric(results[score], errors="coerce").to_numpy(dtype=float)
+    yb = binary_labels(results[label].tolist(), positive=positive, column=label)
+    keep = ~np.isnan(s) & np.array([v is not None for v in yb])
+    y = np.array([int(bool(v)) for v, k in zip(yb, keep) if k])
+    return s[keep], y, np.flatnonzero(keep)
+
+
+def threshold_view(results: pd.DataFrame, *, score: str, label: str, threshold: float, positive: Any = None,
+                   direction: str | None = None, n_resamples: int = 200, seed: int = 0,
+                   n_rows: int = 3) -> dict[str, Any]:
+    """Everything the lab shows at one threshold: the confusion counts (flagged = ``score >= t``, or ``<= t``
+    for direction 'lower', the comparison the verdict applies), precision, recall and F1 with seeded bootstrap
+    intervals, and the positions of the ``n_rows`` labelled rows nearest the threshold."""
+    direction = direction or _direction(score)
+    s, y, rows = _scored_labelled(results, score, label, positive)
+    op = operating_point(s, y, float(threshold), direction, n_resamples=n_resamples, seed=seed)
+    nearest = rows[np.argsort(np.abs(s - threshold), kind="mergesort")[:n_rows]]
+    return {"threshold": float(threshold), "direction": direction, "n": int(len(y)), "n_pos": int(y.sum()),
+            "counts": confusion_at(s, y, float(threshold), direction), "precision": op.precision,
+            "recall": op.recall, "f1": op.f1, "nearest": [int(i) for i in nearest]}
+
+
+def _iv(iv) -> str:
+    if iv.estimate is None:
+        return "–"
+    if iv.low is None or iv.high is None:
+        return f"{iv.estimate:.3f}"
+    return f"{iv.estimate:.3f} [{iv.low:.3f}, {iv.high:.3f}]"
+
+
+def threshold_html(view: dict[str, Any], score: str, label: str) -> str:
+    """The confusion matrix and the operating point as an HTML fragment (inline styles)."""
+    c, op = view["counts"], "&ge;" if view["direction"] == "higher" else "&le;"
+    td = 'style="padding:3px 10px;border:1px solid #ccc;text-align:right"'
+    th = 'style="padding:3px 10px;border:1px solid #ccc;text-align:left;background:#f2f2f4"'
+    e = html.escape
+    return (f'<div class="ek-confusion" style="font:14px/1.5 system-ui,sans-serif">'
+            f"<p><b>flag {e(score)} {op} {view['threshold']:.3f}</b> on {view['n']} labelled rows "
+            f"({view['n_pos']} positive)</p>"
+            f'<table style="border-collapse:collapse"><tr><th {th}></th><th {th}>{e(label)} positive</th>'
+            f"<th {th}>{e(label)} negative</th></tr>"
+            f"<tr><th {th}>flagged</th><td {td}>TP {c['tp']}</td><td {td}>FP {c['fp']}</td></tr>"
+            f"<tr><th {th}>not flagged</th><td {td}>FN {c['fn']}</td><td {td}>TN {c['tn']}</td></tr></table>"
+            f"<p>precision {_iv(view['precision'])} · recall {_iv(view['recall'])} · F1 {_iv(view['f1'])}"
+            f" <span style=\"color:#555\">(95% bootstrap intervals)</span></p></div>")
+
+
+class Explorer:
+    """The widget :func:`explore` returns: ``slider``, ``summary`` (the confusion matrix and operating point),
+    ``rows`` (the nearest rows' evidence) in ``widget``; ``view`` holds the numbers shown."""
+
+    def __init__(self, results: pd.DataFrame, *, score: str, label: str, positive: Any, direction: str,
+                 n_resamples: int, seed: int, n_rows: int, start: float):
+        import ipywidgets as w
+
+        self.results, self.score, self.label = results, score, label
+        self.opts = {"positive": positive, "direction": direction, "n_resamples": n_resamples, "seed": seed,
+                     "n_rows": n_rows}
+        s = pd.to_numeric(results[score], errors="coerce").dropna()
+        lo, hi = float(s.min()), float(s.max())
+        self.slider = w.FloatSlider(value=start, min=lo, max=hi, step=(hi - lo) / 200 or 0.01, readout_format=".3f",
+                                    description="threshold", continuous_update=False,
+                                    layout=w.Layout(width="100%", max_width="42em"))
+        self.summary, self.rows = w.HTML(), w.HTML()
+        self.widget = w.VBox([self.slider, self.summary, self.rows])
+        self.slider.observe(lambda change: self.update(change["new"]), names="value")
+        self.update(start)
+
+    def update(self, threshold: float) -> None:
+        from .evidence import show
+
+        self.view = threshold_view(self.results, score=self.score, label=self.label, threshold=threshold,
+                                   **self.opts)
+        self.summary.value = threshold_html(self.view, self.score, self.label)
+        has_id = "id" in self.results.columns
+        parts = [show(self.results, self.results["id"].iloc[i] if has_id else i,
+                      system=self.results["system"].iloc[i] if "system" in self.results.columns else None
+                      )._repr_html_() for i in self.view["nearest"]]
+        self.rows.value = ("<h4 style=\"margin:10px 0 4px\">the labelled rows nearest the threshold</h4>"
+                           + "".join(parts))
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def explore(results: pd.DataFrame, score: str, label: str, *, positive: Any = None, direction: str | None = None,
+            threshold: float | None = None, n_resamples: int = 200, seed: int = 0, n_rows: int = 3) -> Explorer:
+    """A threshold slider over ``score`` against the human ``label``: the confusion matrix, precision, recall and
+    F1 with 95% bootstrap intervals (``n_resamples``, ``seed``), and the ``n_rows`` labelled rows nearest the
+    threshold drawn with their evidence, all updated as the slider moves. Starts at Youden's threshold (or
+    ``threshold``). ``positive`` and ``direction`` as in :func:`evalkit.calibrate.calibrate_frame`; the
+    direction defaults to the metric's (a good score is high: the flagged class is low)."""
+    direction = direction or _direction(score)
+    s, y, _ = _scored_labelled(results, score, label, positive)
+    if y.min() == y.max():
+        raise CalibrationError(f"{label}: a single class among the {len(y)} labelled rows; label both kinds first")
+    start = float(select_threshold(s, y, "youden", direction)) if threshold is None else float(threshold)
+    return Explorer(results, score=score, label=label, positive=positive, direction=direction,
+                    n_resamples=n_resamples, seed=seed, n_rows=n_rows, start=start)
+
+
+class Labeler:
+    """The widget :func:`labeler` returns. ``record(label)`` labels the current row and moves on (a button
+    calls it), ``skip()`` moves on without a label; ``records`` are the labels file's rows."""
+
+    def __init__(self, rows: pd.DataFrame, out: str | Path, labels: Sequence[str], labeller: str):
+        self.rows, self.out, self.choices, self.labeller = rows.reset_index(drop=True), Path(out), list(labels), labeller
+        self.records = read_labels(self.out).to_dict("records") if self.out.exists() else []
+        self.by_system = SYSTEM in self.rows.columns
+        self.keys = row_keys(self.rows, self.by_system)
+        done = set(row_keys(pd.DataFrame(self.records, columns=["id", SYSTEM]), self.by_system)) if self.records \
+            else set()
+        self.queue = [i for i in range(len(self.rows)) if self.keys[i] not in done]
+        self.at = 0
+        self.widget = None
+
+    @property
+    def current(self) -> int | None:
+        """The position (in ``rows``) of the row on screen, or None when every row is done."""
+        return self.queue[self.at] if self.at < len(self.queue) else None
+
+    def record(self, label: str) -> None:
+        """Label the row on screen and write the labels file (the whole file, atomically)."""
+        from .safeio import write_text
+
+        i = self.current
+        if i is None:
+            return
+        rec = {"id": str(self.rows["id"].iloc[i]), "label": str(label), "labeller": self.labeller,
+               "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        if self.by_system:
+            rec[SYSTEM] = str(self.rows[SYSTEM].iloc[i])
+        kept = [r for k, r in zip(row_keys(pd.DataFrame(self.records, columns=["id", SYSTEM]), self.by_system),
+                                  self.records) if k != self.keys[i]] if self.records else []
+        self.records = kept + [rec]
+        write_text(self.out, labels_csv(self.records))
+        self.at += 1
+        self._draw()
+
+    def skip(self) -> None:
+        self.at += 1
+        self._draw()
+
+    def html(self) -> str:
+        """The row on screen with its evidence (or a closing line when every row is done)."""
+        from .evidence import show
+
+        i = self.current
+        if i is None:
+            return (f"<p><b>done</b>: {len(self.records)} labels in <code>{html.escape(str(self.out))}</code>; "
+                    f"next: <code>evalkit calibrate RESULTS --score S --label L --labels {html.escape(str(self.out))}"
+                    f"</code></p>")
+        row = self.rows.iloc[i]
+        view = show(self.rows, row["id"], system=row["system"] if "system" in self.rows.columns else None)
+        return (f"<p>row {self.at + 1} of {len(self.queue)} to label · {len(self.records)} labelled in "
+                f"<code>{html.escape(str(self.out))}</code></p>" + view._repr_html_())
+
+    def build(self):
+        import ipywidgets as w
+
+        self.page = w.HTML()
+        buttons = [w.Button(description=str(c)) for c in self.choices] + [w.Button(description="skip")]
+        for b, c in zip(buttons, self.choices):
+            b.on_click(lambda _b, c=c: self.record(c))
+        buttons[-1].on_click(lambda _b: self.skip())
+        self.widget = w.VBox([self.page, w.HBox(buttons)])
+        self._draw()
+        return self.widget
+
+    def _draw(self) -> None:
+        if self.widget is not None:
+            self.page.value = self.html()
+
+    def _repr_mimebundle_(self, **kwargs):
+        return (self.widget or self.build())._repr_mimebundle_(**kwargs)
+
+
+def labeler(rows: pd.DataFrame, out: str | Path = "labels.csv", *, labels: Sequence[str] = ("yes", "no"),
+            labeller: str | None = None) -> Labeler:
+    """A labelling widget over ``rows`` (e.g. :func:`evalkit.label_next`'s): each row with its evidence and one
+    button per label (and skip); each click writes ``id, label, labeller, timestamp`` to ``out``, a CSV that
+    ``evalkit calibrate --labels`` reads. Rows already in ``out`` are not asked again, so a session can stop and
+    resume. ``labeller`` defaults to the login name."""
+    if "id" not in rows.columns:
+        raise CalibrationError("rows to label need an id column (labels are joined on it)")
+    return Labeler(rows, out, labels, labeller or getpass.getuser())

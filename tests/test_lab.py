@@ -1,0 +1,126 @@
+"""Notebook 06 in a real JupyterLab, driven by Playwright in Debian's Chromium: run all, move the calibration lab's
+threshold slider and see the confusion matrix change, save through Lab and find the committed pair unchanged.
+
+The server is the environment's own ``jupyter lab`` with the configuration ``make setup`` installed (the
+``pre_save_hook`` of :mod:`evalkit.jupyter_hooks`, the "Python 3" kernelspec), a throwaway user configuration and
+runtime folder, a random token, on 127.0.0.1. Chromium is ``/usr/bin/chromium`` (``.ci/run`` installs it);
+Playwright's own browser download is never used.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+PAIR = [ROOT / "evalkit" / "notebooks" / f"06_calibration.{ext}" for ext in ("ipynb", "py")]
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"headless Chromium not found at {CHROMIUM} "
+                                                               "(Debian: apt-get install chromium)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _git_status(paths) -> str:
+    return subprocess.run(["git", "status", "--porcelain", "--", *map(str, paths)], cwd=ROOT, capture_output=True,
+                          text=True).stdout
+
+
+def _lab(tmp: Path):
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "MPLBACKEND": "Agg", "JUPYTER_CONFIG_DIR": str(tmp / "config"),
+           "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")}
+    jupyter = Path(sys.executable).parent / "jupyter"
+    proc = subprocess.Popen([str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+                             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ROOT}",
+                             "--ServerApp.allow_root=True", "--expose-app-in-browser",
+                             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+                            cwd=ROOT, env=env, stdout=(tmp / "server.log").open("w"), stderr=subprocess.STDOUT)
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
+            return proc, port, token
+        except OSError:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.5)
+    proc.terminate()
+    raise RuntimeError(f"jupyter lab did not start: {(tmp / 'server.log').read_text()[-2000:]}")
+
+
+def _wait_for_log(log: Path, line: str, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if line in log.read_text():
+            time.sleep(1)  # the pair's second file is written right after the line
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def _confusion(page) -> str:
+    return page.inner_text(".ek-confusion")
+
+
+def test_notebook_06_lab_slider_and_clean_save(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    before = {p: p.read_bytes() for p in PAIR}
+    clean_in_git = _git_status(PAIR) == ""
+    server, port, token = _lab(tmp_path)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run"])
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/06_calibration.ipynb?token={token}")
+            page.wait_for_function("window.jupyterapp !== undefined && window.jupyterapp.shell.currentWidget "
+                                   "&& window.jupyterapp.shell.currentWidget.sessionContext", timeout=180_000)
+            # the kernel is started and connected before anything runs (else Lab would ask which kernel)
+            status = page.evaluate("async () => { const c = window.jupyterapp.shell.currentWidget.sessionContext; "
+                                   "await c.ready; return c.session.kernel.name; }")
+            assert status == "python3"
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            page.wait_for_selector(".ek-confusion", timeout=600_000)  # the explore cell ran and drew its widget
+            first = _confusion(page)
+            assert "TP " in first and "precision" in first
+            page.focus(".widget-slider .noUi-handle")
+            for _ in range(15):
+                page.keyboard.press("ArrowRight")
+            page.wait_for_function(f"document.querySelector('.ek-confusion').innerText !== {first!r}",
+                                   timeout=60_000)
+            moved = _confusion(page)
+            assert moved != first and "flag hallucination" in moved
+            page.wait_for_function("window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status "
+                                   "=== 'idle'", timeout=600_000)
+            # not awaited: the command's promise can wait on Lab's dialogs; the server's log says when it saved
+            page.evaluate("() => { window.jupyterapp.commands.execute('docmanager:save'); }")
+            saved = _wait_for_log(tmp_path / "server.log", "Saving 06_calibration.py", timeout=120)
+            page.screenshot(path=str(tmp_path / "lab.png"), timeout=30_000)
+        # leaving the block stops the browser and Playwright's driver
+        assert saved, "the save never reached the server (see lab.png and server.log in the test's folder)"
+        changed = [p.name for p in PAIR if p.read_bytes() != before[p]]
+        assert changed == [], f"saving through Lab changed {changed}"
+        if clean_in_git:
+            assert _git_status(PAIR) == ""
+    finally:
+        server.terminate()
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        for p, data in before.items():  # a failing save must not leave the developer's pair changed
+            if p.read_bytes() != data:
+                p.write_bytes(data)
