@@ -1,8 +1,10 @@
 """evalkit: evaluate the answers of LLM and RAG systems, calibrate thresholds, publish reproducibly.
 
-The public face (re-exports only): ``load``, ``evaluate``, ``summary``, ``apply_verdicts``, the metric
-registry, and the modules ``evalkit.calibrate``, ``evalkit.compare`` and ``evalkit.report``, usable after a
-plain ``import evalkit``.
+The public face, loaded on first use (PEP 562): ``load``, ``evaluate``, ``summary``, ``apply_verdicts``, ``show``,
+the metric registry, the calibration lab (``explore``, ``label_next``, ``labeler``) and the modules
+``evalkit.calibrate``, ``evalkit.compare``, ``evalkit.notebook`` and ``evalkit.report``, all usable after a plain
+``import evalkit``, which itself loads nothing but this file and the version (``evalkit --help`` stays fast, and a
+script that only reads results never imports scikit-learn, PyTorch or matplotlib).
 
 Examples
 --------
@@ -12,17 +14,46 @@ True
 >>> evalkit.calibrate.calibrate([0.1, 0.9, 0.2, 0.8], [0, 1, 0, 1], n_resamples=20).threshold
 0.8
 """
-from ._version import __version__
-from .aggregate import summary
-from .config import ConfigError, EvalConfig, Thresholds
-from .data import DataError, load, save
-from .evidence import show
-from .metrics import REGISTRY, Score, get_metric, register_metric, unregister_metric
-from .pipeline import aevaluate, evaluate
-from .runner import MetricError
-from .verdict import apply_verdicts, verdict
-from . import calibrate, compare, notebook, report  # noqa: E402  (modules: evalkit.calibrate.calibrate(...))
+from __future__ import annotations
 
-__all__ = ["__version__", "load", "save", "evaluate", "aevaluate", "summary", "verdict", "EvalConfig", "Thresholds",
-           "ConfigError", "DataError", "MetricError", "REGISTRY", "Score", "get_metric", "register_metric", "unregister_metric", "apply_verdicts",
-           "calibrate", "compare", "notebook", "report", "show"]
+import importlib
+from typing import Any
+
+from ._version import __version__
+
+# name -> "module:attribute" ("module:" for a module itself), imported on first access
+_LAZY = {
+    "summary": "evalkit.aggregate:summary",
+    "ConfigError": "evalkit.config:ConfigError", "EvalConfig": "evalkit.config:EvalConfig",
+    "Thresholds": "evalkit.config:Thresholds",
+    "DataError": "evalkit.data:DataError", "load": "evalkit.data:load", "save": "evalkit.data:save",
+    "show": "evalkit.evidence:show",
+    "REGISTRY": "evalkit.metrics:REGISTRY", "Score": "evalkit.metrics:Score", "get_metric": "evalkit.metrics:get_metric",
+    "register_metric": "evalkit.metrics:register_metric", "unregister_metric": "evalkit.metrics:unregister_metric",
+    "aevaluate": "evalkit.pipeline:aevaluate", "evaluate": "evalkit.pipeline:evaluate",
+    "MetricError": "evalkit.runner:MetricError",
+    "apply_verdicts": "evalkit.verdict:apply_verdicts", "verdict": "evalkit.verdict:verdict",
+    "explore": "evalkit.lab:explore", "labeler": "evalkit.lab:labeler",
+    "label_next": "evalkit.calibrate.active:label_next",
+    "calibrate": "evalkit.calibrate:", "compare": "evalkit.compare:", "notebook": "evalkit.notebook:",
+    "report": "evalkit.report:",
+}
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
+    module, _, attr = target.partition(":")
+    value = importlib.import_module(module)
+    if attr:
+        value = getattr(value, attr)
+    globals()[name] = value  # once imported, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
+
+__all__ = ["__version__", *_LAZY]

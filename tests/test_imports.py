@@ -12,6 +12,9 @@ needs something from a higher one, move that thing down; do not move the module 
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +26,8 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     # load: configuration, data, text processing and resources every later step shares; the scripted judge
     # server for tests lives here because it must not depend on the code it stands in for
     ("base", frozenset({"config", "thresholds", "safeio", "data", "text", "nlp", "encoders", "_version", "signature",
-                        "testing", "sources"})),  # sources: inputs larger than memory, read chunk by chunk
+                        "testing", "sources", "inline_css"})),  # sources: inputs larger than memory, read chunk by
+    # chunk; inline_css: a scoped stylesheet written into style attributes
     ("judge", frozenset({"judge"})),  # the judge protocol, client, cache, prompts: nothing from metrics/
     ("score", frozenset({"metrics"})),  # the registry and every metric (ragas' adapter, summary scorers)
     ("run", frozenset({"runner", "stream", "engine"})),  # score(): one execution path over the registry; stream:
@@ -34,9 +38,11 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     ("compare", frozenset({"compare"})),
     ("analysis", frozenset({"analysis", "experiment"})),
     ("plots", frozenset({"plots"})),
-    ("notebook", frozenset({"notebook"})),
-    ("report", frozenset({"report", "evidence", "tables", "paper"})),  # evidence: one row's evidence as HTML (show);
-    # tables: the one LaTeX/Markdown table writer; paper: `evalkit paper` (tables, figures, methods, bib)
+    ("notebook", frozenset({"notebook", "lessons", "jupyter_hooks"})),  # lessons: "What this means" from numbers;
+    # jupyter_hooks: Lab saves the committed notebooks as committed
+    ("report", frozenset({"report", "evidence", "tables", "paper", "explain", "lab"})),  # evidence: one row's evidence
+    # as HTML (show); tables: the one LaTeX/Markdown/HTML table writer; paper: `evalkit paper` (tables, figures,
+    # methods, bib); explain: worked examples on a reader's rows; lab: explore and labeler widgets
     ("top", frozenset({"cli", "__init__"})),
 ]
 RANK = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}
@@ -73,6 +79,9 @@ def _known(name: str, mods) -> str:
     return name
 
 
+_LAZY_TARGET = re.compile(r"evalkit(\.\w+)+:\w*")
+
+
 def _targets(node: ast.AST, module: str, is_pkg: bool, mods) -> list[str]:
     if isinstance(node, ast.Import):
         return [_known(a.name, mods) for a in node.names if a.name.split(".")[0] == "evalkit"]
@@ -86,6 +95,8 @@ def _targets(node: ast.AST, module: str, is_pkg: bool, mods) -> list[str]:
         if origin.split(".")[0] != "evalkit":
             return []
         return [f"{origin}.{a.name}" if f"{origin}.{a.name}" in mods else _known(origin, mods) for a in node.names]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and _LAZY_TARGET.fullmatch(node.value):
+        return [_known(node.value.split(":")[0], mods)]  # a lazy import, "evalkit.module:attribute"
     if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
         fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         arg = node.args[0].value
@@ -155,7 +166,7 @@ def test_the_graph_is_found():
     assert ("evalkit.runner", "evalkit.metrics") in found  # from .metrics import ... (module level)
     assert ("evalkit.metrics.summary.labels_offline", "evalkit.text") in found  # from ...text import (level 3)
     assert ("evalkit.runner", "evalkit.nlp") in found  # inside a method
-    assert ("evalkit", "evalkit.calibrate") in found  # from . import calibrate
+    assert ("evalkit", "evalkit.calibrate") in found  # "evalkit.calibrate:" in the lazy public face
 
 
 def shortest_loop(component: list[str], edges: list[Edge]) -> list[Edge]:
@@ -195,3 +206,47 @@ def test_no_upward_import():
 
 def test_judge_imports_nothing_from_metrics():
     assert not [e.where() for e in import_graph() if layer_of(e.source) == "judge" and layer_of(e.target) == "metrics"]
+
+
+# --- the light core ----------------------------------------------------------------------------------------------
+HEAVY = ("sklearn", "scipy", "torch", "transformers", "matplotlib", "seaborn", "papermill", "nbformat", "nbconvert",
+         "httpx", "ragas", "spacy", "nltk", "dask", "ipywidgets", "latex2mathml")
+# what a run needs: data, config, text, the registry (entries only), runner, verdict, aggregate, thresholds
+CORE_ENTRY = "from evalkit import load, evaluate, summary, apply_verdicts, REGISTRY, get_metric, EvalConfig"
+LAYERS_OUTSIDE_THE_CORE = ("evalkit.report", "evalkit.notebook", "evalkit.paper", "evalkit.plots", "evalkit.evidence",
+                           "evalkit.judge", "evalkit.stream", "evalkit.engine", "evalkit.sources", "evalkit.testing",
+                           "evalkit.calibrate", "evalkit.compare", "evalkit.analysis", "evalkit.lab")
+
+
+def _loaded_after(code: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", f"{code}\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
+                         capture_output=True, text=True, check=True).stdout
+    return out.split()
+
+
+def test_import_evalkit_is_light():
+    loaded = _loaded_after("import evalkit")
+    mine = [m for m in loaded if m == "evalkit" or m.startswith("evalkit.")]
+    assert len(mine) <= 12, mine
+    assert not [m for m in loaded if m.split(".")[0] in HEAVY]
+    assert not [m for m in loaded if m.split(".")[0] in ("pandas", "numpy")]  # not even the data libraries
+
+
+def test_the_core_loads_nothing_heavy_and_no_layer():
+    loaded = _loaded_after(CORE_ENTRY)
+    assert not [m for m in loaded if m.split(".")[0] in HEAVY], [m for m in loaded if m.split(".")[0] in HEAVY]
+    assert not [m for m in loaded if m.startswith(LAYERS_OUTSIDE_THE_CORE)]
+    assert "evalkit.metrics.lexical" not in loaded  # registry entries are names: a metric's code loads when it runs
+
+
+def test_a_lazy_name_loads_its_layer_on_first_use():
+    loaded = _loaded_after("import evalkit\nevalkit.calibrate")
+    assert "evalkit.calibrate" in loaded and "evalkit.report" not in loaded
+    loaded = _loaded_after("import evalkit.metrics as m\nm.get_metric('relevance').fn")
+    assert "evalkit.metrics.lexical" in loaded and "sklearn" in {x.split(".")[0] for x in loaded}
+
+
+def test_cli_help_loads_no_layer():
+    loaded = _loaded_after("import sys\nsys.argv = ['evalkit', '--help']\nimport evalkit.cli\n"
+                           "try:\n    evalkit.cli.main(['--help'])\nexcept SystemExit:\n    pass")
+    assert not [m for m in loaded if m.split(".")[0] in HEAVY + ("pandas", "numpy")]

@@ -13,27 +13,17 @@ True
 """
 from __future__ import annotations
 
-from .anchors import hallucination, hallucination_batch
 from .base import Metric, Score, VerdictRole
-from .custom import RegistryView, register_metric, unregister_metric
-from .baselines import answer_length, novel_token_rate
-from .embedding import bert_score_batch, bert_score_f1, semantic_similarity, semantic_similarity_batch
-from .factchecks import fact_checks, fact_checks_batch
-from .grounding import grounding_batch, grounding_score
-from .judged import (answer_class, answer_relevance, context_precision, context_recall, factual_accuracy,
-                     faithfulness, ragas_score, threaded)
-from .lexical import completeness, completeness_batch, relevance, relevance_batch
-from .summary import SCORE_KEYS, judge_lock_batch, judge_lock_score, twin_lock_batch, twin_lock_score
-from .reference import (answer_completeness, dont_know, exact_match, keyword_coverage, number_match,
-                        source_citation)
-from .ragas import ragas_metric as _ragas
+from .registry import RegistryView, register_metric, unregister_metric
 from .stats import AnchorSupport, CheckPasses, KeywordHits, NovelTokens
-from .support import support_score
 
+# every implementation is named "evalkit.metrics.<module>:<function>" and imported on first use: reading the
+# registry (the CLI's help, the verdict, a summary of saved results) imports no metric's code
+_M = "evalkit.metrics."
+# the summary scorers' sub-score columns (evalkit.metrics.summary.scorers.SCORE_KEYS, checked equal by the tests)
+_SUMMARY_SCORE_KEYS = ("coverage_score", "alignment_score", "hallucination_score", "relevance_score",
+                       "bias_toxicity_score")
 _TOK = ("tokenizer",)
-_RF, _RFB = _ragas("faithfulness", ("question", "answer", "contexts"))
-_RP, _RPB = _ragas("context_precision", ("question", "contexts", "ground_truth"))
-_RR, _RRB = _ragas("context_recall", ("question", "contexts", "ground_truth"))
 
 _HALLUCINATION_ROLE = VerdictRole(order=0, flag="above", outcome="FAIL", threshold="hallucination_fail")
 _RELEVANCE_ROLE = VerdictRole(order=2, flag="below", outcome="FAIL", threshold="relevance_fail")
@@ -43,21 +33,21 @@ _RAGAS_EMPTY = "ragas raises on empty inputs (row error); NaN -> undetermined"
 # the English-only ones (guard.ENGLISH_ONLY) are also undetermined for an answer in another language
 _NOT_EN = '; not English: undetermined ("not English (detected: de)")'
 _REGISTRY_LIST = [
-    Metric("relevance", relevance, needs=("question", "answer"), direction="higher", range=(0.0, 1.0),
-           batch=relevance_batch, params=("idf_scope", "tokenizer"), family="triad",
+    Metric("relevance", _M + "lexical:relevance", needs=("question", "answer"), direction="higher", range=(0.0, 1.0),
+           batch=_M + "lexical:relevance_batch", params=("idf_scope", "tokenizer"), family="triad",
            formula="(TF-IDF cosine + token Jaccard of question and answer) / 2; IDF fitted on the pair "
                    "(idf_scope: dataset fits it on every row)",
            empty_policy="undetermined for an empty answer" + _NOT_EN + "; 0.0 for an empty question",
            verdict_role=_RELEVANCE_ROLE,
            evidence_keys=("cosine", "jaccard")),
-    Metric("completeness", completeness, needs=("question", "answer"), direction="higher", range=(0.0, 1.0),
-           batch=completeness_batch, params=("stop_list", "tokenizer"), stats=KeywordHits, family="triad",
+    Metric("completeness", _M + "lexical:completeness", needs=("question", "answer"), direction="higher", range=(0.0, 1.0),
+           batch=_M + "lexical:completeness_batch", params=("stop_list", "tokenizer"), stats=KeywordHits, family="triad",
            formula="question keywords found in the answer / question keywords",
            empty_policy="undetermined for an empty answer" + _NOT_EN + "; 1.0 when the question has no keywords",
            verdict_role=_COMPLETENESS_ROLE,
            evidence_keys=("missing", "matched")),
-    Metric("hallucination", hallucination, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
-           batch=hallucination_batch, resources=("nlp",),
+    Metric("hallucination", _M + "anchors:hallucination", needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
+           batch=_M + "anchors:hallucination_batch", resources=("nlp",),
            params=("spacy_model", "hedges", "window", "phrases", "short_tokens", "short_chars", "anchors", "aliases"),
            stats=AnchorSupport,
            family="triad",
@@ -65,127 +55,127 @@ _REGISTRY_LIST = [
            empty_policy="undetermined for an empty answer" + _NOT_EN + "; 0.0 for an abstention (the row's "
                         "abstained decision); no contexts: anchors unsupported",
            verdict_role=_HALLUCINATION_ROLE, evidence_keys=("unsupported", "matched", "ngram_overlap", "p_drift")),
-    Metric("exact_match", exact_match, needs=("answer", "ground_truth"), direction="higher", range=(0.0, 1.0),
+    Metric("exact_match", _M + "reference:exact_match", needs=("answer", "ground_truth"), direction="higher", range=(0.0, 1.0),
            kind="bool", family="reference",
            formula="answer equals the ground truth after lower-casing and whitespace normalisation",
            empty_policy="undetermined for an empty answer or without ground truth"),
-    Metric("keyword_coverage", keyword_coverage, needs=("answer", "ground_truth"), direction="higher",
+    Metric("keyword_coverage", _M + "reference:keyword_coverage", needs=("answer", "ground_truth"), direction="higher",
            range=(0.0, 1.0), params=("stop_list",), stats=KeywordHits, family="reference",
            formula="the ground truth's phrases, numbers and 4+ letter words found in the answer / all of them",
            empty_policy="undetermined for an empty answer" + _NOT_EN + ", or without ground truth; 1.0 with no "
                         "keywords",
            evidence_keys=("missing", "matched")),
-    Metric("number_match", number_match, needs=("answer", "ground_truth"), direction="higher", range=(0.0, 1.0),
+    Metric("number_match", _M + "reference:number_match", needs=("answer", "ground_truth"), direction="higher", range=(0.0, 1.0),
            stats=KeywordHits, family="reference",
            formula='the ground truth\'s numeric values stated in the answer / its values '
                                        '("$604" matches "604.00"; "-0.133%" does not match "0.133%")',
            empty_policy="undetermined for an empty answer, without ground truth or numbers in it",
            evidence_keys=("missing", "matched")),
-    Metric("answer_completeness", answer_completeness, needs=("answer", "ground_truth"), direction="higher",
+    Metric("answer_completeness", _M + "reference:answer_completeness", needs=("answer", "ground_truth"), direction="higher",
            range=(0.0, 1.0), params=("stop_list",), family="reference",
            formula="(min(answer words / ground-truth words, 1) + keyword_coverage) / 2",
            empty_policy="undetermined for an empty answer" + _NOT_EN + ", or without ground truth",
            evidence_keys=("missing",)),
-    Metric("source_citation", source_citation, needs=("answer",), direction="higher", range=(0.0, 1.0),
+    Metric("source_citation", _M + "reference:source_citation", needs=("answer",), direction="higher", range=(0.0, 1.0),
            params=("indicators",), family="reference",
            formula="min(distinct source indicators / 3, 1), matched as whole words",
            empty_policy="undetermined for an empty answer" + _NOT_EN, evidence_keys=("found",)),
-    Metric("dont_know", dont_know, needs=("answer",), direction="none", range=(0.0, 1.0), kind="bool",
+    Metric("dont_know", _M + "reference:dont_know", needs=("answer",), direction="none", range=(0.0, 1.0), kind="bool",
            params=("phrases", "short_tokens", "short_chars"), family="reference",
            formula="the answer declines: an uncertainty phrase, a short non-answer, or the shape of a refusal "
                    "(the documents do not say, I could not find); the row's abstained decision, as stored by the "
                    "runner",
            empty_policy="undetermined for an empty answer (not an abstention)" + _NOT_EN, evidence_keys=("matched",)),
-    Metric("fact_checks", fact_checks, needs=("answer",), optional=("id", "question_type"), direction="higher",
-           range=(0.0, 1.0), batch=fact_checks_batch, params=("rules",), stats=CheckPasses, family="reference",
+    Metric("fact_checks", _M + "factchecks:fact_checks", needs=("answer",), optional=("id", "question_type"), direction="higher",
+           range=(0.0, 1.0), batch=_M + "factchecks:fact_checks_batch", params=("rules",), stats=CheckPasses, family="reference",
            formula="mean of the per-question YAML checks the experiment names (fact_checks:); "
                    "is_correct in fact_checks_is_correct",
            empty_policy="undetermined for an empty answer or when no rule applies", extra_columns=("is_correct",),
            evidence_keys=("is_correct",)),
-    Metric("faithfulness", faithfulness, needs=("question", "answer", "contexts"), direction="higher",
-           range=(0.0, 100.0), batch=threaded(faithfulness), resources=("judge",), family="judged",
+    Metric("faithfulness", _M + "judged:faithfulness", needs=("question", "answer", "contexts"), direction="higher",
+           range=(0.0, 100.0), batch=_M + "judged:faithfulness_batch", resources=("judge",), family="judged",
            formula="judge: claims of the answer supported by the contexts / claims x 100",
            empty_policy="undetermined for an empty answer; 100 with no claims; 0 with claims but no contexts"),
-    Metric("context_precision", context_precision, needs=("question", "contexts"), optional=("ground_truth", "answer"),
-           direction="higher", range=(0.0, 100.0), batch=threaded(context_precision), resources=("judge",),
+    Metric("context_precision", _M + "judged:context_precision", needs=("question", "contexts"), optional=("ground_truth", "answer"),
+           direction="higher", range=(0.0, 100.0), batch=_M + "judged:context_precision_batch", resources=("judge",),
            family="judged", formula="judge: useful contexts / contexts x 100 (average precision@k in the details)",
            empty_policy="0 with no contexts"),
-    Metric("context_recall", context_recall, needs=("question", "contexts", "ground_truth"), direction="higher",
-           range=(0.0, 100.0), batch=threaded(context_recall), resources=("judge",), family="judged",
+    Metric("context_recall", _M + "judged:context_recall", needs=("question", "contexts", "ground_truth"), direction="higher",
+           range=(0.0, 100.0), batch=_M + "judged:context_recall_batch", resources=("judge",), family="judged",
            formula="judge: ground-truth statements attributable to the contexts / statements x 100",
            empty_policy="undetermined without ground truth; 0 with no contexts; 100 with no statements"),
-    Metric("answer_relevance", answer_relevance, needs=("question", "answer"), direction="higher",
-           range=(0.0, 100.0), batch=threaded(answer_relevance, uses_encoder=True), resources=("judge",),
+    Metric("answer_relevance", _M + "judged:answer_relevance", needs=("question", "answer"), direction="higher",
+           range=(0.0, 100.0), batch=_M + "judged:answer_relevance_batch", resources=("judge",),
            params=("n_questions", "method"), family="judged",
            formula="judge: mean cosine of n_questions (3) questions generated from the answer with the question "
                    "x 100 (method: embedding), or a rubric x 100 (method: rubric); auto is resolved once per "
                    "run, in the signature",
            empty_policy="undetermined for an empty answer"),
-    Metric("ragas_score", ragas_score, needs=("faithfulness", "context_precision", "context_recall", "answer_relevance"),
+    Metric("ragas_score", _M + "judged:ragas_score", needs=("faithfulness", "context_precision", "context_recall", "answer_relevance"),
            direction="higher", range=(0.0, 100.0), params=("weights",), family="judged", derived=True,
            formula="0.3 faithfulness + 0.2 context precision + 0.2 context recall + 0.3 answer relevance, "
                    "missing parts excluded and weights renormalised",
            empty_policy="undetermined only when every component is missing"),
-    Metric("factual_accuracy", factual_accuracy, needs=("question", "answer", "ground_truth"), direction="higher",
-           range=(0.0, 100.0), batch=threaded(factual_accuracy), resources=("judge",), family="judged",
+    Metric("factual_accuracy", _M + "judged:factual_accuracy", needs=("question", "answer", "ground_truth"), direction="higher",
+           range=(0.0, 100.0), batch=_M + "judged:factual_accuracy_batch", resources=("judge",), family="judged",
            extra_columns=("grade",),
            formula="G-Eval: (0.5 correctness + 0.3 completeness + 0.2 consistency) x 10; letter grade "
                    "(A >= 80, B >= 60, C >= 40, D >= 20, else E) in factual_accuracy_grade",
            empty_policy="undetermined for an empty answer or without ground truth"),
-    Metric("answer_class", answer_class, needs=("question", "answer", "ground_truth"), direction="none", range=None,
-           kind="label", batch=threaded(answer_class), resources=("judge",), params=("phrases",), family="judged",
+    Metric("answer_class", _M + "judged:answer_class", needs=("question", "answer", "ground_truth"), direction="none", range=None,
+           kind="label", batch=_M + "judged:answer_class_batch", resources=("judge",), params=("phrases",), family="judged",
            formula="DON'T KNOW (uncertainty rule: the row's abstained decision), else the judge's CORRECT / WRONG",
            empty_policy="undetermined for an empty answer or without ground truth",
            evidence_keys=("matched",)),
-    Metric("semantic_similarity", semantic_similarity, needs=("answer", "ground_truth"), direction="higher",
-           range=(0.0, 100.0), batch=semantic_similarity_batch, resources=("encoder",), family="embedding",
+    Metric("semantic_similarity", _M + "embedding:semantic_similarity", needs=("answer", "ground_truth"), direction="higher",
+           range=(0.0, 100.0), batch=_M + "embedding:semantic_similarity_batch", resources=("encoder",), family="embedding",
            formula="cosine of answer and ground-truth embeddings x 100, clipped at 0",
            empty_policy="undetermined for an empty answer; 0 for an empty ground truth"),
-    Metric("bert_score_f1", bert_score_f1, needs=("answer", "ground_truth"), direction="higher", range=(0.0, 100.0),
-           batch=bert_score_batch, resources=("encoder",), family="embedding",
+    Metric("bert_score_f1", _M + "embedding:bert_score_f1", needs=("answer", "ground_truth"), direction="higher", range=(0.0, 100.0),
+           batch=_M + "embedding:bert_score_batch", resources=("encoder",), family="embedding",
            formula="BERTScore F1 x 100 (bert-score; packaged MiniLM by default)",
            empty_policy="undetermined for an empty answer; 0 for an empty ground truth"),
-    Metric("answer_length", answer_length, needs=("answer",), direction="none", range=(0.0, float("inf")),
+    Metric("answer_length", _M + "baselines:answer_length", needs=("answer",), direction="none", range=(0.0, float("inf")),
            family="baseline", unit="words", formula="word tokens in the answer (trivial baseline)",
            empty_policy="undetermined for an empty answer"),
-    Metric("novel_token_rate", novel_token_rate, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
+    Metric("novel_token_rate", _M + "baselines:novel_token_rate", needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            stats=NovelTokens, family="baseline",
            formula="answer tokens absent from the contexts / answer tokens (trivial baseline)",
            empty_policy="undetermined for an empty answer" + _NOT_EN),
-    Metric("grounding_risk", grounding_score, needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
-           batch=grounding_batch, resources=("nlp",), params=("align", "phrases", "short_tokens", "short_chars"),
+    Metric("grounding_risk", _M + "grounding:grounding_score", needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
+           batch=_M + "grounding:grounding_batch", resources=("nlp",), params=("align", "phrases", "short_tokens", "short_chars"),
            family="detector", unit="probability",
            formula="calibrated probability of hallucination: gradient-boosted trees, monotone in every evidence "
                    "feature (more unsupported evidence never lowers it), on sentence-evidence, mismatch and "
                    "substitution features; answer length is no input; Platt-scaled",
            empty_policy="undetermined for an empty answer" + _NOT_EN + " or no contexts; 0.0 for an abstention",
            evidence_keys=("matched",)),
-    Metric("support", support_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 1.0),
-           resources=("encoder",), params=("phrases", "short_tokens", "short_chars"), family="detector",
-           unit="probability",
-           formula="min over answer sentences of max over context windows (3 sentences, stride 2, <= 150 word "
-                   "pieces; the 3 sharing most of the sentence's content words) of P(window supports sentence), "
-                   "from the shipped MiniLM cross-encoder",
+    Metric("support", _M + "support:support_score", needs=("answer", "contexts"), optional=("question",), direction="higher",
+           range=(0.0, 1.0), resources=("encoder",), params=("phrases", "short_tokens", "short_chars"),
+           family="detector", unit="probability",
+           formula="min over the answer's claims (its sentences; a span of <= 5 words: the question + the span) of "
+                   "max over context windows (3 sentences, stride 2, <= 80 word pieces; the 2 sharing most of the "
+                   "claim's content words) of P(window supports claim), from the shipped MiniLM cross-encoder",
            empty_policy="undetermined for an empty answer" + _NOT_EN + ", an abstention or no contexts",
            evidence_keys=("weakest", "windows_capped")),
-    Metric("twin_lock", twin_lock_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
-           batch=twin_lock_batch, resources=("nlp",), params=("provider",), family="summary", extra_columns=SCORE_KEYS,
+    Metric("twin_lock", _M + "summary:twin_lock_score", needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
+           batch=_M + "summary:twin_lock_batch", resources=("nlp",), params=("provider",), family="summary", extra_columns=_SUMMARY_SCORE_KEYS,
            formula="Twin-Lock summary scores (coverage, alignment, hallucination, relevance, bias & toxicity), "
                    "each 0..10; value = their mean",
            empty_policy="undetermined for an empty summary/article or malformed labels"),
-    Metric("judge_lock", judge_lock_score, needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
-           batch=judge_lock_batch, resources=("nlp",), params=("provider",), family="summary", extra_columns=SCORE_KEYS,
+    Metric("judge_lock", _M + "summary:judge_lock_score", needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
+           batch=_M + "summary:judge_lock_batch", resources=("nlp",), params=("provider",), family="summary", extra_columns=_SUMMARY_SCORE_KEYS,
            formula="Judge-Lock: the Twin-Lock scores with QAG and stricter caps, each 0..10; value = their mean",
            empty_policy="undetermined for an empty summary/article or malformed labels"),
-    Metric("ragas_faithfulness", _RF, needs=("question", "answer", "contexts"), direction="higher", range=(0.0, 1.0),
-           batch=_RFB, resources=("judge", "ragas"), family="ragas",
+    Metric("ragas_faithfulness", _M + "ragas:faithfulness_row", needs=("question", "answer", "contexts"), direction="higher", range=(0.0, 1.0),
+           batch=_M + "ragas:faithfulness_rows", resources=("judge", "ragas"), family="ragas",
            formula="ragas' own Faithfulness on the configured judge endpoint", empty_policy=_RAGAS_EMPTY),
-    Metric("ragas_context_precision", _RP, needs=("question", "contexts", "ground_truth"), direction="higher",
-           range=(0.0, 1.0), batch=_RPB, resources=("judge", "ragas"), family="ragas",
+    Metric("ragas_context_precision", _M + "ragas:context_precision_row", needs=("question", "contexts", "ground_truth"), direction="higher",
+           range=(0.0, 1.0), batch=_M + "ragas:context_precision_rows", resources=("judge", "ragas"), family="ragas",
            formula="ragas' own ContextPrecision with reference, on the configured judge endpoint",
            empty_policy=_RAGAS_EMPTY),
-    Metric("ragas_context_recall", _RR, needs=("question", "contexts", "ground_truth"), direction="higher",
-           range=(0.0, 1.0), batch=_RRB, resources=("judge", "ragas"), family="ragas",
+    Metric("ragas_context_recall", _M + "ragas:context_recall_row", needs=("question", "contexts", "ground_truth"), direction="higher",
+           range=(0.0, 1.0), batch=_M + "ragas:context_recall_rows", resources=("judge", "ragas"), family="ragas",
            formula="ragas' own ContextRecall on the configured judge endpoint", empty_policy=_RAGAS_EMPTY),
 ]
 # the built-ins (immutable) followed by metrics registered for this process: a config's custom judged metrics
@@ -255,9 +245,26 @@ def get_metric(name: str) -> Metric:
         raise KeyError(f"unknown metric {name!r}; known metrics: {', '.join(REGISTRY)}") from None
 
 
-__all__ = ["REGISTRY", "register_metric", "unregister_metric", "DEFAULT_METRICS", "RENAMED", "Metric", "MetricRenamedWarning", "Score", "VerdictRole",
-           "canonical_name", "get_metric", "relevance", "completeness", "hallucination", "exact_match",
-           "keyword_coverage", "number_match", "answer_completeness", "source_citation", "dont_know", "fact_checks",
-           "answer_length", "novel_token_rate", "faithfulness", "context_precision", "context_recall",
-           "answer_relevance", "ragas_score", "factual_accuracy", "answer_class", "semantic_similarity",
-           "bert_score_f1", "twin_lock_score", "judge_lock_score", "grounding_score", "support_score"]
+_FUNCTIONS = {f: m for m, fs in {
+    "anchors": ["hallucination"], "baselines": ["answer_length", "novel_token_rate"],
+    "embedding": ["bert_score_f1", "semantic_similarity"], "factchecks": ["fact_checks"],
+    "grounding": ["grounding_score"], "lexical": ["completeness", "relevance"],
+    "judged": ["answer_class", "answer_relevance", "context_precision", "context_recall", "factual_accuracy",
+               "faithfulness", "ragas_score"],
+    "summary": ["judge_lock_score", "twin_lock_score"],
+    "reference": ["answer_completeness", "dont_know", "exact_match", "keyword_coverage", "number_match",
+                  "source_citation"],
+    "support": ["support_score"]}.items() for f in fs}
+
+
+def __getattr__(name: str):
+    """The metric functions (``from evalkit.metrics import relevance``), imported on first use."""
+    if name in _FUNCTIONS:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_FUNCTIONS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["REGISTRY", "register_metric", "unregister_metric", "DEFAULT_METRICS", "RENAMED", "Metric",
+           "MetricRenamedWarning", "Score", "VerdictRole", "canonical_name", "get_metric", *_FUNCTIONS]

@@ -52,6 +52,23 @@ class VerdictRole:
     inclusive: bool = False
 
 
+_LAZY_FIELDS = frozenset({"fn", "batch"})
+
+
+def resolve(target: str) -> Callable[..., Any]:
+    """The object a ``"package.module:attribute"`` string names, imported now.
+
+    >>> resolve("math:sqrt")(9.0)
+    3.0
+    """
+    import importlib
+
+    module, _, attr = target.partition(":")
+    if not module or not attr:
+        raise ValueError(f"expected 'module:function', got {target!r}")
+    return getattr(importlib.import_module(module), attr)
+
+
 @dataclass(frozen=True)
 class Metric:
     """A registered metric: a pure per-row function plus what the runner, verdict, tables and plots read.
@@ -59,14 +76,17 @@ class Metric:
     Attributes
     ----------
     name : registry name, also the output column.
-    fn : per-row function ``fn(**inputs, **params) -> Score`` on plain strings.
+    fn : per-row function ``fn(**inputs, **params) -> Score`` on plain strings, or where to find it,
+        ``"module:function"`` (the built-ins: imported on first use, so reading the registry imports no metric's
+        implementation, nor scikit-learn, spaCy or PyTorch).
     needs : canonical columns the metric reads (required).
     optional : canonical columns passed when present (e.g. ``question_type``).
     direction : 'higher' (better), 'lower' (better) or 'none' (labels).
     range : closed interval of the value, which is also the scale a person reads it on (0..1, 0..100,
         0..10: values are stored as shown, never rescaled for display); None for labels.
     kind : 'score', 'bool' or 'label'.
-    batch : optional column-wise implementation giving the same numbers faster.
+    batch : optional column-wise implementation giving the same numbers faster (a function or
+        ``"module:function"``, as ``fn``).
     resources : shared resources it needs ('nlp', ...), loaded once by the runner.
     params : config keys it reads from ``EvalConfig.params_for(name)``.
     family : documentation grouping.
@@ -101,6 +121,12 @@ class Metric:
     verdict_role: VerdictRole | None = None
     evidence_keys: tuple[str, ...] = ()
     stats: type | None = None
+
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if name in _LAZY_FIELDS and isinstance(value, str):
+            return resolve(value)  # the module's function as it is now (an import after the first is a lookup)
+        return value
 
     @property
     def display_scale(self) -> str:

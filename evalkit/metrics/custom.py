@@ -37,11 +37,9 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, Iterator, Mapping, MutableMapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..config import ConfigError, CustomMetricSpec, EvalConfig
 from ..judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
@@ -49,211 +47,8 @@ from ..judge.prompts import Prompt, parse_prompt
 from .base import Metric, Score
 from .guard import decision_for, skipped
 from .judged import threaded
-
-CUSTOM_FAMILY = "custom"  # a config's judged metric
-PYTHON_FAMILY = "python"  # a function given to register_metric
-
-_lock = threading.Lock()
-_overlay: dict[str, Metric] = {}
-_builtin: Mapping[str, Metric] = MappingProxyType({})  # set once, when evalkit.metrics builds its REGISTRY view
-
-
-# ---------------------------------------------------------------------------
-# The registry view and its overlay
-# ---------------------------------------------------------------------------
-
-
-class RegistryView(MutableMapping):
-    """The built-in metrics followed by the registered ones (read like a dict; built-ins cannot be replaced).
-
-    Writing (``REGISTRY[name] = metric``, as ``monkeypatch.setitem`` does) registers in the overlay; deleting
-    removes from it. Iteration order: built-ins in table order, then registrations in order."""
-
-    def __init__(self, builtin: Mapping[str, Metric]):
-        global _builtin
-        self._builtin = _builtin = MappingProxyType(dict(builtin))
-
-    @property
-    def builtin(self) -> Mapping[str, Metric]:
-        return self._builtin
-
-    def __getitem__(self, name: str) -> Metric:
-        if name in self._builtin:
-            return self._builtin[name]
-        with _lock:
-            return _overlay[name]
-
-    def __iter__(self) -> Iterator[str]:
-        with _lock:
-            extra = [n for n in _overlay if n not in self._builtin]
-        return iter([*self._builtin, *extra])
-
-    def __len__(self) -> int:
-        with _lock:
-            return len(self._builtin) + len([n for n in _overlay if n not in self._builtin])
-
-    def __contains__(self, name: object) -> bool:
-        if name in self._builtin:
-            return True
-        with _lock:
-            return name in _overlay
-
-    def __setitem__(self, name: str, metric: Metric) -> None:
-        if name in self._builtin:
-            raise ValueError(f"{name!r} is a built-in metric; built-ins cannot be replaced (choose another name)")
-        with _lock:
-            _overlay[name] = metric
-
-    def __delitem__(self, name: str) -> None:
-        if name in self._builtin:
-            raise ValueError(f"{name!r} is a built-in metric; built-ins cannot be removed")
-        with _lock:
-            del _overlay[name]
-
-    def __repr__(self) -> str:
-        return f"RegistryView({list(self)})"
-
-
-@contextmanager
-def scoped() -> Iterator[None]:
-    """Registrations made inside the block are undone at its end (the overlay is restored as it was).
-
-    >>> from evalkit.metrics import REGISTRY
-    >>> with scoped():
-    ...     _ = register_metric("words", lambda answer: float(len(answer.split())), needs=("answer",),
-    ...                         direction="none", range=(0, float("inf")))
-    ...     "words" in REGISTRY
-    True
-    >>> "words" in REGISTRY
-    False
-    """
-    with _lock:
-        saved = dict(_overlay)
-    try:
-        yield
-    finally:
-        with _lock:
-            _overlay.clear()
-            _overlay.update(saved)
-
-
-def columns_written(metric: Metric) -> set[str]:
-    """The result columns a metric writes: its value, ``<name>_details``, its extra and statistic columns (the
-    rule :func:`evalkit.runner.output_columns` applies to the whole registry)."""
-    out = {metric.name, f"{metric.name}_details", *(f"{metric.name}_{k}" for k in metric.extra_columns)}
-    if metric.stats is not None:
-        out |= set(metric.stats.columns(metric.name))
-    return out
-
-
-def _name_problem(metric: Metric, others: Sequence[Metric]) -> str | None:
-    """Why ``metric`` may not be registered beside ``others`` (the metrics that stay): None when it may.
-
-    Its columns may not be a canonical input or a fixed output (answer, verdict, error, ...) nor a column another
-    metric writes (``faithfulness_details``): the run would overwrite one with the other."""
-    from ..config import reserved_columns
-
-    if metric.name in _builtin:
-        return f"{metric.name!r} is a built-in metric; choose another name"
-    if metric.name in reserved_columns():
-        return (f"{metric.name!r} is a column every run reads or writes (an input, the row decision, the verdict or "
-                "the errors); its scores would overwrite it: choose another name")
-    mine = columns_written(metric)
-    for other in [*_builtin.values(), *others]:
-        if other.name != metric.name and (clash := mine & columns_written(other)):
-            return (f"{metric.name!r} would write column(s) {sorted(clash)}, which metric {other.name!r} writes too; "
-                    "choose another name")
-    return None
-
-
-def _register(metric: Metric, *, replace_ok: Callable[[Metric], bool]) -> Metric:
-    with _lock:
-        problem = _name_problem(metric, list(_overlay.values()))
-        if problem:
-            raise ValueError(problem)
-        old = _overlay.get(metric.name)
-        if old is not None and old is not metric and not replace_ok(old):
-            raise ValueError(f"a metric {metric.name!r} is already registered ({old.family}); pass replace=True "
-                             "to replace it, or choose another name")
-        _overlay[metric.name] = metric
-    return metric
-
-
-def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range: tuple[float, float] | None,
-                    needs: Sequence[str] = ("answer",), formula: str = "", kind: str = "score",
-                    empty_policy: str = "", replace: bool = False) -> Metric:
-    """Register a plain Python function on strings as a metric, beside the built-ins.
-
-    ``fn(**{column: value for column in needs}) -> float | bool | str | Score | None`` is called once per row;
-    a plain value becomes ``Score(value)`` (None: undetermined). The runner checks the value against ``range``
-    and records a failing row's exception in its ``error`` column, as for any metric.
-
-    Parameters
-    ----------
-    name : registry name and output column (not a built-in's name).
-    fn : the per-row function.
-    direction : 'higher', 'lower' (which is better) or 'none'.
-    range : closed interval of the value, e.g. ``(0, 1)``; None for labels.
-    needs : canonical columns it reads (question, answer, contexts, ground_truth, ...).
-    formula : one line saying how the value is computed (``evalkit metrics`` prints it).
-    kind : 'score', 'bool' or 'label'.
-    replace : replace an earlier registration of ``name`` (never a built-in).
-
-    Returns
-    -------
-    The registered :class:`Metric`.
-
-    Examples
-    --------
-    >>> import pandas as pd, evalkit
-    >>> with scoped():
-    ...     _ = evalkit.register_metric("shouting_rate", lambda answer: sum(c.isupper() for c in answer) / len(answer),
-    ...                                 direction="lower", range=(0, 1), needs=("answer",),
-    ...                                 formula="upper-case letters / characters")
-    ...     out = evalkit.evaluate(pd.DataFrame({"question": ["Q"], "answer": ["HI there"]}), ["shouting_rate"],
-    ...                            progress=False)
-    ...     float(out.loc[0, "shouting_rate"])
-    0.25
-    """
-    if direction not in ("higher", "lower", "none"):
-        raise ValueError(f"direction must be 'higher', 'lower' or 'none', got {direction!r}")
-    if kind not in ("score", "bool", "label"):
-        raise ValueError(f"kind must be 'score', 'bool' or 'label', got {kind!r}")
-    if range is not None:
-        if len(range) != 2 or not float(range[0]) < float(range[1]):
-            raise ValueError(f"range must be (low, high) with low < high, got {range!r}")
-        range = (float(range[0]), float(range[1]))
-    elif kind == "score":
-        raise ValueError("a score needs a range, e.g. range=(0, 1)")
-    needs = tuple(needs)
-
-    def row(**inputs: Any) -> Score:
-        v = fn(**inputs)
-        return v if isinstance(v, Score) else Score(v)
-
-    row.__signature__ = _signature_of(needs)  # the runner passes exactly these columns
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"register_metric: name must be a non-empty text, got {name!r}")
-    metric = Metric(name, row, needs=needs, direction=direction, range=range, kind=kind, family=PYTHON_FAMILY,
-                    formula=formula or f"{getattr(fn, '__qualname__', 'function')} (registered Python function)",
-                    empty_policy=empty_policy or "as the function returns (None: undetermined)")
-    try:
-        return _register(metric, replace_ok=lambda old: replace)
-    except ValueError as e:
-        raise ValueError(f"register_metric: name: {e}") from None
-
-
-def _signature_of(names: Sequence[str]):
-    import inspect
-
-    return inspect.Signature([inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in names])
-
-
-def unregister_metric(name: str) -> None:
-    """Remove a registered (never a built-in) metric; a name not registered is ignored."""
-    with _lock:
-        _overlay.pop(name, None)
-
+from .registry import (CUSTOM_FAMILY, PYTHON_FAMILY, RegistryView, _lock, _name_problem, _overlay, _register,
+                       columns_written, register_metric, registered, scoped, unregister_metric)
 
 # ---------------------------------------------------------------------------
 # Custom judged metrics from a config
@@ -447,12 +242,6 @@ def activate_from(results: Any) -> list[Metric]:
 
     return [_register(m, replace_ok=lambda old: old.family == CUSTOM_FAMILY)
             for m in config_metrics(EvalConfig(custom_metrics=_custom_specs(entries, "results metadata")))]
-
-
-def registered() -> dict[str, Metric]:
-    """The metrics registered now (beside the built-ins), by name."""
-    with _lock:
-        return dict(_overlay)
 
 
 __all__ = ["RegistryView", "register_metric", "unregister_metric", "scoped", "activate", "activate_from",

@@ -278,3 +278,9 @@ def ragas_metric(name: str, needs: tuple[str, ...]) -> tuple[Callable[..., Score
                                          [inspect.Parameter("judge", kw_only, default=None),
                                           inspect.Parameter("judge_config", kw_only, default=None)])
     return fn, batch
+
+
+# the registry's entries (evalkit.metrics names them "module:function", imported on first use)
+faithfulness_row, faithfulness_rows = ragas_metric("faithfulness", ("question", "answer", "contexts"))
+context_precision_row, context_precision_rows = ragas_metric("context_precision", ("question", "contexts", "ground_truth"))
+context_recall_row, context_recall_rows = ragas_metric("context_recall", ("question", "contexts", "ground_truth"))
