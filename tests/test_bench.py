@@ -1,5 +1,7 @@
 """Real labelled data from ../shared/bench (present in CI): the calibration machinery on it, and the
 shortcuts its README warns about, measured."""
+from pathlib import Path
+
 import pytest
 from sklearn.metrics import roc_auc_score
 
@@ -37,3 +39,19 @@ def test_halueval_qa_length_shortcut():
     iv = roc_auc(res["answer_length"].astype(float), res["hallucinated"].astype(bool), n_resamples=100,
                  groups=res["item_id"].tolist())
     assert iv.estimate > 0.9  # README: length alone separates the classes in QA
+
+
+def test_active_labels_benchmark_runs_and_writes_its_table(tmp_path):
+    """benchmarks/bench_active_labels.py at a small size (2 seeds, two budgets): the same code path as the README's
+    run, its table and verdict line written from the numbers."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "active.md"
+    r = subprocess.run([sys.executable, "benchmarks/bench_active_labels.py", "--seeds", "2", "--budgets", "40,80",
+                        "--resamples", "30", "--out", str(out)], cwd=Path(__file__).resolve().parents[1],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    text = out.read_text()
+    assert "## halueval_qa" in text and "## halueval_summarization" in text and "**Target (at most 60%" in text
+    assert (tmp_path / "active_labels_halueval_qa.png").exists()
