@@ -86,18 +86,26 @@ def study(res: pd.DataFrame, metric: str, strategy: str, budgets: list[int], bat
     return out
 
 
+def _median(values: list) -> float | None:
+    kept = [v for v in values if v is not None]
+    return statistics.median(kept) if kept else None
+
+
 def saving(rows: list[dict], budgets: list[int]) -> list[dict]:
     """Per random budget: random's median width there, and the active labels needed for that width (linear
     interpolation on active's curve made monotone: the narrowest width reached with at most that many labels);
     ``share`` is active's labels over random's."""
-    med = {(st, b): statistics.median([r["width"] for r in rows if r["strategy"] == st and r["labels"] == b
-                                       and r["width"] is not None]) for st in ("random", "active") for b in budgets}
-    active = list(zip(budgets, np.minimum.accumulate([med[("active", b)] for b in budgets])))
+    med = {(st, b): _median([r["width"] for r in rows if r["strategy"] == st and r["labels"] == b])
+           for st in ("random", "active") for b in budgets}
+    measured = [b for b in budgets if med[("active", b)] is not None]  # a budget where no seed had both classes
+    active = list(zip(measured, np.minimum.accumulate([med[("active", b)] for b in measured])))
     out = []
     for b in budgets:
         w = med[("random", b)]
         need = None
-        if w >= active[0][1]:
+        if w is None or not active:
+            pass
+        elif w >= active[0][1]:
             need = float(active[0][0])  # reached at the first batch already (or earlier: not measured below it)
         for (b0, w0), (b1, w1) in zip(active, active[1:]):
             if need is None and w0 > w >= w1:
@@ -118,7 +126,7 @@ CAVEATS = """- **Width is not the whole story.** The bootstrap interval resample
 def verdict(data: dict) -> str:
     """The target's line, from the numbers: the largest share (active labels / random labels) from 80 random
     labels up, on every study."""
-    worst = {t: max(x["share"] for x in d["saving"] if x["labels"] >= 80 and x["share"] is not None)
+    worst = {t: max([x["share"] for x in d["saving"] if x["labels"] >= 80 and x["share"] is not None] or [9.9])
              for t, d in data.items()}
     met = all(v <= 0.6 for v in worst.values())
     return ("## Reading it\n- **Target (at most 60% of the labels) " + ("met" if met else "missed") + "**: from 80 "
@@ -163,11 +171,14 @@ def _section(task, metric, n, t_all, rows, sav, budgets, args) -> str:
     lines = [f"## {task}: `{metric}` ({n} rows; threshold on all rows {t_all:.3f})", "",
              "| labels | width, random | width, active | active labels for random's width | active / random "
              "| error, random | error, active |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    def w(v):
+        return "n/a" if v is None else f"{v:.3f}"
+
     for s in sav:
         b = s["labels"]
         need = "n/a" if s["active_needed"] is None else f"{s['active_needed']:.0f}"
         share = "n/a" if s["share"] is None else f"{s['share']:.0%}"
-        lines.append(f"| {b} | {s['random_width']:.3f} | {s['active_width']:.3f} | {need} | {share} | "
+        lines.append(f"| {b} | {w(s['random_width'])} | {w(s['active_width'])} | {need} | {share} | "
                      f"{med('random', b, 'error'):.3f} | {med('active', b, 'error'):.3f} |")
     shares = [x["share"] for x in sav if x["share"] is not None and x["labels"] >= 100]
     if shares:
@@ -185,9 +196,9 @@ def _plot(task, rows, budgets, path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(6, 3.4))
     for st, color in (("random", "#E69F00"), ("active", "#0072B2")):
-        med = [statistics.median([r["width"] for r in rows if r["strategy"] == st and r["labels"] == b
-                                  and r["width"] is not None]) for b in budgets]
-        ax.plot(budgets, med, marker="o", color=color, label=st)
+        med = [_median([r["width"] for r in rows if r["strategy"] == st and r["labels"] == b]) for b in budgets]
+        ax.plot([b for b, m in zip(budgets, med) if m is not None], [m for m in med if m is not None], marker="o",
+                color=color, label=st)
     ax.set_xlabel("labels")
     ax.set_ylabel("95% interval width of the threshold")
     ax.set_title(f"{task}: median over seeds")
