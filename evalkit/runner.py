@@ -1,11 +1,11 @@
-"""``evaluate()``: run registered metrics over a dataset with batching, shared resources,
-progress and per-row errors.
+"""``score()``: run registered metrics over a dataset with batching, shared resources, progress and per-row
+errors (:func:`evalkit.evaluate` is ``score()`` followed by the verdict, in :mod:`evalkit.pipeline`).
 
 Output columns: the row decision about the answer, made once (:func:`evalkit.text.decide_answer`) and read by
 every metric, the verdict and :func:`evalkit.show`: ``answer_empty``, ``abstained``, ``abstained_reason``,
 ``answer_language``. Per metric ``m``: ``m`` (the value; nullable float/boolean/string)
-and ``m_details`` (JSON evidence). Then ``verdict``/``verdict_rule`` when the triad
-ran, and ``error``: None, or ``"metric: ErrorType: message"`` entries joined by
+and ``m_details`` (JSON evidence). Then (added by :func:`evalkit.evaluate`) ``verdict``/``verdict_rule`` when the
+triad ran, and ``error``: None, or ``"metric: ErrorType: message"`` entries joined by
 " | " for every metric that failed on that row. No row is ever dropped.
 """
 from __future__ import annotations

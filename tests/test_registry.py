@@ -167,3 +167,24 @@ def test_cli_prints_one_note(tmp_path, capsys):
     err = capsys.readouterr().err
     assert [line for line in err.splitlines() if "note:" in line] == [NOTE]
     assert "grounding_risk" in pd.read_parquet(out).columns
+
+
+def test_every_builtin_metric_has_a_runnable_example():
+    """Each registry metric's function carries an Examples section, and its examples run (doctest): a reader can
+    copy one and see the number. Judged examples use the scripted judge server, a real HTTP server."""
+    import doctest
+
+    from evalkit.metrics import REGISTRY
+
+    missing, failed = [], []
+    for name in REGISTRY.builtin:
+        fn = REGISTRY[name].fn
+        if ">>> " not in (fn.__doc__ or ""):
+            missing.append(name)
+            continue
+        finder = doctest.DocTestFinder(recurse=False)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        for test in finder.find(fn, name, globs={**vars(__import__(fn.__module__, fromlist=["x"]))}):
+            if runner.run(test).failed:
+                failed.append(name)
+    assert missing == [] and failed == [], (missing, failed)

@@ -28,6 +28,11 @@ def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder
 
     Empty policy: undetermined for an empty or None answer (reason "empty answer", the row's ``decision``);
     0 when the ground truth is empty or None.
+
+    Examples
+    --------
+    >>> round(semantic_similarity("The premium is $604 per year.", "It costs $604 a year.").value, 2)
+    73.51
     """
     if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
         return guarded
@@ -77,6 +82,11 @@ def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None, 
 
     Empty policy: undetermined for an empty or None answer (reason "empty answer", the row's ``decision``);
     0 when the ground truth is empty or None.
+
+    Examples
+    --------
+    >>> round(bert_score_f1("The premium is $604 per year.", "It costs $604 a year.").value, 2)
+    73.84
     """
     if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
         return guarded

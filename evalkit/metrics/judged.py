@@ -141,6 +141,17 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
 
     Empty policy: undetermined for an empty answer (reason "empty answer", the row's ``decision``); 100 when
     the answer has no claims; 0 when there are claims but no contexts (nothing can support them).
+
+    Examples
+    --------
+    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.judge.client import OpenAIJudge
+    >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
+    >>> with ScriptedJudgeServer() as srv:
+    ...     judge = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None))
+    ...     s = faithfulness("What is the base premium?", "The premium is $604.", ["The base premium is $604 per year."], judge=judge)
+    >>> s.value, s.details["supported"], s.details["total"]
+    (100.0, 1, 1)
     """
     _need(judge)
     P = load_prompts()
@@ -215,6 +226,17 @@ def context_precision(question: str | None, contexts: Sequence[str] | None, grou
     truth as reference, or the answer when there is none (said in the details).
 
     Empty policy: 0 with no contexts.
+
+    Examples
+    --------
+    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.judge.client import OpenAIJudge
+    >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
+    >>> with ScriptedJudgeServer() as srv:
+    ...     judge = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None))
+    ...     s = context_precision("What is the base premium?", ["The base premium is $604 per year."], "$604 per year.", judge=judge)
+    >>> s.value, s.details["reference"]
+    (100.0, 'ground_truth')
     """
     _need(judge)
     ctxs = [c for c in (contexts or []) if c and c.strip()]
@@ -237,6 +259,17 @@ def context_recall(question: str | None, contexts: Sequence[str] | None, ground_
 
     Empty policy: undetermined without a ground truth; 0 with no contexts; 100 when the ground
     truth yields no statements.
+
+    Examples
+    --------
+    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.judge.client import OpenAIJudge
+    >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
+    >>> with ScriptedJudgeServer() as srv:
+    ...     judge = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None))
+    ...     s = context_recall("What is the base premium?", ["The base premium is $604 per year."], "$604 per year.", judge=judge)
+    >>> s.value, s.details["attributed"], s.details["total"]
+    (100.0, 1, 1)
     """
     _need(judge)
     if not (ground_truth or "").strip():
@@ -285,6 +318,17 @@ def answer_relevance(question: str | None, answer: str | None, *, judge=None, en
     ``details["method"]`` says which formula produced the value.
 
     Empty policy: undetermined for an empty answer (reason "empty answer", the row's ``decision``).
+
+    Examples
+    --------
+    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.judge.client import OpenAIJudge
+    >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
+    >>> with ScriptedJudgeServer() as srv:
+    ...     judge = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None))
+    ...     s = answer_relevance("What is the base premium?", "The premium is $604.", judge=judge)
+    >>> s.value, s.details["method"]
+    (50.0, 'rubric')
     """
     _need(judge)
     if method not in RELEVANCE_METHODS:
@@ -322,6 +366,11 @@ def ragas_score(faithfulness: float | None, context_precision: float | None, con
     0.30; missing components are excluded and the remaining weights renormalised (0..100).
 
     Empty policy: undetermined only when every component is missing.
+
+    Examples
+    --------
+    >>> ragas_score(80.0, 100.0, 50.0, 100.0).value  # harmonic mean of the four
+    84.0
     """
     comps = {"faithfulness": faithfulness, "context_precision": context_precision, "context_recall": context_recall,
              "answer_relevance": answer_relevance}
@@ -339,6 +388,17 @@ def factual_accuracy(question: str | None, answer: str | None, ground_truth: str
 
     Empty policy: undetermined for an empty answer (reason "empty answer", the row's ``decision``) and
     without a ground truth.
+
+    Examples
+    --------
+    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.judge.client import OpenAIJudge
+    >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
+    >>> with ScriptedJudgeServer() as srv:
+    ...     judge = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None))
+    ...     s = factual_accuracy("What is the base premium?", "The premium is $604.", "$604 per year.", judge=judge)
+    >>> s.value, s.details["grade"]
+    (85.0, 'A')
     """
     _need(judge)
     if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
@@ -364,6 +424,17 @@ def answer_class(question: str | None, answer: str | None, ground_truth: str | N
     against the ground truth.
 
     Empty policy: undetermined for an empty answer (reason "empty answer") and without a ground truth.
+
+    Examples
+    --------
+    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.judge.client import OpenAIJudge
+    >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
+    >>> with ScriptedJudgeServer() as srv:
+    ...     judge = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None))
+    ...     s = answer_class("What is the base premium?", "The premium is $604.", "$604 per year.", judge=judge)
+    >>> s.value
+    'CORRECT'
     """
     decision = decision_for(answer, decision, phrases=phrases)
     if (guarded := skipped(decision, english_only=False)) is not None:

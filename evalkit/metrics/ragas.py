@@ -235,6 +235,26 @@ def ragas_scores(name: str, rows: Sequence[Mapping[str, Any]], judge: Any) -> li
     return out if k == 1 else [combine_repeats(out[i * k:(i + 1) * k]) for i in range(len(rows))]
 
 
+RAGAS_ROW_DOC = """ragas' own ``{name}`` for one row ({needs}), on the configured judge endpoint (0..1, higher
+    is better): ragas computes it, evalkit hands it the judge and records ragas' exceptions as row errors.
+
+    Examples
+    --------
+    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.judge.client import OpenAIJudge
+    >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
+    >>> from evalkit.metrics.ragas import faithfulness_row, context_recall_row
+    >>> with ScriptedJudgeServer() as srv:
+    ...     judge = OpenAIJudge(JudgeConfig(base_url=srv.url, model="scripted", cache_path=None))
+    ...     f = faithfulness_row(question="What is the base premium?", answer="The premium is $604.",
+    ...                          contexts=["The base premium is $604 per year."], judge=judge)
+    ...     r = context_recall_row(question="What is the base premium?", contexts=["The base premium is $604 per year."],
+    ...                            ground_truth="$604 per year.", judge=judge)
+    >>> f.value, r.value
+    (1.0, 1.0)
+    """
+
+
 def ragas_metric(name: str, needs: tuple[str, ...]) -> tuple[Callable[..., Score], Callable[..., list]]:
     """The row function and the batch function of ragas' metric ``name`` ("faithfulness",
     "context_precision" or "context_recall"), taking the inputs ``needs``, for the registry.
@@ -273,6 +293,7 @@ def ragas_metric(name: str, needs: tuple[str, ...]) -> tuple[Callable[..., Score
     fn.__doc__ = (f"ragas' own ``{name}`` (ragas 0.4 collections), 0..1, asked through evalkit's judge client.\n\n"
                   f"Empty policy: ragas' (it raises on missing inputs; the runner records the row's error; NaN "
                   f"becomes undetermined).")
+    fn.__doc__ = RAGAS_ROW_DOC.format(name=name, needs=", ".join(needs))
     kw_only = inspect.Parameter.KEYWORD_ONLY
     fn.__signature__ = inspect.Signature([inspect.Parameter(n, kw_only) for n in needs] +
                                          [inspect.Parameter("judge", kw_only, default=None),

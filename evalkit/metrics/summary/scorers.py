@@ -68,6 +68,14 @@ def twin_lock_score(answer: str | None, contexts: Sequence[str] | None, *, provi
 
     Empty policy: undetermined for an empty summary (reason "empty answer") or article; undetermined (with
     the reasons) when any metric's labels are malformed.
+
+    Examples
+    --------
+    >>> article = ["The city council approved a budget of 12 million dollars on Monday. The budget funds two new "
+    ...            "schools and a library. Critics said the plan ignores road repairs."]
+    >>> s = twin_lock_score("The council approved a 12 million dollar budget for two schools and a library.", article)
+    >>> s.value, s.details["coverage_score"], s.details["hallucination_score"], s.details["relevance_score"]
+    (8.15, 7.76, 10.0, 5.0)
     """
     return _lock("twin", answer, contexts, labeler or make_labeler(provider, judge, nlp))
 
@@ -77,6 +85,14 @@ def judge_lock_score(answer: str | None, contexts: Sequence[str] | None, *, prov
     """Judge-Lock on a summary (the answer) of its article (the joined contexts); see :func:`judge_lock`.
 
     Empty policy: as :func:`twin_lock_score`.
+
+    Examples
+    --------
+    >>> article = ["The city council approved a budget of 12 million dollars on Monday. The budget funds two new "
+    ...            "schools and a library. Critics said the plan ignores road repairs."]
+    >>> s = judge_lock_score("The council approved a 12 million dollar budget for two schools and a library.", article)
+    >>> s.value is None, s.details["coverage"]["error"]  # Judge-Lock needs 4 to 7 key points; this article has 3
+    (True, 'coverage: expected 4-7 key points, got 3')
     """
     return _lock("judge", answer, contexts, labeler or make_labeler(provider, judge, nlp))
 
