@@ -106,15 +106,23 @@ class Thresholds:
     hallucination_fail: float = 0.5
     relevance_fail: float = 0.1
     completeness_warn: float = 0.6
+    # opt-in: FAIL an answer whose weakest claim's support is strictly below this (the support detector needs
+    # the embed extra); None: no such rule. A calibrated profile's rule on support replaces it.
+    support_fail: float | None = None
     # rules read from a calibrated threshold profile (evalkit.thresholds.Threshold), applied by the
     # verdict after the defaults above are replaced for the metrics they name
     profile: tuple = ()
 
     def as_dict(self) -> dict[str, float]:
-        """The three default cut values (the profile's rules are in ``profile``)."""
-        return {"hallucination_fail": self.hallucination_fail, "relevance_fail": self.relevance_fail,
-                "completeness_warn": self.completeness_warn}
+        """The default cut values, and the opt-in ones that are set (the profile's rules are in ``profile``)."""
+        out = {"hallucination_fail": self.hallucination_fail, "relevance_fail": self.relevance_fail,
+               "completeness_warn": self.completeness_warn}
+        if self.support_fail is not None:
+            out["support_fail"] = self.support_fail
+        return out
 
+
+_OPT_IN = ("support_fail",)  # thresholds that are off unless set (null: off)
 
 # the judge's endpoint and model can come from the environment; the API key only ever does
 JUDGE_ENV = {"base_url": "EVALKIT_JUDGE_BASE_URL", "model": "EVALKIT_JUDGE_MODEL",
@@ -398,9 +406,9 @@ class EvalConfig:
             if bad:
                 raise ConfigError(f"{source}: thresholds has unknown key(s) {bad}; known: {sorted(tk)}")
             for k, v in th.items():
-                if not isinstance(v, (int, float)) or isinstance(v, bool):
+                if (not isinstance(v, (int, float)) or isinstance(v, bool)) and not (v is None and k in _OPT_IN):
                     raise ConfigError(f"{source}: thresholds.{k} must be a number, got {v!r}")
-            d["thresholds"] = Thresholds(**{k: float(v) for k, v in th.items()})
+            d["thresholds"] = Thresholds(**{k: None if v is None else float(v) for k, v in th.items()})
         lex = d.get("lexicons") or {}
         bad = sorted(set(lex) - set(default_lexicons())) if isinstance(lex, Mapping) else []
         if bad:

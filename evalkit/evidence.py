@@ -122,6 +122,17 @@ class MetricView:
 
 
 @dataclass(frozen=True)
+class ClaimSupport:
+    """One claim the support model checked: its text, P(its best window supports it), that window's text, and
+    whether it is the weakest claim (the one that sets ``support``)."""
+
+    claim: str
+    probability: float
+    window: str
+    weakest: bool
+
+
+@dataclass(frozen=True)
 class RowView:
     """One row of scored results, ready to display (``_repr_html_`` in notebooks, ``str`` in a console)."""
 
@@ -137,6 +148,7 @@ class RowView:
     rules: tuple[RuleCheck, ...]
     metrics: tuple[MetricView, ...]
     notes: tuple[str, ...]
+    support: tuple[ClaimSupport, ...] = ()  # the support detector's claims, when the run scored it
 
     def _repr_html_(self) -> str:
         return _row_html(self)
@@ -424,7 +436,17 @@ def show(results: pd.DataFrame, row_id: Any, metrics: Sequence[str] | None = Non
     return RowView(_label(row, position), _text(row.get("question")), _text(row.get("answer")),
                    _text(row.get("ground_truth")), _contexts(row.get("contexts")), found, lost,
                    _text(row.get("verdict")), _text(row.get("verdict_rule")), rules,
-                   metric_views(row, _metric_names(results, metrics)), notes)
+                   metric_views(row, _metric_names(results, metrics)), notes, support_claims(row))
+
+
+def support_claims(row: Mapping[str, Any]) -> tuple[ClaimSupport, ...]:
+    """The support detector's evidence for a row: every claim with its best window and probability, the
+    weakest marked (empty when the run did not score ``support`` or it is undetermined)."""
+    d = details_of(row, "support")
+    claims = d.get("sentences") or []
+    weakest = d.get("weakest")
+    return tuple(ClaimSupport(str(c.get("sentence", "")), float(c.get("probability", 0.0)), str(c.get("window_text", "")),
+                              i == weakest) for i, c in enumerate(claims))
 
 
 def _verdict_notes(row: Mapping[str, Any], rules: Sequence[RuleCheck]) -> tuple[str, ...]:
@@ -584,11 +606,26 @@ def _texts_html(v: RowView) -> str:
     return "".join(parts)
 
 
+def support_html(claims: Sequence[ClaimSupport]) -> str:
+    """Each claim the support model checked, with P(supported) and the passage it was checked against; the
+    weakest claim (which sets ``support``) underlined."""
+    if not claims:
+        return ""
+    items = []
+    for c in claims:
+        text = f'<mark class="ek-bad">{_e(c.claim)}</mark>' if c.weakest else _e(c.claim)
+        lead = "<b>weakest</b> " if c.weakest else ""
+        items.append(f"<li>{lead}{text} &mdash; P(supported) {c.probability:.3f}<br>"
+                     f'<span class="ek-ctx">passage checked: {_e(c.window)}</span></li>')
+    return f'<h4>support: each claim and the passage checked</h4><ol class="ek-anchors">{"".join(items)}</ol>'
+
+
 def _row_html(v: RowView) -> str:
     notes = "".join(f'<p class="ek-note">{_e(n)}</p>' for n in v.notes)
     rules = f"<h4>verdict rules, in the order they are checked</h4>{rules_html(v.rules)}" if v.rules else ""
     return styled(f'<div class="ek-show">{_head_html(v.label, v.verdict, v.verdict_rule)}'
-                  f"{_texts_html(v)}{rules}{notes}<h4>metrics</h4>{metrics_html(v.metrics)}</div>")
+                  f"{_texts_html(v)}{support_html(v.support)}{rules}{notes}<h4>metrics</h4>"
+                  f"{metrics_html(v.metrics)}</div>")
 
 
 def styled(fragment: str) -> str:
@@ -624,6 +661,9 @@ def _row_text(v: RowView) -> str:
             state = {True: "fired", False: "not fired", None: f"not checked ({r.note})"}[r.fired]
             value = "" if r.metric is None else f" value {_value_cell(r.value)}"
             lines.append(f"  {r.outcome:<12} {r.rule}:{value} {state}" + ("  <- decided" if r.decided else ""))
+    if v.support:
+        lines.append("support: each claim, P(supported), the passage checked:")
+        lines += [f"  {'* ' if c.weakest else '  '}{c.claim} -> {c.probability:.3f} [{c.window}]" for c in v.support]
     lines += [f"note: {n}" for n in v.notes]
     lines.append("metrics:")
     for m in v.metrics:

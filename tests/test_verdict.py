@@ -181,3 +181,24 @@ def test_apply_verdicts_reads_the_stored_decision_not_the_answer():
     old = pd.DataFrame({**triad, "answer": ["", "The documents do not say.", "Die Werke sind in Gent und Lyon."]})
     assert apply_verdicts(old)[0]["verdict_rule"].tolist() == ["empty answer", "the answer declines to answer",
                                                                "not English (detected: de)"]
+
+
+# --- the opt-in support rule ------------------------------------------------------------------------------------
+
+def test_support_fail_is_opt_in_and_strict():
+    import pandas as pd
+
+    from evalkit.config import EvalConfig, Thresholds
+    from evalkit.verdict import apply_verdicts
+
+    df = pd.DataFrame({"answer": ["a", "b", "c"], "hallucination": [0.0, 0.0, 0.0], "relevance": [0.5, 0.5, 0.5],
+                       "completeness": [1.0, 1.0, 1.0], "support": [0.2, 0.3, 0.9]})
+    off, _ = apply_verdicts(df.copy())
+    assert off["verdict"].tolist() == ["PASS"] * 3  # not set: no support rule at all
+    on, _ = apply_verdicts(df.copy(), Thresholds(support_fail=0.3))
+    # 0.2 < 0.3 fails; 0.3 sits on the threshold and the rule is strict, so it passes; 0.9 passes
+    assert on["verdict"].tolist() == ["FAIL", "PASS", "PASS"]
+    assert on.loc[0, "verdict_rule"].startswith("support 0.200 < 0.3")
+    cfg = EvalConfig.from_dict({"thresholds": {"support_fail": 0.3}})
+    assert cfg.thresholds.support_fail == 0.3
+    assert EvalConfig.from_dict({"thresholds": {"support_fail": None}}).thresholds.support_fail is None
