@@ -25,7 +25,7 @@ from ._version import __version__
 _LAZY = {
     "summary": "evalkit.aggregate:summary",
     "ConfigError": "evalkit.config:ConfigError", "EvalConfig": "evalkit.config:EvalConfig",
-    "Thresholds": "evalkit.config:Thresholds",
+    "VerdictThresholds": "evalkit.config:VerdictThresholds", "Thresholds": "evalkit.config:Thresholds",
     "DataError": "evalkit.data:DataError", "load": "evalkit.data:load", "save": "evalkit.data:save",
     "show": "evalkit.evidence:show",
     "REGISTRY": "evalkit.metrics:REGISTRY", "Score": "evalkit.metrics:Score", "get_metric": "evalkit.metrics:get_metric",

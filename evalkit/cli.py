@@ -375,14 +375,14 @@ def _named(path: str, func):
 def _verdict_cmd(args) -> int:
     import pandas as pd
 
-    from .config import Thresholds
+    from .config import VerdictThresholds
     from .data import save
     from .verdict import apply_verdicts, thresholds_from_profile
 
     _check_output_path(args.output)
     _refuse_overwriting(args.output, args.results, args.thresholds)
     df = _read_results(args.results, _columns(args), args)
-    out, notes = apply_verdicts(df, thresholds_from_profile(args.thresholds, Thresholds()))
+    out, notes = apply_verdicts(df, thresholds_from_profile(args.thresholds, VerdictThresholds()))
     for n in notes:
         print(f"evalkit: warning: {n}", file=sys.stderr)
     save(out, args.output)

@@ -96,8 +96,9 @@ def _yaml_problem(e: yaml.YAMLError) -> str:
 
 
 @dataclass(frozen=True)
-class Thresholds:
-    """Verdict thresholds (see :mod:`evalkit.verdict`).
+class VerdictThresholds:
+    """The verdict's cut values, one per rule (see :mod:`evalkit.verdict`); each becomes one
+    :class:`evalkit.thresholds.Threshold` (a single rule: value, flagged side, inclusive or not).
 
     ``hallucination_fail`` defaults to 0.5, the value the seed's verdict logic
     uses; the seed's metric section names 0.6, which you can set here.
@@ -121,6 +122,10 @@ class Thresholds:
             out["support_fail"] = self.support_fail
         return out
 
+
+# the earlier name, kept for code written against it (one threshold is a Threshold; the verdict's set of them
+# is VerdictThresholds)
+Thresholds = VerdictThresholds
 
 _OPT_IN = ("support_fail",)  # thresholds that are off unless set (null: off)
 
@@ -381,7 +386,7 @@ class EvalConfig:
     tokenizer: str = "regex"
     stop_words: str = "sklearn"
     batch_size: int = 64
-    thresholds: Thresholds = field(default_factory=Thresholds)
+    thresholds: VerdictThresholds = field(default_factory=VerdictThresholds)
     fact_checks: str | None = None
     lexicons: Mapping[str, Any] = field(default_factory=dict)
     metric_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -401,14 +406,14 @@ class EvalConfig:
             raise ConfigError(f"{source}: unknown key{'s' if len(unknown) > 1 else ''} {unknown}; known keys: {sorted(known)}")
         if "thresholds" in d:
             th = d["thresholds"] or {}
-            tk = {f.name for f in dataclasses.fields(Thresholds)} - {"profile"}  # profiles come from --thresholds
+            tk = {f.name for f in dataclasses.fields(VerdictThresholds)} - {"profile"}  # profiles come from --thresholds
             bad = sorted(set(th) - tk)
             if bad:
                 raise ConfigError(f"{source}: thresholds has unknown key(s) {bad}; known: {sorted(tk)}")
             for k, v in th.items():
                 if (not isinstance(v, (int, float)) or isinstance(v, bool)) and not (v is None and k in _OPT_IN):
                     raise ConfigError(f"{source}: thresholds.{k} must be a number, got {v!r}")
-            d["thresholds"] = Thresholds(**{k: None if v is None else float(v) for k, v in th.items()})
+            d["thresholds"] = VerdictThresholds(**{k: None if v is None else float(v) for k, v in th.items()})
         lex = d.get("lexicons") or {}
         bad = sorted(set(lex) - set(default_lexicons())) if isinstance(lex, Mapping) else []
         if bad:
@@ -538,7 +543,7 @@ def _top_level_problems(cfg: "EvalConfig"):
 
 
 def _threshold_problems(th: Any):
-    if not isinstance(th, Thresholds):
+    if not isinstance(th, VerdictThresholds):
         yield "thresholds", f"must be a mapping of threshold values, got {type(th).__name__}"
         return
     for key in th.as_dict():

@@ -38,7 +38,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .config import Thresholds
+from .config import VerdictThresholds
 from .metrics import REGISTRY, Metric
 from .thresholds import Threshold
 from .verdict import rules_for, verdict_for
@@ -217,14 +217,14 @@ def find_row(results: pd.DataFrame, row_id: Any, system: str | None = None) -> t
     return int(hits[0]), results.iloc[int(hits[0])]
 
 
-def thresholds_of(results: pd.DataFrame) -> Thresholds:
+def thresholds_of(results: pd.DataFrame) -> VerdictThresholds:
     """The thresholds the results were scored with (``attrs["evalkit"]``), else the defaults."""
     saved = ((results.attrs.get("evalkit") or {}).get("config") or {}).get("thresholds")
     if not isinstance(saved, Mapping):
-        return Thresholds()
-    cuts = {k: float(saved[k]) for k in Thresholds().as_dict() if k in saved}
+        return VerdictThresholds()
+    cuts = {k: float(saved[k]) for k in VerdictThresholds().as_dict() if k in saved}
     profile = tuple(Threshold(**r) for r in saved.get("profile") or () if isinstance(r, Mapping))
-    return Thresholds(**cuts, profile=profile)
+    return VerdictThresholds(**cuts, profile=profile)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -320,7 +320,7 @@ def _reason(row: Mapping[str, Any], metric: str) -> str | None:
     return details_of(row, metric).get("reason")
 
 
-def rule_checks(row: Mapping[str, Any], thresholds: Thresholds | None = None) -> tuple[RuleCheck, ...]:
+def rule_checks(row: Mapping[str, Any], thresholds: VerdictThresholds | None = None) -> tuple[RuleCheck, ...]:
     """Every verdict rule on this row, in the verdict's order, with its value and whether it fired.
 
     The rule that decided is the one :func:`evalkit.verdict.verdict_for` reports (first match wins; a missing
@@ -408,7 +408,7 @@ def _label(row: Mapping[str, Any], position: int | None) -> str:
 
 
 def show(results: pd.DataFrame, row_id: Any, metrics: Sequence[str] | None = None, *,
-         system: str | None = None, thresholds: Thresholds | None = None) -> RowView:
+         system: str | None = None, thresholds: VerdictThresholds | None = None) -> RowView:
     """The evidence of one scored row: answer with anchors marked, the verdict's rules, the metrics.
 
     Parameters

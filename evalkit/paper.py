@@ -390,14 +390,14 @@ def _labels(run: Run, p: Plan, x: _Text) -> str:
 
 
 def _thresholds(run: Run, p: Plan, x: _Text, cite) -> str:
-    from .config import Thresholds
+    from .config import VerdictThresholds
     from .verdict import rules_for
 
     sig = run.signature
     th = sig.get("thresholds") or {}
     text = ""
     if "verdict" in run.results.columns and th:
-        rules = rules_for(Thresholds(**{k: float(v) for k, v in th.items() if k in Thresholds().as_dict()}))
+        rules = rules_for(VerdictThresholds(**{k: float(v) for k, v in th.items() if k in VerdictThresholds().as_dict()}))
         shown = [f"{x.code(str(r))} ({r.outcome})" for r in rules]
         profile = sig.get("threshold_profile") or []
         text = (f"Each answer received a verdict from the rules {_join(shown)}"

@@ -126,7 +126,7 @@ class Resources:
     def labeler(self, provider: str):
         """The summary-label provider ('offline' or 'judge'), created once per run."""
         if provider not in self._labelers:
-            from .metrics.summary import make_labeler
+            from .metrics.summarization import make_labeler
 
             self._labelers[provider] = make_labeler(provider, self.judge if provider == "judge" else None, self.nlp,
                                                     self.context_index)

@@ -19,7 +19,7 @@ b. UNDETERMINED "not English (detected: de)" if the answer is in another languag
 
 Which metrics the verdict reads, the side each flags, its outcome and its place in this order are
 declared in the registry (:attr:`evalkit.metrics.base.Metric.verdict_role`); the cut values come
-from :class:`evalkit.config.Thresholds`. Each rule is one :class:`evalkit.thresholds.Threshold`, the
+from :class:`evalkit.config.VerdictThresholds`. Each rule is one :class:`evalkit.thresholds.Threshold`, the
 same type calibration uses, so a profile written by ``evalkit calibrate`` flags exactly the rows
 calibration counted as positive (``>=`` on the flagged side, rows on the threshold included). A rule
 whose input is missing (the metric was undetermined or failed on the row) is never compared with its
@@ -49,7 +49,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from .config import Thresholds, read_yaml_mapping
+from .config import VerdictThresholds, read_yaml_mapping
 from .metrics import REGISTRY, canonical_name
 from .thresholds import Threshold, ThresholdError
 from .data import is_missing
@@ -70,25 +70,25 @@ class ProfileError(ValueError):
     """A threshold profile cannot be applied (unreadable, a metric without a direction, bad entry)."""
 
 
-def default_rules(t: Thresholds | None = None) -> tuple[Threshold, ...]:
+def default_rules(t: VerdictThresholds | None = None) -> tuple[Threshold, ...]:
     """The seed's verdict rules as thresholds, one per registered verdict role, in the verdict's order
     (strict comparisons, as the seed writes them)."""
-    t = t or Thresholds()
+    t = t or VerdictThresholds()
     return tuple(Threshold(name, getattr(t, role.threshold), role.flag, role.inclusive, role.outcome)
                  for name, role in ROLES)
 
 
-def rules_for(t: Thresholds | None = None) -> tuple[Threshold, ...]:
+def rules_for(t: VerdictThresholds | None = None) -> tuple[Threshold, ...]:
     """The ordered rules the verdict applies: defaults, replaced or extended by the profile's rules.
 
     A profile rule for a triad metric replaces that default (its outcome kept); a rule for any other
     metric is a FAIL rule checked right after hallucination. ``thresholds.support_fail`` (opt-in) adds
     ``FAIL if support < t`` there too, unless the profile has a rule on support.
 
-    >>> [str(r) for r in rules_for(Thresholds(support_fail=0.3))][:2]
+    >>> [str(r) for r in rules_for(VerdictThresholds(support_fail=0.3))][:2]
     ['hallucination > 0.5', 'support < 0.3']
     """
-    t = t or Thresholds()
+    t = t or VerdictThresholds()
     by_metric = {r.metric: r for r in t.profile}
     staged = []
     for (_, role), r in zip(ROLES, default_rules(t)):
@@ -120,7 +120,7 @@ def verdict_for(values: Mapping[str, float | None], rules: Sequence[Threshold], 
 
 
 def verdict(hallucination: float | None, relevance: float | None, completeness: float | None,
-            thresholds: Thresholds | None = None, *, abstained: bool = False, empty: bool = False,
+            thresholds: VerdictThresholds | None = None, *, abstained: bool = False, empty: bool = False,
             language: str | None = None) -> tuple[str, str]:
     """Hierarchical verdict for one row from the row decision and the triad: ``(verdict, rule that fired)``."""
     values = {"hallucination": hallucination, "relevance": relevance, "completeness": completeness}
@@ -179,7 +179,7 @@ def decision_note(decisions: Sequence[AnswerDecision | None] = (), *,
     return "; ".join(parts) or None
 
 
-def apply_verdicts(results: pd.DataFrame, thresholds: Thresholds | None = None, *,
+def apply_verdicts(results: pd.DataFrame, thresholds: VerdictThresholds | None = None, *,
                    lexicons: Mapping[str, Any] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Add ``verdict`` and ``verdict_rule`` columns to scored results; returns ``(results, notes)``.
 
@@ -269,7 +269,7 @@ def _check_entry(metric: str, entry: Any, where: str) -> None:
                            "(higher flags above the threshold, lower below)")
 
 
-def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: Thresholds | None = None) -> Thresholds:
+def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: VerdictThresholds | None = None) -> VerdictThresholds:
     """Apply a calibrated threshold profile (dict or YAML path) on top of ``base``.
 
     A profile has ``metrics: {metric_name: {threshold, flag, inclusive, ...}}`` (as written by
@@ -279,7 +279,7 @@ def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: Thres
     doc = read_profile(profile)
     where = f"{profile}: " if isinstance(profile, (str, Path)) else ""
     _check_version(doc, where)
-    base = base or Thresholds()
+    base = base or VerdictThresholds()
     rules = []
     for metric, entry in doc["metrics"].items():
         metric = canonical_name(metric)
@@ -296,4 +296,4 @@ def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: Thres
     for r in rules:
         if r.metric in keys:
             values[keys[r.metric]] = float(r.value)
-    return Thresholds(**values, profile=tuple(rules))
+    return VerdictThresholds(**values, profile=tuple(rules))

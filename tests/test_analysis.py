@@ -2,7 +2,7 @@
 import pandas as pd
 
 from evalkit.analysis import threshold_boundary
-from evalkit.config import Thresholds
+from evalkit.config import VerdictThresholds
 from evalkit.thresholds import Threshold
 
 # by hand: rows 0, 1 and 4 score exactly 0.5 (rows 0 and 1 labelled hallucinated, row 4 not); 0.4999 and 0.25 are
@@ -26,7 +26,7 @@ def test_rows_exactly_on_the_seed_threshold_pass_and_are_counted():
 
 
 def test_a_calibrated_inclusive_rule_flags_the_boundary():
-    t = Thresholds(profile=(Threshold("hallucination", 0.5, "above", True),))
+    t = VerdictThresholds(profile=(Threshold("hallucination", 0.5, "above", True),))
     h = next(b for b in threshold_boundary(FRAME, t, label="faithful", positive="N") if b["metric"] == "hallucination")
     assert (h["rule"], h["n_on"], h["flagged"], h["n_on_positive"]) == ("hallucination >= 0.5", 3, True, 2)
     assert h["text"] == ("hallucination >= 0.5 includes its threshold: 3 rows score exactly 0.5 and are flagged "

@@ -20,7 +20,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "evalkit"
 
-# Bottom first. A module's layer is that of its top-level name under evalkit (evalkit.metrics.summary.arithmetic
+# Bottom first. A module's layer is that of its top-level name under evalkit (evalkit.metrics.summarization.arithmetic
 # -> metrics); "__init__" is evalkit/__init__.py, the package's public face, which re-exports from every layer.
 LAYERS: list[tuple[str, frozenset[str]]] = [
     # load: configuration, data, text processing and resources every later step shares; the scripted judge
@@ -164,7 +164,7 @@ def test_the_graph_is_found():
     """The parser sees imports of every kind, so the rules below cannot pass on an empty graph."""
     found = {(e.source, e.target) for e in import_graph()}
     assert ("evalkit.runner", "evalkit.metrics") in found  # from .metrics import ... (module level)
-    assert ("evalkit.metrics.summary.labels_offline", "evalkit.text") in found  # from ...text import (level 3)
+    assert ("evalkit.metrics.summarization.labels_offline", "evalkit.text") in found  # from ...text import (level 3)
     assert ("evalkit.runner", "evalkit.nlp") in found  # inside a method
     assert ("evalkit", "evalkit.calibrate") in found  # "evalkit.calibrate:" in the lazy public face
 

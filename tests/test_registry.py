@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from evalkit.cli import main
-from evalkit.config import Thresholds
+from evalkit.config import VerdictThresholds
 from evalkit.metrics import REGISTRY, MetricRenamedWarning, get_metric
 from evalkit.metrics.base import Metric, markdown_table
 
@@ -81,7 +81,7 @@ def test_verdict_roles_are_the_seeds_rules_in_the_verdicts_order():
                      "relevance": ("below", "FAIL", "relevance_fail"),
                      "completeness": ("below", "WARN", "completeness_warn")}
     assert TRIAD == ("hallucination", "relevance", "completeness")
-    fields = {f.name for f in dataclasses.fields(Thresholds)}
+    fields = {f.name for f in dataclasses.fields(VerdictThresholds)}
     assert {t for _, _, t in roles.values()} <= fields
 
 

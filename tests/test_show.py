@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 import pandas as pd
 import pytest
 
-from evalkit.config import Thresholds
+from evalkit.config import VerdictThresholds
 from evalkit.evidence import evidence_html, show
 
 
@@ -179,7 +179,7 @@ def test_thresholds_come_from_the_results_attrs():
     assert rules["hallucination > 0.7"][3] == "no" and rules["relevance < 0.01"][3] == "no"
     assert rules["completeness < 0.6"][4] == "decided the verdict" and view.notes == ()
     # the defaults disagree with the stored verdict: the view says so instead of hiding it
-    assert "other thresholds" in show(frame, "a", thresholds=Thresholds()).notes[0]
+    assert "other thresholds" in show(frame, "a", thresholds=VerdictThresholds()).notes[0]
 
 
 def test_metrics_on_their_scale_with_direction():

@@ -5,7 +5,7 @@ import pytest
 
 import evalkit
 from evalkit.judge import JudgeConfig, OpenAIJudge
-from evalkit.metrics.summary import (ORDER, JudgeLabeler, OfflineLabeler, central_sentences, judge_lock, overall,
+from evalkit.metrics.summarization import (ORDER, JudgeLabeler, OfflineLabeler, central_sentences, judge_lock, overall,
                                      twin_lock)
 from evalkit.testing import ScriptedJudgeServer
 from evalkit.text import sentences

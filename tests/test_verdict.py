@@ -2,7 +2,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from evalkit.config import Thresholds
+from evalkit.config import VerdictThresholds
 from evalkit.verdict import ProfileError, apply_verdicts, rules_for, thresholds_from_profile, verdict
 
 
@@ -29,7 +29,7 @@ def test_missing_input_is_undetermined_not_compared():
 
 def test_seed_threshold_variant():
     assert verdict(0.55, 0.9, 0.9)[0] == "FAIL"
-    assert verdict(0.55, 0.9, 0.9, Thresholds(hallucination_fail=0.6))[0] == "PASS"
+    assert verdict(0.55, 0.9, 0.9, VerdictThresholds(hallucination_fail=0.6))[0] == "PASS"
 
 
 def test_profile_direction_is_respected(tmp_path):
@@ -188,14 +188,14 @@ def test_apply_verdicts_reads_the_stored_decision_not_the_answer():
 def test_support_fail_is_opt_in_and_strict():
     import pandas as pd
 
-    from evalkit.config import EvalConfig, Thresholds
+    from evalkit.config import EvalConfig, VerdictThresholds
     from evalkit.verdict import apply_verdicts
 
     df = pd.DataFrame({"answer": ["a", "b", "c"], "hallucination": [0.0, 0.0, 0.0], "relevance": [0.5, 0.5, 0.5],
                        "completeness": [1.0, 1.0, 1.0], "support": [0.2, 0.3, 0.9]})
     off, _ = apply_verdicts(df.copy())
     assert off["verdict"].tolist() == ["PASS"] * 3  # not set: no support rule at all
-    on, _ = apply_verdicts(df.copy(), Thresholds(support_fail=0.3))
+    on, _ = apply_verdicts(df.copy(), VerdictThresholds(support_fail=0.3))
     # 0.2 < 0.3 fails; 0.3 sits on the threshold and the rule is strict, so it passes; 0.9 passes
     assert on["verdict"].tolist() == ["FAIL", "PASS", "PASS"]
     assert on.loc[0, "verdict_rule"].startswith("support 0.200 < 0.3")

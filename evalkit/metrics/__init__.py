@@ -20,7 +20,7 @@ from .stats import AnchorSupport, CheckPasses, KeywordHits, NovelTokens
 # every implementation is named "evalkit.metrics.<module>:<function>" and imported on first use: reading the
 # registry (the CLI's help, the verdict, a summary of saved results) imports no metric's code
 _M = "evalkit.metrics."
-# the summary scorers' sub-score columns (evalkit.metrics.summary.scorers.SCORE_KEYS, checked equal by the tests)
+# the summary scorers' sub-score columns (evalkit.metrics.summarization.scorers.SCORE_KEYS, checked equal by the tests)
 _SUMMARY_SCORE_KEYS = ("coverage_score", "alignment_score", "hallucination_score", "relevance_score",
                        "bias_toxicity_score")
 _TOK = ("tokenizer",)
@@ -142,7 +142,7 @@ _REGISTRY_LIST = [
            stats=NovelTokens, family="baseline",
            formula="answer tokens absent from the contexts / answer tokens (trivial baseline)",
            empty_policy="undetermined for an empty answer" + _NOT_EN),
-    Metric("grounding_risk", _M + "grounding:grounding_score", needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
+    Metric("grounding_risk", _M + "grounding:grounding_risk", needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            batch=_M + "grounding:grounding_batch", resources=("nlp",), params=("align", "phrases", "short_tokens", "short_chars"),
            family="detector", unit="probability",
            formula="calibrated probability of hallucination: gradient-boosted trees, monotone in every evidence "
@@ -158,13 +158,13 @@ _REGISTRY_LIST = [
                    "claim's content words) of P(window supports claim), from the shipped MiniLM cross-encoder",
            empty_policy="undetermined for an empty answer" + _NOT_EN + ", an abstention or no contexts",
            evidence_keys=("weakest", "windows_capped")),
-    Metric("twin_lock", _M + "summary:twin_lock_score", needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
-           batch=_M + "summary:twin_lock_batch", resources=("nlp",), params=("provider",), family="summary", extra_columns=_SUMMARY_SCORE_KEYS,
+    Metric("twin_lock", _M + "summarization:twin_lock_score", needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
+           batch=_M + "summarization:twin_lock_batch", resources=("nlp",), params=("provider",), family="summary", extra_columns=_SUMMARY_SCORE_KEYS,
            formula="Twin-Lock summary scores (coverage, alignment, hallucination, relevance, bias & toxicity), "
                    "each 0..10; value = their mean",
            empty_policy="undetermined for an empty summary/article or malformed labels"),
-    Metric("judge_lock", _M + "summary:judge_lock_score", needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
-           batch=_M + "summary:judge_lock_batch", resources=("nlp",), params=("provider",), family="summary", extra_columns=_SUMMARY_SCORE_KEYS,
+    Metric("judge_lock", _M + "summarization:judge_lock_score", needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
+           batch=_M + "summarization:judge_lock_batch", resources=("nlp",), params=("provider",), family="summary", extra_columns=_SUMMARY_SCORE_KEYS,
            formula="Judge-Lock: the Twin-Lock scores with QAG and stricter caps, each 0..10; value = their mean",
            empty_policy="undetermined for an empty summary/article or malformed labels"),
     Metric("ragas_faithfulness", _M + "ragas:faithfulness_row", needs=("question", "answer", "contexts"), direction="higher", range=(0.0, 1.0),
@@ -248,10 +248,10 @@ def get_metric(name: str) -> Metric:
 _FUNCTIONS = {f: m for m, fs in {
     "anchors": ["hallucination"], "baselines": ["answer_length", "novel_token_rate"],
     "embedding": ["bert_score_f1", "semantic_similarity"], "factchecks": ["fact_checks"],
-    "grounding": ["grounding_score"], "lexical": ["completeness", "relevance"],
+    "grounding": ["grounding_risk"], "lexical": ["completeness", "relevance"],
     "judged": ["answer_class", "answer_relevance", "context_precision", "context_recall", "factual_accuracy",
                "faithfulness", "ragas_score"],
-    "summary": ["judge_lock_score", "twin_lock_score"],
+    "summarization": ["judge_lock_score", "twin_lock_score"],
     "reference": ["answer_completeness", "dont_know", "exact_match", "keyword_coverage", "number_match",
                   "source_citation"],
     "support": ["support_score"]}.items() for f in fs}

@@ -41,7 +41,7 @@ class VerdictRole:
         rules on metrics without a role run at :data:`evalkit.verdict.PROFILE_ORDER`.
     flag : 'above' or 'below': the side of the threshold that triggers the outcome.
     outcome : 'FAIL' or 'WARN'.
-    threshold : the :class:`evalkit.config.Thresholds` field that holds the cut value.
+    threshold : the :class:`evalkit.config.VerdictThresholds` field that holds the cut value.
     inclusive : whether a value on the threshold triggers (the seed's rules are strict).
     """
 
@@ -69,7 +69,7 @@ def resolve(target: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), attr)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # a metric is itself: comparing fields would import every lazy implementation
 class Metric:
     """A registered metric: a pure per-row function plus what the runner, verdict, tables and plots read.
 

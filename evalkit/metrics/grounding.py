@@ -333,7 +333,7 @@ def fired(f: Mapping[str, float], per: list[dict]) -> list[str]:
 
 def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                     resources: Any = None) -> list[Score]:
-    """Column-wise :func:`grounding_score` (answers and contexts parsed in batches, contexts once)."""
+    """Column-wise :func:`grounding_risk` (answers and contexts parsed in batches, contexts once)."""
     from ..nlp import NlpPipeline
 
     done, decisions = guard_rows(inputs, params, resources, grounding_batch, english_only=True)
@@ -377,7 +377,7 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     return out
 
 
-def grounding_score(answer: str | None, contexts: Sequence[str] | None, *, align: str = "lexical",
+def grounding_risk(answer: str | None, contexts: Sequence[str] | None, *, align: str = "lexical",
                     phrases: Sequence[str] | None = None, short_tokens: Sequence[str] | None = None,
                     short_chars: int | None = None, decision: Any = None) -> Score:
     """Calibrated probability (0..1, lower is better) that the answer is not grounded in the contexts.
@@ -400,11 +400,11 @@ def grounding_score(answer: str | None, contexts: Sequence[str] | None, *, align
 
     Examples
     --------
-    >>> s = grounding_score("The premium is $640 and Paul Brandt approved it.",
+    >>> s = grounding_risk("The premium is $640 and Paul Brandt approved it.",
     ...                     ["The base premium for Territory 118 is $604 per year."])
     >>> s.value > 0.5, s.details["sentences"][0]["numbers_missing_context"]
     (True, 1)
-    >>> s = grounding_score("I don't know; the documents do not mention a speed limit.", [])
+    >>> s = grounding_risk("I don't know; the documents do not mention a speed limit.", [])
     >>> s.value, s.details["abstention"]
     (0.0, True)
     """

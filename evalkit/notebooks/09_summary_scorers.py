@@ -18,7 +18,7 @@
 #
 # Five 0..10 metrics of a summary against its article, in strict order: **coverage, alignment,
 # hallucination, relevance, bias & toxicity**. The arithmetic, caps and safeguards are deterministic
-# code (`evalkit.metrics.summary`); the labels they consume (key points and their coverage, claims and
+# code (`evalkit.metrics.summarization`); the labels they consume (key points and their coverage, claims and
 # their support, tone, QAG answers) come from a label provider:
 #
 # * `offline` (default): central sentences, the hallucination metric's anchor matcher, VADER tone, a small
@@ -85,7 +85,7 @@ if "key_points" in d["coverage"]:
 # ## Rounding and band edges
 
 # %%
-from evalkit.metrics.summary import band, round_half_up
+from evalkit.metrics.summarization import band, round_half_up
 
 pd.DataFrame([{"raw": x, "rounded": round_half_up(x), "band": band(round_half_up(x))}
               for x in (2.345, 3.0, 3.005, 6.0, 7.995, 8.0, 8.01)])

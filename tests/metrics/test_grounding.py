@@ -6,7 +6,7 @@ import pytest
 
 from evalkit.metrics.anchors import default_hedges
 from evalkit.metrics.grounding import (FEATURES, GROUPS, MODEL_FEATURES, MONOTONE, NOT_MODEL_INPUTS, Evidence,
-                                       answer_features, grounding_score, load_model, predict_proba, rarity)
+                                       answer_features, grounding_risk, load_model, predict_proba, rarity)
 from evalkit.metrics.grounding_substitution import substitutions
 from evalkit.text.acronyms import acronym_supported
 from evalkit.text.antonyms import are_antonyms
@@ -64,11 +64,11 @@ def test_unit_letters_are_not_proper_nouns(nlp):
 def test_abstention_is_grounded():
     # issue 13: the abstention below scored 0.31 through the model
     for ctx in ([CTX], []):
-        s = grounding_score("I don't know; the documents do not mention a speed limit.", ctx)
+        s = grounding_risk("I don't know; the documents do not mention a speed limit.", ctx)
         assert s.value == 0.0 and s.details["abstention"] is True and s.details["matched"] == ["i don't know"]
         assert s.details["reason"] == "the answer declines to answer; an abstention makes no claim to check"
-    assert grounding_score("The premium is $640.", [CTX]).details["abstention"] is False
-    assert grounding_score("No comment.", [CTX], phrases=["no comment"]).details["abstention"] is True
+    assert grounding_risk("The premium is $640.", [CTX]).details["abstention"] is False
+    assert grounding_risk("No comment.", [CTX], phrases=["no comment"]).details["abstention"] is True
 
 
 def test_negation_and_modality_flips(nlp):
@@ -139,11 +139,11 @@ def test_probability_is_platt_scaled_sum_of_the_shipped_trees(nlp):
 
 
 def test_metric_output_and_empty_policy():
-    s = grounding_score("The premium is $640 and Paul Brandt approved it.", [CTX])
+    s = grounding_risk("The premium is $640 and Paul Brandt approved it.", [CTX])
     assert 0 <= s.value <= 1 and any("not in the context" in f for f in s.details["fired"])
-    good = grounding_score("The base premium for Territory 118 is $604 per year.", [CTX])
+    good = grounding_risk("The base premium for Territory 118 is $604 per year.", [CTX])
     assert good.value < s.value and good.details["fired"] == []
-    assert grounding_score("", [CTX]).value is None and grounding_score("x", []).value is None
+    assert grounding_risk("", [CTX]).value is None and grounding_risk("x", []).value is None
 
 
 def test_on_the_sample_beside_the_seed_and_the_trivial_baselines(sample_results):
@@ -173,12 +173,12 @@ def test_training_script_reproduces_the_shipped_model():
 
 def test_embedding_alignment_option(encoder):
     ctx = ["The quarterly dividend rose to $0.13 per share. The weather in Houston was mild."]
-    lex = grounding_score("The payout per share went up to $0.13.", ctx)
-    emb = grounding_score("The payout per share went up to $0.13.", ctx, align="embedding")
+    lex = grounding_risk("The payout per share went up to $0.13.", ctx)
+    emb = grounding_risk("The payout per share went up to $0.13.", ctx, align="embedding")
     assert emb.details["align"] == "embedding" and lex.details["align"] == "lexical"
     assert emb.details["sentences"][0]["evidence"].startswith("The quarterly dividend")
     with pytest.raises(ValueError, match="align must be"):
-        grounding_score("x", ctx, align="semantic")
+        grounding_risk("x", ctx, align="semantic")
 
 
 # --- issue 18: preambles, equivalences, substitutions, monotonicity -----------------------------------------
@@ -236,8 +236,8 @@ def test_faithful_and_paraphrased_sentences_have_no_substitution(nlp):
 
 
 def test_substituted_antonym_raises_the_risk():
-    faithful = grounding_score("Sales increased by 12 percent in the first quarter.", [SUB_CTX])
-    swapped = grounding_score("Sales decreased by 12 percent in the first quarter.", [SUB_CTX])
+    faithful = grounding_risk("Sales increased by 12 percent in the first quarter.", [SUB_CTX])
+    swapped = grounding_risk("Sales decreased by 12 percent in the first quarter.", [SUB_CTX])
     assert swapped.details["features"]["sub_antonym"] == 1 and faithful.details["features"]["sub_antonym"] == 0
     assert swapped.value > faithful.value
     assert any("increased -> decreased (antonym)" in r for r in swapped.details["fired"])
@@ -246,7 +246,7 @@ def test_substituted_antonym_raises_the_risk():
 def test_adding_an_unsupported_number_never_lowers_the_risk():
     base = "The base premium for Territory 118 is $604 per year."
     more = "The base premium for Territory 118 is $604 per year, and 2,750 drivers pay it."
-    s0, s1 = grounding_score(base, [CTX]), grounding_score(more, [CTX])
+    s0, s1 = grounding_risk(base, [CTX]), grounding_risk(more, [CTX])
     assert s1.details["features"]["numbers_missing_context"] == s0.details["features"]["numbers_missing_context"] + 1
     assert s1.value >= s0.value
 

@@ -2,8 +2,8 @@
 
 It asks for the key points, coverage statuses, claim labels, tone and QAG answers as JSON (versioned
 prompts ``summary_*.txt``); relevance overlaps stay lexical (:func:`~.labels_offline.lexical_segments`).
-The label mapping it returns is the one :func:`~evalkit.metrics.summary.arithmetic.twin_lock` and
-:func:`~evalkit.metrics.summary.arithmetic.judge_lock` consume; they validate it.
+The label mapping it returns is the one :func:`~evalkit.metrics.summarization.arithmetic.twin_lock` and
+:func:`~evalkit.metrics.summarization.arithmetic.judge_lock` consume; they validate it.
 """
 from __future__ import annotations
 

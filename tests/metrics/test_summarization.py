@@ -3,7 +3,7 @@ import copy
 
 import pytest
 
-from evalkit.metrics.summary import (alignment_raw, band, judge_lock, overall, round_half_up, severity_of,
+from evalkit.metrics.summarization import (alignment_raw, band, judge_lock, overall, round_half_up, severity_of,
                                      split_segments, twin_lock)
 
 SIX = "one two three four five six"
@@ -274,7 +274,7 @@ def test_wrongly_typed_labels_are_label_errors(over, metric, msg):
 
 
 def test_a_bug_is_not_reported_as_malformed_labels(monkeypatch):
-    from evalkit.metrics.summary import arithmetic
+    from evalkit.metrics.summarization import arithmetic
 
     def broken(bt):
         raise TypeError("a bug in evalkit")
@@ -285,7 +285,7 @@ def test_a_bug_is_not_reported_as_malformed_labels(monkeypatch):
 
 
 def test_judge_lock_metrics_do_not_depend_on_scoring_order():
-    from evalkit.metrics.summary import JudgeLockContext
+    from evalkit.metrics.summarization import JudgeLockContext
 
     labels = judge(hallucination={"claims": [{"label": "Unsupported"}] * 2, "qag": copy.deepcopy(QAG_OK)})
     ctx = JudgeLockContext.of(labels)

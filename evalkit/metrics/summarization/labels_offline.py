@@ -6,8 +6,8 @@ claim support by the hallucination metric's anchor matcher plus word overlap; to
 (numbers, dates, entities) of the key points or claims, "answered" by looking them up. It is weaker than a
 judge, and says so in its output.
 
-It returns the label mapping that :func:`~evalkit.metrics.summary.arithmetic.twin_lock` and
-:func:`~evalkit.metrics.summary.arithmetic.judge_lock` consume.
+It returns the label mapping that :func:`~evalkit.metrics.summarization.arithmetic.twin_lock` and
+:func:`~evalkit.metrics.summarization.arithmetic.judge_lock` consume.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Registry entry points of the summary scorers: the summary is the answer, the article the joined contexts.
 
-A label provider (offline or judge) labels the pair; :func:`~evalkit.metrics.summary.arithmetic.twin_lock`
-or :func:`~evalkit.metrics.summary.arithmetic.judge_lock` scores the labels; the registry's value is the
+A label provider (offline or judge) labels the pair; :func:`~evalkit.metrics.summarization.arithmetic.twin_lock`
+or :func:`~evalkit.metrics.summarization.arithmetic.judge_lock` scores the labels; the registry's value is the
 mean of the five scores.
 """
 from __future__ import annotations

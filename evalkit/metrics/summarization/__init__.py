@@ -10,7 +10,7 @@
 
 Examples
 --------
->>> from evalkit.metrics.summary import band, round_half_up
+>>> from evalkit.metrics.summarization import band, round_half_up
 >>> band(round_half_up(7.995))
 'good'
 """

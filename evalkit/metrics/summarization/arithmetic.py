@@ -1,7 +1,7 @@
 """Twin-Lock and Judge-Lock arithmetic: scores, caps and safeguards (0..10 per metric) from labels.
 
 Labels (key points and their coverage, claims and their support, tone, QAG answers) come from a
-label provider (:mod:`~evalkit.metrics.summary.labels_offline`, :mod:`~evalkit.metrics.summary.labels_judge`);
+label provider (:mod:`~evalkit.metrics.summarization.labels_offline`, :mod:`~evalkit.metrics.summarization.labels_judge`);
 everything here is deterministic arithmetic on them, and every label is validated where it is read:
 a malformed label raises :class:`LabelError`, which becomes that metric's ``{"error": ...}``. Any other
 exception is a bug and propagates.
