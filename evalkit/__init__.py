@@ -32,7 +32,9 @@ _LAZY = {
     "register_metric": "evalkit.metrics:register_metric", "unregister_metric": "evalkit.metrics:unregister_metric",
     "aevaluate": "evalkit.pipeline:aevaluate", "evaluate": "evalkit.pipeline:evaluate",
     "MetricError": "evalkit.runner:MetricError",
-    "apply_verdicts": "evalkit.verdict:apply_verdicts", "verdict": "evalkit.verdict:verdict",
+    # evalkit.verdict is the module (its verdict() function: evalkit.verdict.verdict): a lazy name equal to a
+    # submodule's would be replaced by the module the first time anything imports it
+    "apply_verdicts": "evalkit.verdict:apply_verdicts", "verdict": "evalkit.verdict:",
     "explore": "evalkit.lab:explore", "labeler": "evalkit.lab:labeler",
     "label_next": "evalkit.calibrate.active:label_next",
     "calibrate": "evalkit.calibrate:", "compare": "evalkit.compare:", "notebook": "evalkit.notebook:",

@@ -338,10 +338,16 @@ def _calibrate_cmd(args) -> int:
     _refuse_overwriting(args.json, args.results, args.output, args.labels, what="--json")
     df = _read_results(args.results, _columns(args), args)
     if args.labels:
-        from .calibrate.active import join_labels, read_labels
+        from .calibrate.active import join_labels, read_labels, relabelled_note, selection_note
 
-        df = _named(args.labels, join_labels)(df, read_labels(args.labels), args.label, source=args.labels)
-    tc = _named(args.results, calibrate_frame)(df, args.score, args.label, positive=args.positive, direction=args.direction,
+        labels = read_labels(args.labels)
+        for note in (selection_note(labels), relabelled_note(labels)):
+            if note is not None:
+                print(f"evalkit: note: {note}", file=sys.stderr)
+        df = _named(args.labels, join_labels)(df, labels, args.label, source=args.labels)
+    # a bad label value came from the labels file when there is one: the message names that file
+    named = args.labels if args.labels else args.results
+    tc = _named_label(named, args.label, _named(args.results, calibrate_frame))(df, args.score, args.label, positive=args.positive, direction=args.direction,
                          criterion=args.criterion, split=args.split, by=[c for c in (args.by or "").split(",") if c],
                          groups=args.groups, n_resamples=args.resamples, seed=args.seed)
     print("\n".join(tc.summary_lines()))  # a warning about the positive class comes first
@@ -358,6 +364,20 @@ def _calibrate_cmd(args) -> int:
         write_text(args.json, json.dumps(out, indent=2) + "\n")
         print(f"full result: {args.json}")
     return 0
+
+
+def _named_label(path: str, label: str, func):
+    """``func`` whose errors about the ``label`` column name ``path`` (where the labels came from), in place of
+    the file name the inner call put first."""
+    def call(*a, **kw):
+        try:
+            return func(*a, **kw)
+        except ValueError as e:
+            msg = str(e)
+            if f"column {label!r}" in msg and not msg.startswith(f"{path}: "):
+                raise type(e)(f"{path}: {msg[msg.index('column ' + repr(label)):]}") from None
+            raise
+    return call
 
 
 def _named(path: str, func):
@@ -518,7 +538,7 @@ def _add_calibrate(sub) -> None:
              "  evalkit calibrate results.parquet --score hallucination --label hallucinated --split seeded -o p.yaml\n"
              "  evalkit calibrate labels.csv --score s --label judged --positive yes --json cal.json\n"
              "  evalkit calibrate results.csv --score hallucination --label likert --positive '<=2'\n"
-             "  evalkit calibrate results.parquet --score hallucination --label bad --labels labels.csv --positive yes",
+             "  evalkit calibrate results.parquet --score hallucination --label human --labels labels.csv --positive yes",
              _calibrate_cmd)
     c.add_argument("results", help="any table with a score column and a label column (.parquet, .csv, .jsonl)")
     c.add_argument("--score", required=True, help="score column, e.g. hallucination")
@@ -526,8 +546,9 @@ def _add_calibrate(sub) -> None:
                                                   "an ordinal scale (1-5) with a comparison in --positive")
     c.add_argument("--positive", help="the label class that is flagged (the bad answer): a value, e.g. N or yes, or "
                                       "a comparison for an ordinal label, e.g. '<=2', '<3', '>=4', '==1'")
-    c.add_argument("--labels", help="a labels CSV (id,label,labeller,timestamp, as evalkit.labeler writes) joined on id: "
-                                    "its labels fill --label; rows it does not name are unlabelled and left out")
+    c.add_argument("--labels", help="a labels CSV (id,label,labeller,timestamp, as evalkit.labeler writes) joined on id "
+                                    "(and system): its labels make the new column --label; rows it does not name are "
+                                    "unlabelled and left out")
     c.add_argument("--direction", default="higher", choices=["higher", "lower"],
                    help="higher: a high score indicates the positive label")
     c.add_argument("--criterion", default="youden", help="youden | f1 | precision>=X | recall>=X | cost:fp=A,fn=B")

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import threading
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol, Sequence
@@ -98,6 +99,24 @@ class StateMemo(dict):
             self.tokens += len(states)
 
 
+@contextmanager
+def quiet_loading():
+    """Load a model without transformers' own progress bar (in a notebook it is a widget or, without ipywidgets,
+    a stderr block per load); its setting is restored afterwards."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        yield
+        return
+    was = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            hf_logging.enable_progress_bar()
+
+
 class Transformer:
     """A Hugging Face encoder loaded once: the hidden states of each distinct text's tokens, one forward pass each.
 
@@ -116,8 +135,9 @@ class Transformer:
         except ImportError:
             raise EmbeddingNotInstalled(INSTALL_HINT) from None
         self.name, self.path, self.batch_size = name, path, batch_size
-        self.tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True)
-        self.model = AutoModel.from_pretrained(path).eval()
+        with quiet_loading():
+            self.tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True)
+            self.model = AutoModel.from_pretrained(path).eval()
         self.layers = int(self.model.config.num_hidden_layers)
         # some tokenizers declare no limit (model_max_length ~1e30); the position embeddings are the real one
         self.max_positions = int(getattr(self.model.config, "max_position_embeddings", 512))

@@ -30,6 +30,7 @@ True
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 from dataclasses import dataclass
@@ -217,12 +218,15 @@ def find_row(results: pd.DataFrame, row_id: Any, system: str | None = None) -> t
     return int(hits[0]), results.iloc[int(hits[0])]
 
 
+_CUT_FIELDS = tuple(f.name for f in dataclasses.fields(VerdictThresholds) if f.name != "profile")
+
+
 def thresholds_of(results: pd.DataFrame) -> VerdictThresholds:
     """The thresholds the results were scored with (``attrs["evalkit"]``), else the defaults."""
     saved = ((results.attrs.get("evalkit") or {}).get("config") or {}).get("thresholds")
     if not isinstance(saved, Mapping):
         return VerdictThresholds()
-    cuts = {k: float(saved[k]) for k in VerdictThresholds().as_dict() if k in saved}
+    cuts = {k: (None if saved[k] is None else float(saved[k])) for k in _CUT_FIELDS if k in saved}
     profile = tuple(Threshold(**r) for r in saved.get("profile") or () if isinstance(r, Mapping))
     return VerdictThresholds(**cuts, profile=profile)
 

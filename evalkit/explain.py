@@ -22,6 +22,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from .lessons import quote
 from .metrics import get_metric
 
 
@@ -70,7 +71,7 @@ def relevance_arithmetic(question: str, answer: str, tokenizer: str = "regex") -
     except ValueError:  # only stop words: no terms, cosine 0
         pass
     jaccard = len(inter) / len(union) if union else 0.0
-    score = get_metric("relevance").fn(question, answer)
+    score = get_metric("relevance").fn(question, answer, tokenizer=tokenizer)
     return {"question_tokens": sorted(tq), "answer_tokens": sorted(tr), "intersection": sorted(inter),
             "union_size": len(union), "jaccard": jaccard, "terms": sorted(terms, key=lambda t: -t["product"]),
             "cosine": cosine, "value": (cosine + jaccard) / 2, "metric": {"value": score.value, **score.details}}
@@ -92,9 +93,10 @@ def relevance_markdown(a: Mapping[str, Any]) -> str:
             f"**{a['value']:.3f}** (the metric: {a['metric']['value']:.3f}).")
 
 
-def completeness_arithmetic(question: str, answer: str) -> dict[str, Any]:
+def completeness_arithmetic(question: str, answer: str, *, stop_list: str = "sklearn",
+                            tokenizer: str = "regex") -> dict[str, Any]:
     """completeness for one row: the question's keywords, those the answer mentions and those it misses."""
-    s = get_metric("completeness").fn(question, answer)
+    s = get_metric("completeness").fn(question, answer, stop_list=stop_list, tokenizer=tokenizer)
     d = s.details
     return {"keywords": list(d.get("keywords", [])), "found": list(d.get("matched", [])),
             "missing": list(d.get("missing", [])), "value": s.value, "reason": d.get("reason")}
@@ -137,17 +139,6 @@ def hallucination_markdown(row: Mapping[str, Any]) -> str:
             if overlap is not None else f"**hallucination = {float(value):.3f}**")
 
 
-def quote(text: Any, limit: int = 400) -> str:
-    """``text`` safe inside Markdown (HTML and Markdown characters escaped, line breaks as spaces), cut at
-    ``limit`` characters with an ellipsis."""
-    import html
-    import re
-
-    s = " ".join(str("" if text is None else text).split())
-    cut = s if len(s) <= limit else s[:limit].rstrip() + "…"
-    return re.sub(r"([\\`*_{}\[\]()#+\-!|>~])", r"\\\1", html.escape(cut, quote=False))
-
-
 def _anchors_markdown(row: Mapping[str, Any]) -> str:
     t = anchors_table(row)
     if t.empty:
@@ -158,20 +149,27 @@ def _anchors_markdown(row: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def examples_markdown(results: pd.DataFrame, metric: str, threshold: float | None = None) -> list[str]:
+def examples_markdown(results: pd.DataFrame, metric: str, threshold: float | None = None,
+                      params: Mapping[str, Any] | None = None) -> list[str]:
     """The worked examples of ``metric`` on :func:`example_rows`' picks, one Markdown block each: the row, its
-    texts, and the arithmetic that gives its value."""
+    texts, and the arithmetic that gives its value, with the run's settings (``params``:
+    ``EvalConfig.params_for(metric)``: the tokenizer, the stop-word list)."""
+    params = dict(params or {})
+    if metric == "relevance" and params.get("idf_scope", "pair") != "pair":
+        return [f"relevance was scored with `idf_scope: {quote(params['idf_scope'], 20)}` (IDF fitted on the whole "
+                "data set): the worked arithmetic below is shown for the pair scope only, so it is left out here."]
     out = []
     for name, i in example_rows(results, metric, threshold).items():
         row = results.loc[i]
         who = " · ".join(f"{c} {quote(row[c], 60)}" for c in ("id", "system") if c in results.columns)
         head = (f"#### {name}: {metric} = {float(row[metric]):.3f}" + (f" ({who})" if who else "") + "\n\n"
                 f"**Question:** {quote(row.get('question'))}\n\n**Answer:** {quote(row.get('answer'))}\n\n")
+        q, a = str(row.get("question") or ""), str(row.get("answer") or "")
         if metric == "relevance":
-            body = relevance_markdown(relevance_arithmetic(str(row.get("question") or ""), str(row.get("answer") or "")))
+            body = relevance_markdown(relevance_arithmetic(q, a, params.get("tokenizer", "regex")))
         elif metric == "completeness":
-            body = completeness_markdown(completeness_arithmetic(str(row.get("question") or ""),
-                                                                 str(row.get("answer") or "")))
+            body = completeness_markdown(completeness_arithmetic(q, a, stop_list=params.get("stop_list", "sklearn"),
+                                                                 tokenizer=params.get("tokenizer", "regex")))
         elif metric == "hallucination":
             body = _anchors_markdown(row) + "\n\n" + hallucination_markdown(row)
         else:

@@ -64,13 +64,18 @@ def clean_committed_notebook(model: dict[str, Any], path: str = "", contents_man
 
 
 def install(prefix: str | Path) -> Path:
-    """Merge the hook into ``PREFIX/etc/jupyter/jupyter_server_config.json`` (other settings kept)."""
+    """Merge the hook into ``PREFIX/etc/jupyter/jupyter_server_config.json`` (other settings kept; another
+    pre-save hook already there is refused, not replaced)."""
     import json
 
     from .safeio import write_text
 
     path = Path(prefix) / "etc" / "jupyter" / "jupyter_server_config.json"
     config = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    theirs = config.get("ContentsManager", {}).get("pre_save_hook")
+    if theirs not in (None, HOOK):  # Jupyter takes one hook: never replace somebody else's silently
+        raise SystemExit(f"{path} already sets ContentsManager.pre_save_hook = {theirs!r}; call "
+                         f"{HOOK} from that hook (or remove it) to keep evalkit's notebooks clean on save")
     config.setdefault("ContentsManager", {})["pre_save_hook"] = HOOK
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text(path, json.dumps(config, indent=2, sort_keys=True) + "\n")

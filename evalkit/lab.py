@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .calibrate.active import SYSTEM, _direction, labels_csv, read_labels, row_keys
+from .calibrate.active import SYSTEM, _direction, labels_csv, read_labels
 from .calibrate.core import CalibrationError, confusion_at, operating_point, select_threshold
 from .calibrate.labels import binary_labels
 
@@ -49,8 +49,9 @@ def threshold_view(results: pd.DataFrame, *, score: str, label: str, threshold: 
                    direction: str | None = None, n_resamples: int = 200, seed: int = 0,
                    n_rows: int = 3) -> dict[str, Any]:
     """Everything the lab shows at one threshold: the confusion counts (flagged = ``score >= t``, or ``<= t``
-    for direction 'lower', the comparison the verdict applies), precision, recall and F1 with seeded bootstrap
-    intervals, and the positions of the ``n_rows`` labelled rows nearest the threshold."""
+    for direction 'lower': the inclusive rule calibration chooses and a calibrated profile writes; the seed's
+    default verdict rules are strict), precision, recall and F1 with seeded bootstrap intervals, and the
+    positions of the ``n_rows`` labelled rows nearest the threshold."""
     direction = direction or _direction(score)
     s, y, rows = _scored_labelled(results, score, label, positive)
     op = operating_point(s, y, float(threshold), direction, n_resamples=n_resamples, seed=seed)
@@ -85,42 +86,73 @@ def threshold_html(view: dict[str, Any], score: str, label: str) -> str:
             f" <span style=\"color:#555\">(95% bootstrap intervals)</span></p></div>")
 
 
+def _widgets():
+    """ipywidgets, or None where it is not installed (the ``lab`` extra): the views then draw as static HTML."""
+    try:
+        import ipywidgets
+    except ImportError:
+        return None
+    return ipywidgets
+
+
+def _bundle(widget, html_text: str, plain: str, **kwargs) -> dict:
+    """A display bundle with the widget (JupyterLab draws it) and its static HTML (a report page, nbconvert,
+    or a front end without widgets shows that: the mime type each one renders)."""
+    out = widget._repr_mimebundle_(**kwargs) if widget is not None else {}
+    out = dict(out[0] if isinstance(out, tuple) else out)
+    out.update({"text/html": html_text, "text/plain": plain})
+    return out
+
+
 class Explorer:
-    """The widget :func:`explore` returns: ``slider``, ``summary`` (the confusion matrix and operating point),
-    ``rows`` (the nearest rows' evidence) in ``widget``; ``view`` holds the numbers shown."""
+    """What :func:`explore` returns: a slider (``slider``), the confusion matrix and operating point
+    (``summary``) and the nearest rows' evidence (``rows``) in ``widget`` when ipywidgets is installed; ``view``
+    holds the numbers shown and :meth:`html` draws them without widgets."""
 
     def __init__(self, results: pd.DataFrame, *, score: str, label: str, positive: Any, direction: str,
                  n_resamples: int, seed: int, n_rows: int, start: float):
-        import ipywidgets as w
-
         self.results, self.score, self.label = results, score, label
         self.opts = {"positive": positive, "direction": direction, "n_resamples": n_resamples, "seed": seed,
                      "n_rows": n_rows}
-        s = pd.to_numeric(results[score], errors="coerce").dropna()
-        lo, hi = float(s.min()), float(s.max())
-        self.slider = w.FloatSlider(value=start, min=lo, max=hi, step=(hi - lo) / 200 or 0.01, readout_format=".3f",
-                                    description="threshold", continuous_update=False,
-                                    layout=w.Layout(width="100%", max_width="42em"))
-        self.summary, self.rows = w.HTML(), w.HTML()
-        self.widget = w.VBox([self.slider, self.summary, self.rows])
-        self.slider.observe(lambda change: self.update(change["new"]), names="value")
+        self.widget = self.slider = self.summary = self.rows = None
+        w = _widgets()
+        if w is not None:
+            s = pd.to_numeric(results[score], errors="coerce").dropna()
+            lo, hi = float(s.min()), float(s.max())
+            self.slider = w.FloatSlider(value=start, min=lo, max=hi, step=(hi - lo) / 200 or 0.01,
+                                        readout_format=".3f", description="threshold", continuous_update=False,
+                                        layout=w.Layout(width="100%", max_width="42em"))
+            self.summary, self.rows = w.HTML(), w.HTML()
+            self.widget = w.VBox([self.slider, self.summary, self.rows])
+            self.slider.observe(lambda change: self.update(change["new"]), names="value")
         self.update(start)
 
     def update(self, threshold: float) -> None:
-        from .evidence import show
-
+        """The numbers and the drawing at ``threshold`` (the slider calls this)."""
         self.view = threshold_view(self.results, score=self.score, label=self.label, threshold=threshold,
                                    **self.opts)
-        self.summary.value = threshold_html(self.view, self.score, self.label)
+        if self.widget is not None:
+            self.summary.value, self.rows.value = self._summary_html(), self._rows_html()
+
+    def _summary_html(self) -> str:
+        return threshold_html(self.view, self.score, self.label)
+
+    def _rows_html(self) -> str:
+        from .evidence import show
+
         has_id = "id" in self.results.columns
         parts = [show(self.results, self.results["id"].iloc[i] if has_id else i,
                       system=self.results["system"].iloc[i] if "system" in self.results.columns else None
                       )._repr_html_() for i in self.view["nearest"]]
-        self.rows.value = ("<h4 style=\"margin:10px 0 4px\">the labelled rows nearest the threshold</h4>"
-                           + "".join(parts))
+        return "<h4 style=\"margin:10px 0 4px\">the labelled rows nearest the threshold</h4>" + "".join(parts)
+
+    def html(self) -> str:
+        """The view at the current threshold as static HTML (what a report page shows)."""
+        return self._summary_html() + self._rows_html()
 
     def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+        return _bundle(self.widget, self.html(), f"evalkit.explore({self.score!r} vs {self.label!r}) at "
+                                                 f"{self.view['threshold']:.3f}", **kwargs)
 
 
 def explore(results: pd.DataFrame, score: str, label: str, *, positive: Any = None, direction: str | None = None,
@@ -145,14 +177,24 @@ class Labeler:
 
     def __init__(self, rows: pd.DataFrame, out: str | Path, labels: Sequence[str], labeller: str):
         self.rows, self.out, self.choices, self.labeller = rows.reset_index(drop=True), Path(out), list(labels), labeller
-        self.records = read_labels(self.out).to_dict("records") if self.out.exists() else []
         self.by_system = SYSTEM in self.rows.columns
-        self.keys = row_keys(self.rows, self.by_system)
-        done = set(row_keys(pd.DataFrame(self.records, columns=["id", SYSTEM]), self.by_system)) if self.records \
-            else set()
-        self.queue = [i for i in range(len(self.rows)) if self.keys[i] not in done]
+        self.keys = [(str(i), str(s) if self.by_system else "") for i, s in
+                     zip(self.rows["id"], self.rows[SYSTEM] if self.by_system else [""] * len(self.rows))]
+        self.records = self._read()
+        self.queue = [i for i in range(len(self.rows)) if not any(self._same(r, self.keys[i]) for r in self.records)]
         self.at = 0
         self.widget = None
+
+    def _read(self) -> list[dict]:
+        return read_labels(self.out).to_dict("records") if self.out.exists() else []
+
+    @staticmethod
+    def _same(record: dict, key: tuple[str, str]) -> bool:
+        """Is this labels-file record the row ``key`` (id, system)? A record without a system (a file written for
+        one system) matches the id in any system."""
+        system = record.get(SYSTEM)
+        system = "" if system is None or system != system else str(system)
+        return str(record["id"]) == key[0] and (not system or not key[1] or system == key[1])
 
     @property
     def current(self) -> int | None:
@@ -160,20 +202,22 @@ class Labeler:
         return self.queue[self.at] if self.at < len(self.queue) else None
 
     def record(self, label: str) -> None:
-        """Label the row on screen and write the labels file (the whole file, atomically)."""
-        from .safeio import write_text
+        """Label the row on screen and write the labels file: re-read under the file's lock (another labeller's
+        rows are kept, and every column the file has), this row's earlier label replaced, written atomically."""
+        from .safeio import output_lock, write_text
 
         i = self.current
         if i is None:
             return
-        rec = {"id": str(self.rows["id"].iloc[i]), "label": str(label), "labeller": self.labeller,
+        rec = {"id": self.keys[i][0], "label": str(label), "labeller": self.labeller,
                "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         if self.by_system:
-            rec[SYSTEM] = str(self.rows[SYSTEM].iloc[i])
-        kept = [r for k, r in zip(row_keys(pd.DataFrame(self.records, columns=["id", SYSTEM]), self.by_system),
-                                  self.records) if k != self.keys[i]] if self.records else []
-        self.records = kept + [rec]
-        write_text(self.out, labels_csv(self.records))
+            rec[SYSTEM] = self.keys[i][1]
+        if "why" in self.rows.columns:  # label_next's reason: calibrate says when labels were chosen near t
+            rec["selection"] = str(self.rows["why"].iloc[i])
+        with output_lock(self.out):
+            self.records = [r for r in self._read() if not self._same(r, self.keys[i])] + [rec]
+            write_text(self.out, labels_csv(self.records))
         self.at += 1
         self._draw()
 
@@ -196,8 +240,10 @@ class Labeler:
                 f"<code>{html.escape(str(self.out))}</code></p>" + view._repr_html_())
 
     def build(self):
-        import ipywidgets as w
-
+        """The widget: the row on screen and one button per label (None without ipywidgets)."""
+        w = _widgets()
+        if w is None:
+            return None
         self.page = w.HTML()
         buttons = [w.Button(description=str(c)) for c in self.choices] + [w.Button(description="skip")]
         for b, c in zip(buttons, self.choices):
@@ -212,7 +258,8 @@ class Labeler:
             self.page.value = self.html()
 
     def _repr_mimebundle_(self, **kwargs):
-        return (self.widget or self.build())._repr_mimebundle_(**kwargs)
+        return _bundle(self.widget or self.build(), self.html(), f"evalkit.labeler: {len(self.queue)} rows to label "
+                                                                 f"into {self.out}", **kwargs)
 
 
 def labeler(rows: pd.DataFrame, out: str | Path = "labels.csv", *, labels: Sequence[str] = ("yes", "no"),
@@ -223,4 +270,11 @@ def labeler(rows: pd.DataFrame, out: str | Path = "labels.csv", *, labels: Seque
     resume. ``labeller`` defaults to the login name."""
     if "id" not in rows.columns:
         raise CalibrationError("rows to label need an id column (labels are joined on it)")
-    return Labeler(rows, out, labels, labeller or getpass.getuser())
+    return Labeler(rows, out, labels, labeller or _login())
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # a container's arbitrary uid has no name
+        return "unknown"

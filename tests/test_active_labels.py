@@ -200,3 +200,54 @@ def test_explore_draws_and_follows_the_slider():
     lab.slider.value = 0.85
     assert lab.view["counts"] == {"tp": 1, "fp": 0, "tn": 3, "fn": 2} and lab.summary.value != first
     assert lab.rows.value.count('class="ek-show"') == 3
+
+
+def test_explore_draws_static_html_without_widgets(monkeypatch):
+    import evalkit.lab as lab
+
+    monkeypatch.setattr(lab, "_widgets", lambda: None)  # as without the lab extra: a report page, a plain kernel
+    df = pd.DataFrame({"id": list("abcd"), "s": [0.1, 0.4, 0.6, 0.9], "bad": [0, 0, 1, 1]})
+    view = lab.explore(df, "s", "bad", direction="higher", n_resamples=0)
+    assert view.widget is None
+    bundle = view._repr_mimebundle_()
+    assert set(bundle) == {"text/html", "text/plain"} and "TP 2" in bundle["text/html"]
+
+
+def test_the_widget_bundle_also_carries_static_html():
+    pytest.importorskip("ipywidgets")
+    df = pd.DataFrame({"id": list("abcd"), "s": [0.1, 0.4, 0.6, 0.9], "bad": [0, 0, 1, 1]})
+    bundle = evalkit.explore(df, "s", "bad", direction="higher", n_resamples=0)._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle and "TP 2" in bundle["text/html"]
+
+
+def test_labeler_keeps_the_files_columns_and_another_labellers_rows(tmp_path):
+    out = tmp_path / "labels.csv"
+    out.write_text("id,label,labeller,timestamp,note\nz,no,bob,t0,checked twice\n")
+    rows = pd.DataFrame({"id": ["a", "b"], "answer": ["x", "y"], "why": ["near the threshold", "random share"]})
+    first, second = labeler(rows, out=out, labeller="ann"), labeler(rows, out=out, labeller="cy")
+    first.record("yes")  # a
+    second.record("no")  # a again (cy's view was made before ann's label): replaces it, keeps z
+    got = {r["id"]: r for r in csv.DictReader(out.open())}
+    assert set(got) == {"z", "a"} and got["z"]["note"] == "checked twice" and got["a"]["labeller"] == "cy"
+    assert got["a"]["selection"] == "near the threshold" and got["z"]["selection"] == ""
+
+
+def test_calibrate_labels_name_their_file_and_say_how_they_were_chosen(tmp_path):
+    (tmp_path / "res.csv").write_text("id,score,human\na,0.1,\nb,0.9,\nc,0.5,\nd,0.7,\n")
+    (tmp_path / "near.csv").write_text("id,label,selection\na,no,random share\nb,yes,near the threshold\n"
+                                       "c,no,near the threshold\nd,yes,near the threshold\nd,yes,near the threshold\n")
+    run = lambda *extra: subprocess.run([sys.executable, "-m", "evalkit.cli", "calibrate", "res.csv", "--score",  # noqa
+                                         "score", "--resamples", "20", *extra], cwd=tmp_path, capture_output=True,
+                                        text=True, timeout=300)
+    ok = run("--label", "mine", "--labels", "near.csv", "--positive", "yes")
+    assert ok.returncode == 0, ok.stderr
+    assert "3 of 4 labels were chosen near the threshold" in ok.stderr  # the duplicate d counts once
+    assert "1 answer(s) are labelled more than once" in ok.stderr
+    assert "note: a small sample (2 positive, 2 negative" in ok.stdout
+    (tmp_path / "bad.csv").write_text("id,label\na,no\nb,yes\nc,maybe\n")
+    bad = run("--label", "mine", "--labels", "bad.csv", "--positive", "yes")
+    assert bad.returncode == 2 and bad.stderr.splitlines()[-1].startswith("evalkit: error: bad.csv: column 'mine'")
+    (tmp_path / "res2.csv").write_text("id,score,human\na,0.1,no\nb,0.9,yes\n")
+    taken = subprocess.run([sys.executable, "-m", "evalkit.cli", "calibrate", "res2.csv", "--score", "score", "--label",
+                            "human", "--labels", "near.csv"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert taken.returncode == 2 and "already hold labels in column 'human'" in taken.stderr

@@ -9,7 +9,12 @@ unlabelled ones, so that the labelled set keeps covering the whole score range a
 threshold is left unseen (the "epsilon" of exploration in Settles 2009, section 6.3).
 
 The selection depends on the score only, never on a label: at every score the labelled rows hold the two
-classes in the proportion the data holds them, which is what the threshold criterion compares.
+classes in the proportion the data holds them. The labelled set as a whole does not: it over-represents the
+scores near the threshold, so precision, recall, AUC and prevalence computed on it describe those rows, not a
+random sample of the data, and the chosen threshold leans toward where the labels crowd. Use active labels to
+find and narrow the threshold; report its precision and recall on a random sample (the random share's rows,
+marked in the labels file's ``selection`` column, or a fresh random batch). ``evalkit calibrate --labels`` says
+how many of the labels were chosen near the threshold.
 
 A labels file is a CSV with the columns ``id, label, labeller, timestamp`` (and ``system`` where ids repeat across
 systems; one row per labelled answer; a later row for the same answer replaces an earlier one), read by
@@ -66,7 +71,16 @@ def read_labels(path: str | Path) -> pd.DataFrame:
             if not (r.get(c) or "").strip():
                 raise CalibrationError(f"{path}: line {line}: empty {c}")
     out = pd.DataFrame(rows, columns=list(dict.fromkeys([*header, *LABEL_COLUMNS])))
-    return out.drop_duplicates(_key_columns(out), keep="last").reset_index(drop=True)
+    kept = out.drop_duplicates(_key_columns(out), keep="last").reset_index(drop=True)
+    kept.attrs["relabelled"] = len(out) - len(kept)  # answers labelled more than once (the last label kept)
+    return kept
+
+
+def relabelled_note(labels: pd.DataFrame) -> str | None:
+    """One line when the labels file labels some answer more than once (its last label is the one used)."""
+    n = int(labels.attrs.get("relabelled", 0))
+    return None if not n else (f"{n} answer(s) are labelled more than once in the labels file; the last label of "
+                                "each is used")
 
 
 def _key_columns(labels: pd.DataFrame) -> list[str]:
@@ -88,6 +102,9 @@ def join_labels(df: pd.DataFrame, labels: pd.DataFrame, column: str, *, source: 
     and so are ids that repeat across systems when the labels file has no ``system`` column."""
     if "id" not in df.columns:
         raise CalibrationError("the results have no id column to join labels on")
+    if column in df.columns and df[column].notna().any():
+        raise CalibrationError(f"{source}: the results already hold labels in column {column!r}; name a new column "
+                               "for the file's labels (e.g. --label human), so that neither set replaces the other")
     by_system = _key_columns(labels) == ["id", SYSTEM]
     if by_system and SYSTEM not in df.columns:
         raise CalibrationError(f"{source}: has a system column but the results have none")
@@ -105,6 +122,19 @@ def join_labels(df: pd.DataFrame, labels: pd.DataFrame, column: str, *, source: 
     out = df.copy()
     out[column] = pd.Series([by_key.get(k) for k in keys], index=out.index, dtype=object)
     return out
+
+
+def selection_note(labels: pd.DataFrame) -> str | None:
+    """One line when some labels were chosen near a threshold by :func:`label_next` (the labels file's
+    ``selection`` column): the statistics then describe a set crowded around the threshold."""
+    if "selection" not in labels.columns:
+        return None
+    near = int(labels["selection"].astype(str).str.startswith("near the threshold").sum())
+    if not near:
+        return None
+    return (f"{near} of {len(labels)} labels were chosen near the threshold (evalkit.label_next): precision, recall "
+            "and AUC below describe rows crowded around it, not a random sample of the data; report those on a "
+            "random sample (the labels with selection 'random share')")
 
 
 def current_threshold(scores: np.ndarray, labelled: np.ndarray, y: np.ndarray, direction: str,
@@ -223,17 +253,23 @@ def _as_labels(labels: Any) -> pd.DataFrame:
     if isinstance(labels, pd.DataFrame):
         if not {"id", "label"} <= set(labels.columns):
             raise CalibrationError("labels must have the columns id and label")
-        return labels.drop_duplicates("id", keep="last")
+        return labels.drop_duplicates(_key_columns(labels), keep="last")
     raise CalibrationError("labels must be a labels CSV path or a frame with id and label")
 
 
 def labels_csv(records: Sequence[dict[str, Any]]) -> str:
     """The labels file's text for ``records`` (each with ``id, label, labeller, timestamp``, and ``system`` where
     any record has one)."""
-    cols = list(LABEL_COLUMNS) + ([SYSTEM] if any(str(r.get(SYSTEM) or "") for r in records) else [])
+    extra = [k for r in records for k in r if k not in LABEL_COLUMNS and k != SYSTEM]
+    cols = list(LABEL_COLUMNS) + ([SYSTEM] if any(not _blank(r.get(SYSTEM)) for r in records) else []) + \
+        list(dict.fromkeys(extra))  # a file's own columns (notes, a second label) are kept
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
     for r in records:
-        w.writerow({k: "" if r.get(k) is None else r.get(k) for k in cols})
+        w.writerow({k: "" if _blank(r.get(k)) else r.get(k) for k in cols})
     return buf.getvalue()
+
+
+def _blank(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and not v.strip())

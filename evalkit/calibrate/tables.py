@@ -68,7 +68,15 @@ class TableCalibration:
         useless = self.useless_rule()
         if useless:
             lines.append(f"warning: {useless}: check --positive and --direction")
+        n_neg = self.n_used - r.n_pos
+        if min(r.n_pos, n_neg) < SMALL_CLASS:
+            lines.append(f"note: a small sample ({r.n_pos} positive, {n_neg} negative; under {SMALL_CLASS} of a class): "
+                         "the intervals are wide and, with a handful of rows, can collapse to a point; read them as not "
+                         "yet measured and label more rows (evalkit.label_next)")
         return lines
+
+
+SMALL_CLASS = 30  # fewer positives or negatives than this: an interval says little
 
 
 def _fmt(v: float | None) -> str:

@@ -369,7 +369,7 @@ def ragas_score(faithfulness: float | None, context_precision: float | None, con
 
     Examples
     --------
-    >>> ragas_score(80.0, 100.0, 50.0, 100.0).value  # harmonic mean of the four
+    >>> ragas_score(80.0, 100.0, 50.0, 100.0).value  # 0.3 * 80 + 0.2 * 100 + 0.2 * 50 + 0.3 * 100
     84.0
     """
     comps = {"faithfulness": faithfulness, "context_precision": context_precision, "context_recall": context_recall,

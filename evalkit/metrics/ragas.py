@@ -235,8 +235,11 @@ def ragas_scores(name: str, rows: Sequence[Mapping[str, Any]], judge: Any) -> li
     return out if k == 1 else [combine_repeats(out[i * k:(i + 1) * k]) for i in range(len(rows))]
 
 
-RAGAS_ROW_DOC = """ragas' own ``{name}`` for one row ({needs}), on the configured judge endpoint (0..1, higher
-    is better): ragas computes it, evalkit hands it the judge and records ragas' exceptions as row errors.
+RAGAS_ROW_DOC = """ragas' own ``{name}`` for one row ({needs}; ragas 0.4 collections), on the configured judge
+    endpoint through evalkit's judge client (0..1, higher is better).
+
+    Empty policy: ragas' (it raises on missing inputs; the runner records the row's error; NaN becomes
+    undetermined).
 
     Examples
     --------
@@ -290,9 +293,6 @@ def ragas_metric(name: str, needs: tuple[str, ...]) -> tuple[Callable[..., Score
         n = len(next(iter(inputs.values())))
         return ragas_scores(name, [{k: inputs[k][i] for k in needs} for i in range(n)], resources.judge)
 
-    fn.__doc__ = (f"ragas' own ``{name}`` (ragas 0.4 collections), 0..1, asked through evalkit's judge client.\n\n"
-                  f"Empty policy: ragas' (it raises on missing inputs; the runner records the row's error; NaN "
-                  f"becomes undetermined).")
     fn.__doc__ = RAGAS_ROW_DOC.format(name=name, needs=", ".join(needs))
     kw_only = inspect.Parameter.KEYWORD_ONLY
     fn.__signature__ = inspect.Signature([inspect.Parameter(n, kw_only) for n in needs] +

@@ -83,6 +83,7 @@ run.show(fig, "00_triad_means")
 # %%
 from IPython.display import Markdown
 from evalkit.evidence import triad_in_words
+from evalkit.lessons import quote
 
 if not run.skip("verdict", why="verdicts need relevance, completeness and hallucination (a 'contexts' column)"):
     run.show(plots.verdict_counts(res), "00_verdicts")
@@ -90,7 +91,7 @@ if not run.skip("verdict", why="verdicts need relevance, completeness and halluc
         rows = res.index[res["verdict"].eq(outcome)]
         if len(rows):
             r = res.loc[rows[0]]
-            display(Markdown(f"### A {outcome} answer (id `{r['id']}`)\n\n" + triad_in_words(r)))
+            display(Markdown(f"### A {outcome} answer (id {quote(r['id'], 80)})\n\n" + triad_in_words(r)))
             display(evalkit.show(res, r["id"], system=r["system"] if run.has("system") else None))
 
 # %% [markdown]

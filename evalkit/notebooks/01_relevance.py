@@ -48,7 +48,7 @@ from evalkit.explain import examples_markdown
 from evalkit.verdict import rules_for
 
 rule = {r.metric: r for r in rules_for(run.config.thresholds)}["relevance"]
-for block in examples_markdown(res, "relevance", rule.value):
+for block in examples_markdown(res, "relevance", rule.value, run.config.params_for("relevance")):
     display(Markdown(block))
 
 # %% [markdown]

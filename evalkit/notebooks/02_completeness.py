@@ -44,7 +44,7 @@ from evalkit.explain import examples_markdown
 from evalkit.verdict import rules_for
 
 for block in examples_markdown(res, "completeness", {r.metric: r for r in rules_for(run.config.thresholds)}
-                               ["completeness"].value):
+                               ["completeness"].value, run.config.params_for("completeness")):
     display(Markdown(block))
 
 # %%

@@ -34,14 +34,15 @@ res = run.results
 import pandas as pd
 from IPython.display import HTML, Markdown, display
 from evalkit import plots, tables
+from evalkit.lessons import quote  # text from the data, escaped for Markdown rendered to HTML
 
 numbers = run.metrics  # metrics.json: the numbers evalkit report computed (opened alone: the same computation)
 sections = numbers["sections"]
 systems = numbers.get("systems") or []
 # the signature is in the page's header (a report) or absent (opened alone): it is not repeated here
 display(Markdown(f"**Experiment:** `{numbers['experiment']}` · **rows:** {numbers['rows']} · "
-                 f"**systems:** {', '.join(systems) or 'one (no system column)'} · **rows with errors:** "
-                 f"{numbers['errors']}"))
+                 f"**systems:** {', '.join(quote(s, 100) for s in systems) or 'one (no system column)'} · "
+                 f"**rows with errors:** {numbers['errors']}"))
 skipped = [f"- **{name.replace('_', ' ')}**: {s['note']}" for name, s in sections.items() if not s["applies"]]
 if skipped:
     display(Markdown("**Sections not shown for this data** (what to add):\n\n" + "\n".join(skipped)))
@@ -99,14 +100,15 @@ cmp = run.section("comparison", "System comparison", (
     "exact test for paired binary outcomes. Rows with too few pairs carry a footnote: they are not findings."))
 if cmp:
     table = pd.DataFrame(cmp["table"])
-    display(Markdown(f"**{cmp['system_b']}** minus **{cmp['system_a']}**, paired on `{cmp['pair_on']}`"))
+    display(Markdown(f"**{quote(cmp['system_b'], 100)}** minus **{quote(cmp['system_a'], 100)}**, paired on "
+                     f"{quote(cmp['pair_on'], 60)}"))
     display(tables.compare_table(table, label="comparison"))
     run.show(plots.comparison_forest(table, title=f"{cmp['system_b']} minus {cmp['system_a']} (paired, 95% bootstrap)"),
              "08_comparison")
     if cmp.get("by_table"):
         bt = pd.DataFrame(cmp["by_table"])
         small = bt[bt["small"]]
-        display(Markdown(f"By `{cmp['by']}`: {len(small)} of {len(bt)} group rows have fewer than the minimum "
+        display(Markdown(f"By {quote(cmp['by'], 60)}: {len(small)} of {len(bt)} group rows have fewer than the minimum "
                          f"pairs and are not findings."))
 
 # %% [markdown]
