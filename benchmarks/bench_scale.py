@@ -10,6 +10,11 @@ and reports wall time, CPU time of the scoring and the process's peak RSS.
 
     nice -n 10 .venv/bin/python benchmarks/bench_scale.py --sizes 1000,10000 --out benchmarks/results/scale.md
 
+``--per-metric`` alone measures each metric's CPU per row on QA rows and on summaries separately (the support
+detector's budgets, issue 24, beside grounding_risk):
+
+    nice -n 10 .venv/bin/python benchmarks/bench_scale.py --per-metric --metrics support,grounding_risk --sizes 400,100
+
 ``--peak-rss`` instead runs ``evalkit score`` itself on each N (cheap metrics, same chunk size) and reports the
 peak RSS of each run: flat memory means the 50,000-row peak stays within 1.2x of the 10,000-row one.
 
@@ -278,6 +283,42 @@ def measure(metrics: list[str], data: Path, chunk: int = 2000, root: Path = ROOT
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+def task_rows(source: str, n: int, path: Path) -> Path:
+    """The first ``n`` rows of one development split (``halueval_qa_dev.jsonl``, ...) as JSONL at ``path``."""
+    src = BENCH / source
+    if not src.exists():
+        raise SystemExit(f"{src} not found: the benchmark reads ../shared/bench beside the project")
+    rows = [json.loads(line) for line in src.read_text().splitlines() if line.strip()][:n]
+    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k in KEEP}) + "\n" for r in rows))
+    return path
+
+
+# the issue's CPU budgets per row for the support detector (issue 24): summaries 150 ms, QA answers 30 ms
+SUPPORT_BUDGET_MS = {"halueval_qa_dev.jsonl": 30.0, "halueval_summarization_dev.jsonl": 150.0}
+
+
+def per_task(metrics: list[str], n_qa: int, n_summ: int, repeats: int = 2) -> str:
+    """CPU ms per row of each metric alone on QA rows and on summaries, side by side (each run in its own process
+    with its models loaded on 8 warm-up rows first, metrics interleaved, best of ``repeats``)."""
+    best: dict[tuple[str, str], dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        sets = {s: task_rows(s, n, Path(tmp) / s) for s, n in (("halueval_qa_dev.jsonl", n_qa),
+                                                               ("halueval_summarization_dev.jsonl", n_summ))}
+        for _ in range(repeats):
+            for source, data in sets.items():
+                for m in metrics:
+                    r = measure([m], data)
+                    if (m, source) not in best or r["cpu_s"] < best[(m, source)]["cpu_s"]:
+                        best[(m, source)] = r
+    lines = [f"CPU ms per row, each metric alone (best of {repeats}, interleaved; {n_qa} QA rows, {n_summ} summaries)", "",
+             "| metric | task | rows | CPU ms/row | wall ms/row | budget (issue 24) |", "|---|---|---|---|---|---|"]
+    for (m, source), r in sorted(best.items()):
+        budget = f"{SUPPORT_BUDGET_MS[source]:.0f}" if m == "support" else ""
+        lines.append(f"| {m} | {source.replace('_dev.jsonl', '')} | {r['rows']} | {1000 * r['cpu_s'] / r['rows']:.1f} | "
+                     f"{1000 * r['wall_s'] / r['rows']:.1f} | {budget} |")
+    return "\n".join(lines)
+
+
 def default_metrics() -> list[str]:
     sys.path.insert(0, str(ROOT))
     from evalkit.runner import resolve_metrics
@@ -306,7 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="write the Markdown table here")
     p.add_argument("--scaling", type=int, help="instead: N rows on this process and on dask local:1 and local:2")
     p.add_argument("--against", metavar="REV", help="instead: this tree against git revision REV, side by side")
-    p.add_argument("--per-metric", action="store_true", help="with --against: each metric alone as well")
+    p.add_argument("--per-metric", action="store_true", help="with --against: each metric alone as well; alone: "
+                   "CPU ms per row of each of --metrics on QA rows and on summaries (--sizes QA,SUMMARIES)")
     p.add_argument("--parse-ratio", type=int, metavar="N", help="instead: hallucination vs bare nlp.pipe on N rows")
     p.add_argument("--kill-resume", type=float, metavar="SECONDS",
                    help="instead: `evalkit score` on the first of --sizes rows, killed after SECONDS, then resumed")
@@ -330,6 +372,12 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.out).write_text(text + "\n")
         return 0
     metrics = default_metrics() if args.metrics == "default" else args.metrics.split(",")
+    if args.per_metric and not args.against:
+        text = per_task(metrics, sizes[0], sizes[-1] if len(sizes) > 1 else sizes[0])
+        print(text)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+        return 0
     if args.against or args.parse_ratio:
         with tempfile.TemporaryDirectory() as tmp:
             data = build_rows(args.parse_ratio or sizes[0], Path(tmp) / "rows.jsonl")

@@ -1,15 +1,20 @@
-"""ROC AUC of ``support`` against ``hallucinated`` on the development splits, beside trivial baselines.
+"""ROC AUC of ``support`` against ``hallucinated`` on the development splits, every group held out, beside trivial
+baselines.
 
-The support model never saw these files (``support_data.py`` reads only the NLI pairs and HaluEval
-summarization *train*), so every number here is held out: each SummEdits domain, each HaluEval task.
+Groups: each SummEdits domain, each HaluEval task (QA, dialogue, summarization). The second training stage
+(``train_support.py --stage dev``) runs once per fold with that fold's groups left out (``FOLDS``), and each
+group is scored here by the model of the fold that held it out, so every number is a held-out one. The first
+stage (``--stage base``) never reads a development file, so its model can be scored on every group.
+
 ``support`` is higher-is-better, so it is read as "lower means hallucinated"; answer length as "longer means
-hallucinated", the absent-token rate as "higher means hallucinated" (directions fixed a priori, from the registry).
-Intervals: 95% percentile bootstrap, clustered by item (HaluEval) or document (SummEdits), seed 0.
+hallucinated", the absent-token rate as "higher means hallucinated" (directions fixed a priori). The aggregation
+over an answer's claims (the weakest, or their mean) is chosen leave-one-group-out: for each group, the one with
+the higher median AUC over the other groups. Intervals: 95% percentile bootstrap, clustered by HaluEval item or
+SummEdits document, seed 0.
 
-    # score (one process per task group; each single-threaded), then write the table
-    .venv/bin/python benchmarks/eval_support.py score --tasks halueval_summarization halueval_dialogue
-    .venv/bin/python benchmarks/eval_support.py score --tasks summedits halueval_qa
-    .venv/bin/python benchmarks/eval_support.py report
+    .venv/bin/python benchmarks/eval_support.py score --model /tmp/support_fold0 --groups halueval_summarization \\
+        summedits/ectsum --name fold0
+    .venv/bin/python benchmarks/eval_support.py report --runs fold0 fold1 ... --out benchmarks/results/support.json
 """
 from __future__ import annotations
 
@@ -21,142 +26,192 @@ import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 SCORES = Path("/tmp/support_eval")
-OUT = HERE / "results" / "support.md"
-ORDER = ["summedits", "halueval_summarization", "halueval_qa", "halueval_dialogue"]
+TASKS = ("summedits", "halueval_summarization", "halueval_qa", "halueval_dialogue")
+DOMAINS = ("ectsum", "news", "podcast", "qmsumm", "sales_call", "sales_email", "samsum", "scitldr")
+# fold k leaves out one SummEdits domain and (k < 3) one HaluEval task: every group is held out exactly once
+FOLDS = [[f"summedits/{d}"] + ([t] if k < 3 else [])
+         for k, (d, t) in enumerate(zip(DOMAINS, ["halueval_summarization", "halueval_qa", "halueval_dialogue"]
+                                        + [None] * 5))]
+ALL_GROUPS = [g for f in FOLDS for g in f]
+AGGREGATIONS = ("min", "mean")
+BASELINES = (("answer_length", "higher"), ("novel_token_rate", "higher"))
 
 
-def score(tasks: list[str], limit: int | None, model_dir: str | None = None) -> None:
-    import torch
+def rows_of(groups: list[str]) -> list[dict]:
+    from support_data import dev_rows
+
+    return [r for t in TASKS for r in dev_rows(t) if r["group"] in groups]
+
+
+def baselines(rows: list[dict]) -> list[dict]:
+    """Answer length and the absent-token rate, from evalkit's own registry metrics."""
+    import pandas as pd
 
     import evalkit
-    from common import load_task
-    from evalkit.metrics.support import SupportModel, get_support_model, support_score as support
+
+    df = pd.DataFrame({"question": [r.get("question") or "" for r in rows],
+                       "answer": [r["answer"] or "" for r in rows],
+                       "contexts": [r["contexts"] if isinstance(r["contexts"], list) else [r["contexts"]]
+                                    for r in rows]})
+    base = evalkit.evaluate(df, [m for m, _ in BASELINES], progress=False)
+    return [{m: (None if pd.isna(base.loc[i, m]) else float(base.loc[i, m])) for m, _ in BASELINES}
+            for i in range(len(rows))]
+
+
+def score(model_dir: str | None, groups: list[str], name: str, limit: int | None,
+          per_group: int | None = None) -> Path:
+    """Score ``groups``' rows with one model, one thread, recording each claim's probability and the CPU time."""
+    import torch
+
+    from evalkit.metrics.support import SupportModel, get_support_model, support_score
 
     torch.set_num_threads(1)
     model = get_support_model() if model_dir is None else SupportModel(model_dir)
+    rows = rows_of(groups)
+    if per_group:  # the ablation's smaller evaluation: the first rows of each group (HaluEval items stay whole)
+        seen: dict[str, int] = {}
+        rows = [r for r in rows if seen.setdefault(r["group"], 0) < per_group and not seen.__setitem__(
+            r["group"], seen[r["group"]] + 1)]
+    if limit:
+        rows = rows[:limit]
+    feats = baselines(rows)
+    out, t_start = [], time.time()
+    for r, f in zip(rows, feats):
+        ctx = r["contexts"] if isinstance(r["contexts"], list) else [r["contexts"]]
+        t0 = time.process_time()
+        s = support_score(r["answer"], ctx, r.get("question"), model=model)
+        cpu = time.process_time() - t0
+        d = s.details
+        out.append({"id": r["id"], "task": r["task"], "group": r["group"], "cluster": r["cluster"],
+                    "hallucinated": bool(r["hallucinated"]), "support": s.value,
+                    "claims": [c["probability"] for c in d.get("sentences", [])],
+                    "reason": None if s.value is not None else d.get("reason"),
+                    "windows": d.get("windows"), "windows_capped": d.get("windows_capped", 0),
+                    "pairs": d.get("pairs_checked"), "cpu_ms": round(cpu * 1000, 2), **f})
+        if len(out) % 200 == 0:
+            print(f"{name}: {len(out)}/{len(rows)} rows, {time.time() - t_start:.0f}s", flush=True)
+    path = SCORES / f"{name}.json"
     SCORES.mkdir(parents=True, exist_ok=True)
-    for task in tasks:
-        df = load_task(task, limit)
-        base = evalkit.evaluate(df, ["answer_length", "novel_token_rate"], progress=False)
-        rows = []
-        t_task = time.time()
-        for i, r in df.iterrows():
-            t0 = time.process_time()
-            s = support(r["answer"], r["contexts"], model=model)
-            cpu = time.process_time() - t0
-            d = s.details
-            rows.append({"id": r["id"], "group": r["group"], "domain": r.get("domain") if "domain" in df else None,
-                         "hallucinated": bool(r["hallucinated"]), "support": s.value,
-                         "reason": None if s.value is not None else d.get("reason"),
-                         "sentences": len(d.get("sentences", [])), "windows": d.get("windows"),
-                         "windows_capped": d.get("windows_capped", 0), "cpu_ms": round(cpu * 1000, 2),
-                         "answer_length": float(base.loc[i, "answer_length"]),
-                         "novel_token_rate": None if base.loc[i, "novel_token_rate"] is None or
-                         base["novel_token_rate"].isna()[i] else float(base.loc[i, "novel_token_rate"])})
-            if len(rows) % 100 == 0:
-                print(f"{task}: {len(rows)}/{len(df)} rows, {time.time() - t_task:.0f}s", flush=True)
-        (SCORES / f"{task}.json").write_text(json.dumps({"model": model.signature(), "rows": rows}))
-        print(f"{task}: done, {len(rows)} rows in {time.time() - t_task:.0f}s", flush=True)
+    path.write_text(json.dumps({"model": model.signature(), "groups": groups, "rows": out}))
+    print(f"{name}: {len(out)} rows in {time.time() - t_start:.0f}s -> {path}", flush=True)
+    return path
 
 
-def _auc(rows, key, direction, resamples):
+def aggregated(row: dict, how: str) -> float | None:
+    if not row["claims"]:
+        return None
+    return min(row["claims"]) if how == "min" else statistics.fmean(row["claims"])
+
+
+def auc(rows: list[dict], values: list[float | None], direction: str, resamples: int):
     import numpy as np
 
     from evalkit.calibrate import roc_auc
 
-    ok = [r for r in rows if r[key] is not None]
-    if not ok:
-        return None, 0
-    iv = roc_auc(np.array([r[key] for r in ok], dtype=float), np.array([r["hallucinated"] for r in ok]),
-                 direction, n_resamples=resamples, seed=0, groups=[r["group"] for r in ok])
-    return iv, len(ok)
+    keep = [(r, v) for r, v in zip(rows, values) if v is not None]
+    if len({r["hallucinated"] for r, _ in keep}) < 2:
+        return None
+    return roc_auc(np.array([v for _, v in keep], dtype=float), np.array([r["hallucinated"] for r, _ in keep]),
+                   direction, n_resamples=resamples, seed=0, groups=[r["cluster"] for r, _ in keep])
 
 
-def _cell(iv) -> str:
-    return "n/a" if iv is None or iv.estimate is None else f"{iv.estimate:.3f} [{iv.low:.3f}, {iv.high:.3f}]"
+def cell(iv) -> dict | None:
+    return None if iv is None or iv.estimate is None else {"auc": iv.estimate, "low": iv.low, "high": iv.high}
 
 
-METRICS = [("support", "lower"), ("answer_length", "higher"), ("novel_token_rate", "higher")]
-# grounding_risk on the same dev rows, from benchmarks/results/grounding.md (issue 18; grouped CV for HaluEval,
-# leave-one-domain-out for SummEdits), not recomputed here
-GROUNDING_RISK = {"summedits": "0.450 [0.383, 0.512]", "halueval_summarization": "0.780 [0.747, 0.812]",
-                  "halueval_qa": "0.985 [0.982, 0.988]", "halueval_dialogue": "0.715 [0.684, 0.747]"}
-GROUNDING_DOMAIN = {"ectsum": "0.597", "news": "0.513", "podcast": "0.454", "qmsumm": "0.353", "sales_call": "0.393",
-                    "sales_email": "0.515", "samsum": "0.577", "scitldr": "0.346"}
+def group_table(rows: list[dict], resamples: int) -> dict:
+    """Per group: rows, AUC of each aggregation and of the baselines, CPU ms per row, capped rows."""
+    out = {}
+    for g in sorted({r["group"] for r in rows}):
+        sub = [r for r in rows if r["group"] == g]
+        ent = {"rows": len(sub), "undetermined": sum(r["support"] is None for r in sub),
+               "clusters": len({r["cluster"] for r in sub}), "capped": sum(r["windows_capped"] > 0 for r in sub)}
+        for how in AGGREGATIONS:
+            ent[f"support_{how}"] = cell(auc(sub, [aggregated(r, how) for r in sub], "lower", resamples))
+        for m, direction in BASELINES:
+            ent[m] = cell(auc(sub, [r[m] for r in sub], direction, resamples))
+        cpu = sorted(r["cpu_ms"] for r in sub if r["support"] is not None)
+        ent["cpu_ms"] = {"mean": statistics.fmean(cpu), "median": statistics.median(cpu),
+                         "p95": cpu[int(0.95 * (len(cpu) - 1))]} if cpu else None
+        out[g] = ent
+    return out
 
 
-def report(resamples: int) -> dict:
-    data = {t: json.loads((SCORES / f"{t}.json").read_text()) for t in ORDER if (SCORES / f"{t}.json").exists()}
-    out: dict = {"tasks": {}, "domains": {}}
-    lines = ["### Development sets (every one held out from training)",
-             "| task | rows (undetermined) | support | answer length | absent-token rate | grounding_risk "
-             "(issue 18) | CPU ms/row mean (median, p95) |", "|---|---|---|---|---|---|---|"]
-    for t, d in data.items():
-        rows = d["rows"]
-        cells = {}
-        for key, direction in METRICS:
-            iv, n = _auc(rows, key, direction, resamples)
-            cells[key] = iv
-            out["tasks"].setdefault(t, {})[key] = None if iv is None else \
-                {"auc": iv.estimate, "low": iv.low, "high": iv.high, "n": n}
-        cpu = sorted(r["cpu_ms"] for r in rows if r["support"] is not None)
-        und = sum(r["support"] is None for r in rows)
-        p95 = cpu[int(0.95 * (len(cpu) - 1))] if cpu else float("nan")
-        out["tasks"][t]["cpu_ms_mean"] = statistics.fmean(cpu) if cpu else None
-        lines.append(f"| {t} | {len(rows)} ({und}) | {_cell(cells['support'])} | {_cell(cells['answer_length'])} | "
-                     f"{_cell(cells['novel_token_rate'])} | {GROUNDING_RISK.get(t, 'n/a')} | "
-                     f"{statistics.fmean(cpu):.0f} ({statistics.median(cpu):.0f}, {p95:.0f}) |")
-    if "summedits" in data:
-        rows = data["summedits"]["rows"]
-        lines += ["", "### SummEdits by domain (all held out: the model never saw SummEdits)",
-                  "| domain | rows | documents | support | answer length | absent-token rate | grounding_risk "
-                  "(issue 18, LODO) | windows capped (rows) |", "|---|---|---|---|---|---|---|---|"]
-        aucs = {}
-        for dom in sorted({r["domain"] for r in rows}):
-            sub = [r for r in rows if r["domain"] == dom]
-            cells = {k: _auc(sub, k, direction, resamples)[0] for k, direction in METRICS}
-            aucs[dom] = cells["support"].estimate
-            out["domains"][dom] = {k: None if v is None else {"auc": v.estimate, "low": v.low, "high": v.high}
-                                   for k, v in cells.items()}
-            lines.append(f"| {dom} | {len(sub)} | {len({r['group'] for r in sub})} | {_cell(cells['support'])} | "
-                         f"{_cell(cells['answer_length'])} | {_cell(cells['novel_token_rate'])} | "
-                         f"{GROUNDING_DOMAIN.get(dom, 'n/a')} | {sum(r['windows_capped'] > 0 for r in sub)} |")
-        vals = [v for v in aucs.values() if v is not None]
-        out["summedits_median"], out["summedits_worst"] = statistics.median(vals), min(vals)
-        worst = min(aucs, key=lambda k: aucs[k] if aucs[k] is not None else 9)
-        lines.append(f"\nSummEdits: median domain AUC {out['summedits_median']:.3f}, worst {out['summedits_worst']:.3f}"
-                     f" ({worst}).")
-    model = next(iter(data.values()))["model"] if data else "?"
-    header = (f"ROC AUC vs `hallucinated`, 95% bootstrap clustered by item / document ({resamples} resamples, "
-              f"seed 0). Model `{model}`.\n\n")
-    text = header + "\n".join(lines) + "\n"
-    (SCORES / "report.json").write_text(json.dumps(out, indent=1))
-    (SCORES / "tables.md").write_text(text)
-    print(text)
-    return {"text": text, **out}
+def choose_aggregation(table: dict) -> dict:
+    """For each group, the aggregation with the higher median AUC over the *other* groups (leave-one-group-out)."""
+    chosen = {}
+    for g in table:
+        med = {how: statistics.median([t[f"support_{how}"]["auc"] for h, t in table.items()
+                                       if h != g and t[f"support_{how}"]] or [0.0]) for how in AGGREGATIONS}
+        chosen[g] = max(AGGREGATIONS, key=lambda how: (med[how], how == "min"))
+    return chosen
+
+
+def report(runs: list[str], resamples: int, out: Path | None) -> dict:
+    rows, models = [], {}
+    for name in runs:
+        d = json.loads((SCORES / f"{name}.json").read_text())
+        rows += d["rows"]
+        models[name] = {"model": d["model"], "groups": d["groups"]}
+    table = group_table(rows, resamples)
+    chosen = choose_aggregation(table)
+    for g, how in chosen.items():
+        table[g]["chosen"] = how
+        table[g]["support"] = table[g][f"support_{how}"]
+    dom = [table[f"summedits/{d}"]["support"]["auc"] for d in DOMAINS if f"summedits/{d}" in table]
+    summary = {"runs": models, "groups": table,
+               "summedits_median": statistics.median(dom) if dom else None,
+               "summedits_worst": min(dom) if dom else None}
+    if out is not None:
+        out.write_text(json.dumps(summary, indent=1) + "\n")
+    print(markdown(summary))
+    return summary
+
+
+def fmt(c: dict | None) -> str:
+    return "n/a" if c is None else f"{c['auc']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
+
+
+def markdown(summary: dict) -> str:
+    lines = ["| group | rows (undet.) | support (chosen aggregation) | support, min | support, mean | answer length "
+             "| absent-token rate | CPU ms/row mean (median, p95) | rows capped |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for g, t in summary["groups"].items():
+        c = t["cpu_ms"]
+        cpu = "n/a" if c is None else f"{c['mean']:.0f} ({c['median']:.0f}, {c['p95']:.0f})"
+        lines.append(f"| {g} | {t['rows']} ({t['undetermined']}) | {fmt(t.get('support'))} ({t.get('chosen')}) | "
+                     f"{fmt(t['support_min'])} | {fmt(t['support_mean'])} | {fmt(t['answer_length'])} | "
+                     f"{fmt(t['novel_token_rate'])} | {cpu} | {t['capped']} |")
+    if summary["summedits_median"] is not None:
+        lines.append(f"\nSummEdits: median domain AUC {summary['summedits_median']:.3f}, worst "
+                     f"{summary['summedits_worst']:.3f}.")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("score")
-    s.add_argument("--tasks", nargs="+", default=ORDER)
-    s.add_argument("--limit", type=int, default=None)
     s.add_argument("--model", default=None, help="a support model folder (default: the shipped one)")
+    s.add_argument("--groups", nargs="+", default=ALL_GROUPS)
+    s.add_argument("--name", required=True)
+    s.add_argument("--limit", type=int, default=None)
+    s.add_argument("--per-group", type=int, default=None, help="at most this many rows of each group")
     r = sub.add_parser("report")
+    r.add_argument("--runs", nargs="+", required=True)
     r.add_argument("--resamples", type=int, default=1000)
+    r.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.cmd == "score":
-        score(args.tasks, args.limit, args.model)
+        score(args.model, args.groups, args.name, args.limit, args.per_group)
     else:
-        report(args.resamples)
+        report(args.runs, args.resamples, args.out)
 
 
 if __name__ == "__main__":

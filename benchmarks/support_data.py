@@ -1,20 +1,28 @@
-"""Training pairs for the support model: (premise = a context window, hypothesis = a sentence, supported 0/1).
+"""Training examples for the support model, as *bags*: (claims, context windows, label, source, group).
 
-Three sources, all from ``../shared`` (read at run time, never copied into the project):
+A bag holds one or more claims (answer sentences, or a hypothesis) and the windows of the passage they should rest
+on; its label says whether the passage supports *every* claim. The trainer scores the bag the way the metric does
+(each claim against its ``TOP_K`` candidate windows; a claim's support is its best window; the bag's is its weakest
+claim) and trains the pairs that set that value: in a supported bag every claim's best window is a positive, in an
+unsupported one the weakest claim's best window is the negative (multiple-instance learning, as in SummaC). A
+plain NLI pair with a short premise is a bag of one claim and one window.
 
-* ``nli``: ``nli/nli_pairs.jsonl.gz`` (FEVER-NLI, MultiNLI, SNLI, BEGIN, FaithDial, WiCE), a fixed quota per source.
-* ``halueval``: HaluEval summarization **train** split. Each sentence of the correct summary with its best window
-  of the document (most of its content words) is supported; the same sentence with one fact changed
-  (see ``perturb``) against the same window, and the sentence against the document's least-overlapping window,
-  are not. (Hallucinated summaries are not used sentence by sentence: most of their sentences are correct.)
-* ``synthetic``: sentences of the train documents with their window (supported) vs the same sentence with a
-  number, date, name, unit, comparative or polarity changed, a value moved from another sentence of the same
-  document, or a sentence of another document (not supported).
+Sources (``../shared`` is read at run time, never copied into the project):
 
-The dev files (``halueval_*_dev.jsonl``, ``summedits_dev.jsonl``) are never read here: they are the held-out
-evaluation. Deterministic for a seed; prints the mix and label balance per source.
+* ``nli``: ``nli/nli_pairs.jsonl.gz`` (FEVER-NLI, MultiNLI, SNLI, BEGIN, FaithDial, WiCE), a fixed quota per
+  source; long premises are cut into windows, so "supported" means some window supports the hypothesis.
+* ``halueval`` (in-domain, HaluEval summarization **train**): each sentence of a correct summary against its
+  document (supported) and the same sentence with one fact changed (``perturb``; not supported); whole correct
+  summaries (supported) and whole hallucinated summaries (not supported: at least one sentence is not).
+* ``synthetic``: sentences of other train documents against their own document (supported) vs the same sentence
+  with a number, date, name, unit, comparative or polarity changed, a value moved from another sentence of the
+  same document, or a sentence of another document (not supported).
+* ``dev`` (``dev_bags``, for the trainer's second stage only, with groups held out in turn): HaluEval QA,
+  dialogue and summarization dev, SummEdits dev.
 
-    .venv/bin/python benchmarks/support_data.py --out /tmp/support_pairs.jsonl.gz
+Deterministic for a seed; prints the mix and label balance per source.
+
+    .venv/bin/python benchmarks/support_data.py --out /tmp/support_bags.jsonl.gz
 """
 from __future__ import annotations
 
@@ -31,17 +39,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evalkit.metrics.support import context_windows  # noqa: E402
+from evalkit.metrics.support import TOP_K, WINDOW_TOKENS, candidate_windows, context_windows  # noqa: E402
+from evalkit.metrics.support import hypotheses  # noqa: E402
 from evalkit.text.tokens import sentences  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 NLI = SHARED / "nli" / "nli_pairs.jsonl.gz"
-HALU_TRAIN = SHARED / "bench" / "halueval_summarization_train.jsonl.gz"
+BENCH = SHARED / "bench"
+HALU_TRAIN = BENCH / "halueval_summarization_train.jsonl.gz"
 
-NLI_QUOTA = {"fever-nli": 2200, "mnli": 1600, "snli": 900, "begin": 1500, "faithdial": 520, "wice": 707}
-HALU_DOCS = 1200  # train documents whose correct summary gives pairs
-SYN_DOCS = 1300  # other train documents used for synthetic pairs
+NLI_QUOTA = {"fever-nli": 5000, "mnli": 5000, "snli": 2500, "begin": 2500, "faithdial": 520, "wice": 707}
+HALU_DOCS = 1100  # train items whose correct summary gives sentence bags (each sentence, and it perturbed)
+SUMMARY_ITEMS = 1800  # further train items whose two whole summaries (correct, hallucinated) are bags
+SYN_DOCS = 1000  # further train documents used for synthetic sentence bags
 SYN_PER_DOC = 3  # sentences per synthetic document
+MAX_BAG_WINDOWS = 64  # as the metric's cap
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _STOP = frozenset("the a an of to in on and or for with by at from is was are were be been it its that this as "
@@ -154,13 +166,45 @@ def _perturb_kind(kind: str, s: str, others: list[str], rng: random.Random) -> s
 
 
 def _read_jsonl(path: Path):
-    with gzip.open(path, "rt", encoding="utf-8") as f:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
         for line in f:
             if line.strip():
                 yield json.loads(line)
 
 
-def nli_pairs(rng: random.Random, quota: dict[str, int] = NLI_QUOTA) -> list[dict]:
+class Windower:
+    """Context windows measured in the model's word pieces, as the metric makes them."""
+
+    def __init__(self):
+        from transformers import AutoTokenizer
+
+        from evalkit.encoders import model_path
+
+        self.tok = AutoTokenizer.from_pretrained(model_path(), use_fast=True)
+
+    def length(self, text: str) -> int:
+        return len(self.tok(text, add_special_tokens=False)["input_ids"])
+
+    def windows(self, contexts) -> list[str]:
+        ctx = [contexts] if isinstance(contexts, str) else list(contexts)
+        return [w.text for w in context_windows([c for c in ctx if c.strip()], max_tokens=WINDOW_TOKENS,
+                                                length=self.length)][:MAX_BAG_WINDOWS]
+
+
+def bag(claims: list[str], windows: list[str], label: int, source: str, group: str) -> dict | None:
+    """One training example: each claim's candidate windows chosen as the metric chooses them."""
+    claims = [c for c in claims if c.strip()]
+    if not claims or not windows:
+        return None
+    cands = [candidate_windows(c, windows, TOP_K) for c in claims]
+    used = sorted({w for c in cands for w in c})
+    remap = {w: i for i, w in enumerate(used)}
+    return {"claims": claims, "windows": [windows[w] for w in used], "cands": [[remap[w] for w in c] for c in cands],
+            "label": int(label), "source": source, "group": str(group)}
+
+
+def nli_bags(rng: random.Random, win: Windower, quota: dict[str, int] = NLI_QUOTA) -> list[dict]:
     by_source: dict[str, list[dict]] = {}
     for r in _read_jsonl(NLI):
         by_source.setdefault(r["source"], []).append(r)
@@ -169,116 +213,154 @@ def nli_pairs(rng: random.Random, quota: dict[str, int] = NLI_QUOTA) -> list[dic
         rows = sorted(by_source[src], key=lambda r: r["id"])
         rng.shuffle(rows)
         for r in rows[:quota.get(src, 0)]:
-            out.append({"premise": r["premise"], "hypothesis": r["hypothesis"], "label": int(r["supported"]),
-                        "source": f"nli/{src}", "group": r["id"]})
+            b = bag([r["hypothesis"]], win.windows(r["premise"]), r["supported"], f"nli/{src}", f"{src}/{r['id']}")
+            if b:
+                out.append(b)
     return out
 
 
-def _best_worst(sentence: str, windows) -> tuple[int, int]:
-    words = content(sentence)
-    scores = [len(words & content(w.text)) / max(len(words), 1) for w in windows]
-    best = max(range(len(windows)), key=lambda i: (scores[i], -i))
-    worst = min(range(len(windows)), key=lambda i: (scores[i], i))
-    return best, worst
-
-
-def halueval_and_synthetic(rng: random.Random, halu_docs: int = HALU_DOCS, syn_docs: int = SYN_DOCS,
-                           syn_per_doc: int = SYN_PER_DOC) -> tuple[list[dict], list[dict]]:
-    items = {}
+def _train_items(rng: random.Random) -> tuple[list[str], dict, dict]:
+    correct, wrong = {}, {}
     for r in _read_jsonl(HALU_TRAIN):
-        if not r["hallucinated"]:
-            items[r["item_id"]] = r
-    ids = sorted(items)
+        (wrong if r["hallucinated"] else correct)[r["item_id"]] = r
+    ids = sorted(correct)
     rng.shuffle(ids)
-    halu, syn = [], []
-    docs_text = []
+    return ids, correct, wrong
+
+
+def _doc(r: dict) -> str:
+    return r["contexts"] if isinstance(r["contexts"], str) else " ".join(r["contexts"])
+
+
+def halueval_bags(rng: random.Random, win: Windower, ids: list[str], correct: dict, wrong: dict,
+                  halu_docs: int = HALU_DOCS, summary_items: int = SUMMARY_ITEMS) -> list[dict]:
+    out: list[dict] = []
     for item_id in ids[:halu_docs]:
-        r = items[item_id]
-        doc = " ".join(r["contexts"])
-        windows = context_windows([doc], max_tokens=120)  # words: ~160 word pieces, within max_length
-        doc_sents = sentences(doc)
-        if len(windows) < 2:
-            continue
+        r = correct[item_id]
+        doc = _doc(r)
+        windows, doc_sents = win.windows(doc), sentences(doc)
         for s in sentences(r["answer"]):
             if len(s.split()) < 4:
                 continue
-            best, worst = _best_worst(s, windows)
-            halu.append({"premise": windows[best].text, "hypothesis": s, "label": 1, "source": "halueval/summary",
-                         "group": item_id})
+            out.append(bag([s], windows, 1, "halueval/sentence", item_id))
             changed = perturb(s, doc_sents, rng)
             if changed:
-                halu.append({"premise": windows[best].text, "hypothesis": changed[0], "label": 0,
-                             "source": f"halueval/perturbed-{changed[1]}", "group": item_id})
-            if worst != best and rng.random() < 0.35:
-                halu.append({"premise": windows[worst].text, "hypothesis": s, "label": 0,
-                             "source": "halueval/other-window", "group": item_id})
-    for item_id in ids[halu_docs:halu_docs + syn_docs]:
-        docs_text.append((item_id, " ".join(items[item_id]["contexts"])))
-    for k, (item_id, doc) in enumerate(docs_text):
-        windows = context_windows([doc], max_tokens=120)  # words: ~160 word pieces, within max_length
-        doc_sents = sentences(doc)
-        cand = [(wi, s) for wi, w in enumerate(windows) for s in sentences(w.text) if 6 <= len(s.split()) <= 60]
-        if not cand:
-            continue
-        for wi, s in rng.sample(cand, min(syn_per_doc, len(cand))):
+                out.append(bag([changed[0]], windows, 0, f"halueval/perturbed-{changed[1]}", item_id))
+    for item_id in ids[halu_docs:halu_docs + summary_items]:
+        windows = win.windows(_doc(correct[item_id]))
+        out.append(bag(sentences(correct[item_id]["answer"]), windows, 1, "halueval/summary-correct", item_id))
+        if item_id in wrong:
+            out.append(bag(sentences(wrong[item_id]["answer"]), windows, 0, "halueval/summary-hallucinated",
+                           item_id))
+    return [b for b in out if b]
+
+
+def synthetic_bags(rng: random.Random, win: Windower, ids: list[str], correct: dict,
+                   syn_docs: int = SYN_DOCS, syn_per_doc: int = SYN_PER_DOC) -> list[dict]:
+    start = HALU_DOCS + SUMMARY_ITEMS
+    docs = [(item_id, _doc(correct[item_id])) for item_id in ids[start:start + syn_docs]]
+    out: list[dict] = []
+    for k, (item_id, doc) in enumerate(docs):
+        windows, doc_sents = win.windows(doc), sentences(doc)
+        cand = [s for s in doc_sents if 6 <= len(s.split()) <= 45]
+        for s in rng.sample(cand, min(syn_per_doc, len(cand))):
             changed = perturb(s, doc_sents, rng)
             if not changed:
-                continue  # keep the pair balanced: a supported copy only where a negative exists
-            syn.append({"premise": windows[wi].text, "hypothesis": s, "label": 1, "source": "synthetic/copy",
-                        "group": item_id})
-            syn.append({"premise": windows[wi].text, "hypothesis": changed[0], "label": 0,
-                        "source": f"synthetic/{changed[1]}", "group": item_id})
+                continue  # keep the pairs balanced: a supported copy only where a negative exists
+            out.append(bag([s], windows, 1, "synthetic/copy", item_id))
+            out.append(bag([changed[0]], windows, 0, f"synthetic/{changed[1]}", item_id))
         if rng.random() < 0.5:  # a sentence of another document: unsupported, and easy
-            other = sentences(docs_text[(k + 1 + rng.randrange(len(docs_text) - 1)) % len(docs_text)][1])
+            other = sentences(docs[(k + 1 + rng.randrange(len(docs) - 1)) % len(docs)][1])
             if other:
-                syn.append({"premise": rng.choice(windows).text, "hypothesis": rng.choice(other), "label": 0,
-                            "source": "synthetic/other-document", "group": item_id})
-    return halu, syn
+                out.append(bag([rng.choice(other)], windows, 0, "synthetic/other-document", item_id))
+    return [b for b in out if b]
 
 
-def build(seed: int = 13) -> list[dict]:
-    """All training pairs, shuffled with ``seed``."""
+PARTS = ("nli", "halueval", "synthetic")
+
+
+def build(seed: int = 13, parts: tuple[str, ...] = PARTS) -> list[dict]:
+    """The first stage's bags (no development file is read), shuffled with ``seed``; ``parts`` picks sources
+    (the ablation)."""
     rng = random.Random(seed)
-    pairs = nli_pairs(rng)
-    halu, syn = halueval_and_synthetic(rng)
-    pairs += halu + syn
-    rng.shuffle(pairs)
-    return pairs
+    win = Windower()
+    bags = nli_bags(rng, win) if "nli" in parts else []
+    ids, correct, wrong = _train_items(random.Random(seed + 1))
+    if "halueval" in parts:
+        bags += halueval_bags(rng, win, ids, correct, wrong)
+    if "synthetic" in parts:
+        bags += synthetic_bags(rng, win, ids, correct)
+    rng.shuffle(bags)
+    return bags
 
 
-def data_hash(pairs: list[dict]) -> str:
+DEV_FILES = {"halueval_qa": "halueval_qa_dev.jsonl", "halueval_dialogue": "halueval_dialogue_dev.jsonl",
+             "halueval_summarization": "halueval_summarization_dev.jsonl", "summedits": "summedits_dev.jsonl"}
+
+
+def dev_rows(task: str) -> list[dict]:
+    """One development split's rows, each with ``task``, ``group`` (held out together: the SummEdits domain or
+    the HaluEval task) and ``cluster`` (resampled together: the document or the HaluEval item)."""
+    rows = list(_read_jsonl(BENCH / DEV_FILES[task]))
+    for r in rows:
+        r["task"] = task
+        r["group"] = f"summedits/{r['domain']}" if task == "summedits" else task
+        r["cluster"] = _doc(r) if task == "summedits" else str(r["item_id"])
+    return rows
+
+
+def dev_bags(win: Windower, rows: list[dict]) -> list[dict]:
+    """Bags of development rows: the answer's claims (``hypotheses``) against its contexts."""
+    out = []
+    for r in rows:
+        claims = hypotheses(r["answer"] or "", r.get("question"))
+        b = bag(claims, win.windows(r["contexts"]), 0 if r["hallucinated"] else 1, f"dev/{r['group']}", r["group"])
+        if b:
+            out.append(b)
+    return out
+
+
+def data_hash(bags: list[dict]) -> str:
     h = hashlib.sha256()
-    for p in pairs:
-        h.update(json.dumps([p["premise"], p["hypothesis"], p["label"]], ensure_ascii=False).encode())
+    for b in bags:
+        h.update(json.dumps([b["claims"], b["windows"], b["label"]], ensure_ascii=False).encode())
     return h.hexdigest()[:16]
 
 
-def mix_table(pairs: list[dict]) -> str:
-    """The mix: pairs and the supported share per source (and per family of sources)."""
-    n, pos = Counter(p["source"] for p in pairs), Counter(p["source"] for p in pairs if p["label"] == 1)
-    fam_n = Counter(p["source"].split("/")[0] for p in pairs)
-    fam_pos = Counter(p["source"].split("/")[0] for p in pairs if p["label"] == 1)
-    lines = ["| source | pairs | supported |", "|---|---:|---:|"]
-    for fam in sorted(fam_n):
-        lines.append(f"| **{fam}** | **{fam_n[fam]:,}** | **{fam_pos[fam] / fam_n[fam]:.1%}** |")
-        for s in sorted(k for k in n if k.split("/")[0] == fam):
-            lines.append(f"| {s} | {n[s]:,} | {pos[s] / n[s]:.1%} |")
-    total_pos = sum(pos.values())
-    lines.append(f"| **all** | **{len(pairs):,}** | **{total_pos / len(pairs):.1%}** |")
+def mix_table(bags: list[dict]) -> str:
+    """The mix: bags, claim-window pairs and the supported share per source (and per family of sources)."""
+    n, pos = Counter(b["source"] for b in bags), Counter(b["source"] for b in bags if b["label"] == 1)
+    pairs = Counter()
+    for b in bags:
+        pairs[b["source"]] += sum(len(c) for c in b["cands"])
+    fam = lambda s: s.split("/")[0]  # noqa: E731
+    fam_n, fam_pos, fam_pairs = Counter(), Counter(), Counter()
+    for s in n:
+        fam_n[fam(s)] += n[s]
+        fam_pos[fam(s)] += pos[s]
+        fam_pairs[fam(s)] += pairs[s]
+    lines = ["| source | bags | claim-window pairs | supported |", "|---|---:|---:|---:|"]
+    for f in sorted(fam_n):
+        lines.append(f"| **{f}** | **{fam_n[f]:,}** | **{fam_pairs[f]:,}** | **{fam_pos[f] / fam_n[f]:.1%}** |")
+        for s in sorted(k for k in n if fam(k) == f):
+            lines.append(f"| {s} | {n[s]:,} | {pairs[s]:,} | {pos[s] / n[s]:.1%} |")
+    lines.append(f"| **all** | **{len(bags):,}** | **{sum(pairs.values()):,}** | "
+                 f"**{sum(pos.values()) / len(bags):.1%}** |")
     return "\n".join(lines)
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--out", type=Path, default=Path("/tmp/support_pairs.jsonl.gz"))
+    ap.add_argument("--parts", default=",".join(PARTS), help="comma-separated: " + ", ".join(PARTS))
+    ap.add_argument("--out", type=Path, default=Path("/tmp/support_bags.jsonl.gz"))
     args = ap.parse_args(argv)
-    pairs = build(args.seed)
+    bags = build(args.seed, tuple(args.parts.split(",")))
     with gzip.open(args.out, "wt", encoding="utf-8") as f:
-        for p in pairs:
-            f.write(json.dumps(p, ensure_ascii=False) + "\n")
-    print(mix_table(pairs))
-    print(f"data hash {data_hash(pairs)}; {len(pairs):,} pairs -> {args.out}")
+        for b in bags:
+            f.write(json.dumps(b, ensure_ascii=False) + "\n")
+    print(mix_table(bags))
+    print(f"data hash {data_hash(bags)}; {len(bags):,} bags -> {args.out}")
 
 
 if __name__ == "__main__":

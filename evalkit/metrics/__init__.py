@@ -192,7 +192,7 @@ DEFAULT_METRICS = ("relevance", "completeness", "hallucination", "grounding_risk
                    "number_match", "answer_completeness", "source_citation", "dont_know", "fact_checks")
 # run by default when their resource is available (a configured judge; the embed extra)
 OPTIONAL_DEFAULTS = ("faithfulness", "context_precision", "context_recall", "answer_relevance", "ragas_score",
-                     "factual_accuracy", "answer_class", "semantic_similarity", "bert_score_f1")
+                     "factual_accuracy", "answer_class", "semantic_similarity", "bert_score_f1", "support")
 
 
 def _caller_outside_evalkit() -> int:

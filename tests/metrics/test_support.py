@@ -5,7 +5,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from evalkit.metrics.support import aggregate_support, candidate_windows, context_windows
+from evalkit.metrics.support import aggregate_support, candidate_windows, context_windows, hypotheses
 from evalkit.metrics.support import support_score as support
 
 # five two-word sentences: lengths are word counts unless a test says otherwise
@@ -141,6 +141,24 @@ def test_undetermined_never_one(answer, contexts, reason):
     assert model.calls == []  # decided before the model runs
 
 
+def test_a_short_span_is_checked_with_its_question():
+    # "Nevada" asserts nothing on its own: the claim checked is the question followed by the span (<= 5 words)
+    assert hypotheses("Nevada", "Attorney General of where?") == ["Attorney General of where? Nevada"]
+    assert hypotheses("the state of Nevada, USA", "Where?") == ["Where? the state of Nevada, USA"]  # 5 words
+    assert hypotheses("It was the state of Nevada.", "Where?") == ["It was the state of Nevada."]  # 6: a sentence
+    assert hypotheses("Nevada. Ohio.", "Where?") == ["Nevada.", "Ohio."]  # two sentences: each on its own
+    assert hypotheses("Nevada", None) == ["Nevada"] and hypotheses("Nevada", "  ") == ["Nevada"]
+
+
+def test_the_question_reaches_the_model():
+    ctx = ["She served as Attorney General of Nevada."]
+    claim = "Attorney General of where? Nevada"
+    model = TableModel({(claim, ctx[0]): 0.9})
+    s = support("Nevada", ctx, "Attorney General of where?", model=model)
+    assert s.value == 0.9 and model.calls == [[(claim, ctx[0])]]
+    assert s.details["sentences"][0]["sentence"] == claim
+
+
 def test_abstention_is_flagged():
     assert support("I don't know.", ["Rain fell."], model=TableModel({})).details["abstention"] is True
 
@@ -168,11 +186,21 @@ def test_shipped_model_is_deterministic():
     assert a == b and 0.0 <= a.value <= 1.0
 
 
-def test_shipped_model_value_on_a_fixed_pair():
-    # recorded once from the shipped weights (benchmarks/train_support.py, seed 13; see its MODEL_CARD.md) with
-    # `support(*PAIR).value`; a change here means the weights, the tokenizer or the windowing changed
+def test_shipped_model_values_on_fixed_inputs():
+    # recorded once from the shipped weights (benchmarks/train_support.py, seed 13, base stage; MODEL_CARD.md) with
+    # `support(...).value`; a change here means the weights, the tokenizer, the int8 path or the windowing changed.
+    # The model gets this example wrong (the Fjell 60's price given to the Fjell 45 scores above the true claim):
+    # the README says so, and the test records it rather than hides it
     model = _shipped()
-    assert support(*PAIR, model=model).value == pytest.approx(RECORDED, abs=1e-4)
+    wrong = support(*PAIR, model=model)
+    right = support("The Fjell 60 costs €229.", PAIR[1], model=model)
+    span = support("Nevada", ["She served as the 32nd Attorney General of Nevada from 2007 to 2015."], "Which state?",
+                   model=model)
+    assert wrong.value == pytest.approx(RECORDED["wrong"], abs=1e-4)
+    assert right.value == pytest.approx(RECORDED["right"], abs=1e-4)
+    assert span.value == pytest.approx(RECORDED["span"], abs=1e-4)
+    assert [d["pairs_checked"] for d in (wrong.details, right.details, span.details)] == [1, 1, 1]  # one window
 
 
-RECORDED = 0.676985  # support(*PAIR).value with the shipped weights (config.json data hash 05f23045d12dda5f)
+# support(...).value with the shipped weights (config.json: base stage, data hash 328553e639dec3b4)
+RECORDED = {"wrong": 0.862237, "right": 0.833182, "span": 0.359187}
