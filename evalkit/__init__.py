@@ -27,7 +27,7 @@ _LAZY = {
     "ConfigError": "evalkit.config:ConfigError", "EvalConfig": "evalkit.config:EvalConfig",
     "VerdictThresholds": "evalkit.config:VerdictThresholds", "Thresholds": "evalkit.config:Thresholds",
     "DataError": "evalkit.data:DataError", "load": "evalkit.data:load", "save": "evalkit.data:save",
-    "show": "evalkit.evidence:show",
+    "show": "evalkit.view.show:show",
     "REGISTRY": "evalkit.metrics:REGISTRY", "Score": "evalkit.metrics:Score", "get_metric": "evalkit.metrics:get_metric",
     "register_metric": "evalkit.metrics:register_metric", "unregister_metric": "evalkit.metrics:unregister_metric",
     "aevaluate": "evalkit.pipeline:aevaluate", "evaluate": "evalkit.pipeline:evaluate",

@@ -112,7 +112,7 @@ def completeness_markdown(a: Mapping[str, Any]) -> str:
 
 def anchors_table(row: Mapping[str, Any]) -> pd.DataFrame:
     """hallucination's anchors for one scored row: type, text, supported or not, the context sentence checked."""
-    from .evidence import details_of
+    from .view.model import details_of
 
     d = details_of(row, "hallucination")
     return pd.DataFrame([{"type": a.get("type"), "anchor": a.get("text"),
@@ -123,7 +123,7 @@ def anchors_table(row: Mapping[str, Any]) -> pd.DataFrame:
 
 def hallucination_markdown(row: Mapping[str, Any]) -> str:
     """How hallucination's value arises for one scored row: S_claims, the drift penalty, their maximum."""
-    from .evidence import details_of
+    from .view.model import details_of
 
     d = details_of(row, "hallucination")
     anchors = d.get("anchors") or []

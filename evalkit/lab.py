@@ -138,7 +138,7 @@ class Explorer:
         return threshold_html(self.view, self.score, self.label)
 
     def _rows_html(self) -> str:
-        from .evidence import show
+        from .view.show import show
 
         has_id = "id" in self.results.columns
         parts = [show(self.results, self.results["id"].iloc[i] if has_id else i,
@@ -227,7 +227,7 @@ class Labeler:
 
     def html(self) -> str:
         """The row on screen with its evidence (or a closing line when every row is done)."""
-        from .evidence import show
+        from .view.show import show
 
         i = self.current
         if i is None:

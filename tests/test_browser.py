@@ -206,7 +206,7 @@ def _evidence_frame() -> pd.DataFrame:
 
 @needs_chromium
 def test_evidence_view_fits_1280(tmp_path):
-    from evalkit.evidence import show
+    from evalkit.view.show import show
 
     page = tmp_path / "evidence.html"
     page.write_text(show(_evidence_frame(), "r1").to_page(), encoding="utf-8")

@@ -40,8 +40,8 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     ("plots", frozenset({"plots"})),
     ("notebook", frozenset({"notebook", "lessons", "jupyter_hooks"})),  # lessons: "What this means" from numbers;
     # jupyter_hooks: Lab saves the committed notebooks as committed
-    ("report", frozenset({"report", "evidence", "tables", "paper", "explain", "lab"})),  # evidence: one row's evidence
-    # as HTML (show); tables: the one LaTeX/Markdown/HTML table writer; paper: `evalkit paper` (tables, figures,
+    ("report", frozenset({"report", "view", "tables", "paper", "explain", "lab"})),  # view: one row's evidence
+    # as typed views drawn as HTML or text (show); tables: the one LaTeX/Markdown/HTML table writer; paper: `evalkit paper` (tables, figures,
     # methods, bib); explain: worked examples on a reader's rows; lab: explore and labeler widgets
     ("top", frozenset({"cli", "__init__"})),
 ]
@@ -213,7 +213,7 @@ HEAVY = ("sklearn", "scipy", "torch", "transformers", "matplotlib", "seaborn", "
          "httpx", "ragas", "spacy", "nltk", "dask", "ipywidgets", "latex2mathml")
 # what a run needs: data, config, text, the registry (entries only), runner, verdict, aggregate, thresholds
 CORE_ENTRY = "from evalkit import load, evaluate, summary, apply_verdicts, REGISTRY, get_metric, EvalConfig"
-LAYERS_OUTSIDE_THE_CORE = ("evalkit.report", "evalkit.notebook", "evalkit.paper", "evalkit.plots", "evalkit.evidence",
+LAYERS_OUTSIDE_THE_CORE = ("evalkit.report", "evalkit.notebook", "evalkit.paper", "evalkit.plots", "evalkit.view",
                            "evalkit.judge", "evalkit.stream", "evalkit.engine", "evalkit.sources", "evalkit.testing",
                            "evalkit.calibrate", "evalkit.compare", "evalkit.analysis", "evalkit.lab")
 

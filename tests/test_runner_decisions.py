@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 import evalkit
-from evalkit.evidence import evidence_html, rule_checks
+from evalkit.view.html import evidence_html
+from evalkit.view.model import rule_checks
 from evalkit.metrics import REGISTRY
 from evalkit.metrics.guard import ENGLISH_ONLY
 from evalkit.pipeline import evaluate_to_file

@@ -1,8 +1,8 @@
-"""evalkit.evidence (evalkit.show): one row's evidence as HTML and text.
+"""evalkit.view (evalkit.show): one row's evidence as HTML and text.
 
 Expected highlights are written by hand: from a hand-made frame (anchors, evidence and values typed below) and
 from a real ``evaluate`` run on three rows written here, where which numbers and dates the context lacks is read
-off the text. The HTML is read back with the standard library's parser, never with evalkit.evidence's own code.
+off the text. The HTML is read back with the standard library's parser, never with evalkit.view's own code.
 """
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from evalkit.config import VerdictThresholds
-from evalkit.evidence import evidence_html, show
+from evalkit.view.html import evidence_html
+from evalkit.view.show import show
 
 
 class Marks(HTMLParser):
@@ -313,7 +314,7 @@ def test_show_underlines_the_weakest_claim_and_shows_the_passage_checked():
 
     import pandas as pd
 
-    from evalkit.evidence import show
+    from evalkit.view.show import show
 
     details = {"sentences": [
         {"sentence": "The Fjell 60 costs €229.", "window": 0, "probability": 0.93, "window_text": "The Fjell 60 costs €229."},

@@ -82,7 +82,7 @@ run.show(fig, "00_triad_means")
 
 # %%
 from IPython.display import Markdown
-from evalkit.evidence import triad_in_words
+from evalkit.view.text import triad_in_words
 from evalkit.lessons import quote
 
 if not run.skip("verdict", why="verdicts need relevance, completeness and hallucination (a 'contexts' column)"):

@@ -116,7 +116,7 @@ if cmp:
 # Answers and contexts are shown as text (HTML-escaped); a long answer shows its start, the whole one click away.
 
 # %%
-from evalkit.evidence import evidence_html
+from evalkit.view.html import evidence_html
 
 shown = []  # rows whose whole answer this page prints here, so the appendix does not print it again
 if "verdict" in res.columns:

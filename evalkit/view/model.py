@@ -1,0 +1,441 @@
+"""Evidence you can see, the model: one scored row read into a typed view, :class:`RowView` (:func:`row_view`).
+
+The view holds the answer with every anchor the hallucination metric checked (numbers, dates, times, entities,
+subject-verb-object claims; for summaries, the Twin-Lock/Judge-Lock claims), each supported, partly supported or
+not, with the context snippet that supported it or the closest context sentence the grounding detector aligned
+with its answer sentence; the verdict's rules in the order the verdict checks them (value, threshold, fired or
+not, which rule decided); every metric on its registry scale with its direction and evidence; and the support
+detector's claims with the passage each was checked against. :mod:`evalkit.view.html` and
+:mod:`evalkit.view.text` draw it; :func:`evalkit.view.show.show` (``evalkit.show``) returns one that draws itself.
+
+Nothing here computes a score: values and evidence are read from the results; which rule fires is decided
+by :func:`evalkit.verdict.verdict_for`, the verdict's own function.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..config import VerdictThresholds
+from ..data import is_missing
+from ..metrics import REGISTRY, Metric
+from ..text import AnswerDecision
+from ..thresholds import Threshold
+from ..verdict import rules_for, verdict_for
+
+ABSTAIN_RULE = "ABSTAIN if the answer declines to answer"
+EMPTY_RULE = "FAIL if the answer is empty"
+LANGUAGE_RULE = "UNDETERMINED if the answer is not in English"
+VERDICT_CLASS = {"PASS": "ek-pass", "WARN": "ek-warn", "FAIL": "ek-fail", "ABSTAIN": "ek-abstain",
+                 "UNDETERMINED": "ek-undetermined"}
+# when anchors overlap (a number inside a claim), the piece they share takes the worst one's colour
+SEVERITY = ("ek-ok", "ek-part", "ek-bad")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# what one row holds
+@dataclass(frozen=True)
+class Highlight:
+    """One anchor located in the answer: ``answer[start:end]``; ``ref`` is its number in the list."""
+
+    ref: int
+    start: int
+    end: int
+    type: str
+    text: str
+    supported: bool
+    evidence: str | None  # the context text that supported it (or partly did; None when nothing did)
+    closest: str | None  # the context sentence aligned with the anchor's answer sentence (grounding detector)
+    status: str = ""  # the scorer's own word when it has one ("Partially", "Unsupported")
+
+    @property
+    def css_class(self) -> str:
+        return "ek-ok" if self.supported else ("ek-part" if self.status == "Partially" else "ek-bad")
+
+    @property
+    def sign(self) -> str:
+        return "✓" if self.supported else ("~" if self.status == "Partially" else "✗")
+
+    def context_note(self) -> tuple[str, str | None]:
+        """``(what was found, the context text checked)``."""
+        if self.supported:
+            return "supported; context", self.evidence
+        state = f"{self.status.lower()} supported" if self.status == "Partially" else "not found in the contexts"
+        if self.evidence:
+            return f"{state}; closest context", self.evidence
+        if self.closest:
+            return f"{state}; closest context sentence checked", self.closest
+        return "not found in any context", None
+
+    def explanation(self) -> str:
+        """One line: what was checked and against which context text."""
+        state, ctx = self.context_note()
+        return f"{self.type} “{self.text}”: {state}" + (f": “{ctx}”" if ctx else "")
+
+
+@dataclass(frozen=True)
+class RuleCheck:
+    """One verdict rule on this row: the value it read, whether it fired, whether it decided the verdict."""
+
+    outcome: str
+    rule: str  # "hallucination > 0.5"
+    metric: str | None
+    value: float | None
+    fired: bool | None  # None: the value is missing, so the rule could not be checked
+    decided: bool
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MetricView:
+    """One metric's value on its registry scale, its direction, and the evidence keys it declares."""
+
+    name: str
+    value: Any
+    shown: str  # the value formatted for its scale, or "undetermined"
+    reads_as: str
+    direction: str
+    evidence: tuple[tuple[str, str], ...]
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class ClaimSupport:
+    """One claim the support model checked: its text, P(its best window supports it), that window's text, and
+    whether it is the weakest claim (the one that sets ``support``)."""
+
+    claim: str
+    probability: float
+    window: str
+    weakest: bool
+
+
+@dataclass(frozen=True)
+class RowView:
+    """One row of scored results, ready to display (``_repr_html_`` in notebooks, ``str`` in a console)."""
+
+    label: str
+    question: str | None
+    answer: str | None
+    ground_truth: str | None
+    contexts: tuple[str, ...]
+    highlights: tuple[Highlight, ...]
+    unlocated: tuple[Highlight, ...]  # anchors whose text was not found verbatim in the answer
+    verdict: str | None
+    verdict_rule: str | None
+    rules: tuple[RuleCheck, ...]
+    metrics: tuple[MetricView, ...]
+    notes: tuple[str, ...]
+    support: tuple[ClaimSupport, ...] = ()  # the support detector's claims, when the run scored it
+
+
+# ---------------------------------------------------------------------------------------------------------
+# reading the results
+
+def _text(v: Any) -> str | None:
+    return None if is_missing(v) else str(v)
+
+
+def details_of(row: Mapping[str, Any], metric: str) -> dict[str, Any]:
+    """The row's ``<metric>_details`` as a dict (stored as JSON text; already a dict after some readers)."""
+    raw = row.get(f"{metric}_details")
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    if isinstance(raw, str) and raw.strip():
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError:
+            return {"reason": f"unreadable evidence: {raw[:80]}"}
+        return parsed if isinstance(parsed, dict) else {}
+    return {}
+
+
+def _contexts(v: Any) -> tuple[str, ...]:
+    if isinstance(v, str):
+        return (v,)
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return tuple(str(c) for c in v if not is_missing(c))
+    return ()
+
+
+def find_row(results: pd.DataFrame, row_id: Any, system: str | None = None) -> tuple[int, pd.Series]:
+    """``(position, row)`` for the row whose ``id`` is ``row_id`` (and ``system``, when ids repeat across
+    systems); without an ``id`` column, ``row_id`` is a position. KeyError names the id and the row count."""
+    n = len(results)
+    if "id" not in results.columns:
+        if isinstance(row_id, (int, np.integer)) and not isinstance(row_id, bool) and 0 <= row_id < n:
+            return int(row_id), results.iloc[int(row_id)]
+        raise KeyError(f"no row {row_id!r}: the results have no 'id' column, so pass a position from 0 to {n - 1} "
+                       f"({n} rows)")
+    mask = (results["id"].astype(str) == str(row_id)).to_numpy().copy()
+    if system is not None and "system" in results.columns:
+        mask &= (results["system"].astype(str) == str(system)).to_numpy()
+    hits = np.flatnonzero(mask)
+    where = f" and system {system!r}" if system is not None else ""
+    if len(hits) == 0:
+        examples = ", ".join(repr(x) for x in pd.unique(results["id"].astype(str))[:3])
+        raise KeyError(f"no row with id {row_id!r}{where} among the {n} rows (ids look like {examples})")
+    if len(hits) > 1:
+        systems = results["system"].iloc[hits].astype(str).tolist() if "system" in results.columns else []
+        hint = f"; pass system= one of {systems}" if systems else ""
+        raise KeyError(f"id {row_id!r}{where} names {len(hits)} of the {n} rows (positions {hits.tolist()}){hint}")
+    return int(hits[0]), results.iloc[int(hits[0])]
+
+
+_CUT_FIELDS = tuple(f.name for f in dataclasses.fields(VerdictThresholds) if f.name != "profile")
+
+
+def thresholds_of(results: pd.DataFrame) -> VerdictThresholds:
+    """The thresholds the results were scored with (``attrs["evalkit"]``), else the defaults."""
+    saved = ((results.attrs.get("evalkit") or {}).get("config") or {}).get("thresholds")
+    if not isinstance(saved, Mapping):
+        return VerdictThresholds()
+    cuts = {k: (None if saved[k] is None else float(saved[k])) for k in _CUT_FIELDS if k in saved}
+    profile = tuple(Threshold(**r) for r in saved.get("profile") or () if isinstance(r, Mapping))
+    return VerdictThresholds(**cuts, profile=profile)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# anchors -> highlights
+def _closest_sentences(row: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(answer sentence, aligned context sentence) pairs from the grounding detector's evidence."""
+    sents = details_of(row, "grounding_risk").get("sentences") or []
+    return [(s.get("sentence") or "", s.get("evidence") or "") for s in sents if isinstance(s, Mapping)]
+
+
+def _closest_for(answer: str, start: int, pairs: list[tuple[str, str]]) -> str | None:
+    cursor = 0
+    for sentence, evidence in pairs:
+        at = answer.find(sentence, cursor) if sentence else -1
+        if at < 0:
+            continue
+        cursor = at + len(sentence)
+        if at <= start < cursor:
+            return evidence or None
+    return None
+
+
+SUMMARY_SCORERS = ("twin_lock", "judge_lock")
+
+
+def _summary_anchors(row: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A summary scorer's claims as anchors (claim, then the unsupported numbers/names inside it)."""
+    for metric in SUMMARY_SCORERS:
+        claims = (details_of(row, metric).get("hallucination") or {}).get("claims")
+        if not isinstance(claims, list):
+            continue
+        out = []
+        for c in (c for c in claims if isinstance(c, Mapping)):
+            text, label = str(c.get("text") or ""), str(c.get("label") or "")
+            evidence = "; ".join(map(str, c.get("evidence") or [])) or None
+            out.append({"type": f"claim ({metric})", "text": text, "supported": label == "Supported",
+                        "evidence": evidence, "status": label})
+            out += [{"type": f"anchor ({metric})", "text": str(a), "supported": False, "evidence": None}
+                    for a in c.get("unsupported_anchors") or [] if str(a) != text.rstrip(".!? ")]
+        return out
+    return []
+
+
+def highlights(row: Mapping[str, Any]) -> tuple[tuple[Highlight, ...], tuple[Highlight, ...]]:
+    """The anchors a metric checked, located in the answer, and those whose text could not be found.
+
+    The hallucination metric's anchors, else a summary scorer's claims (Twin-Lock, Judge-Lock). Anchors come
+    in text order (``evalkit.metrics.anchors.extract_anchors``), so each is searched from the previous one's
+    start: a claim and a number inside it overlap, a repeated number maps to its own mention.
+    """
+    answer = _text(row.get("answer")) or ""
+    anchors = [a for a in details_of(row, "hallucination").get("anchors") or [] if isinstance(a, Mapping)] \
+        or _summary_anchors(row)
+    pairs = _closest_sentences(row)
+    found, lost, cursor = [], [], 0
+    for ref, a in enumerate(anchors, start=1):
+        text = str(a.get("text") or "")
+        at = answer.find(text, cursor) if text else -1
+        if at < 0 and text:
+            at = answer.find(text)
+        supported = bool(a.get("supported"))
+        h = Highlight(ref, max(at, 0), max(at, 0) + len(text) if at >= 0 else 0, str(a.get("type") or "anchor"),
+                      text, supported, _text(a.get("evidence")),
+                      None if supported or at < 0 else _closest_for(answer, at, pairs), str(a.get("status") or ""))
+        if at >= 0:
+            found.append(h)
+            cursor = at
+        else:
+            lost.append(h)
+    return tuple(found), tuple(lost)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the verdict's rules and the metrics
+def row_decision(row: Mapping[str, Any]) -> AnswerDecision:
+    """The row decision the runner stored (empty, abstained, language); for results saved before it was
+    stored, the abstention as the stored verdict or hallucination's details recorded it (never re-read from
+    the answer)."""
+    stored = AnswerDecision.from_columns(row)
+    if stored is not None:
+        return stored
+    if _text(row.get("verdict")) is not None:
+        return AnswerDecision(False, row.get("verdict") == "ABSTAIN")
+    return AnswerDecision(False, bool(details_of(row, "hallucination").get("abstention")))
+
+
+def _reason(row: Mapping[str, Any], metric: str) -> str | None:
+    """Why ``metric`` has no value on this row: its own reason, else its entry in the ``error`` column."""
+    errors = _text(row.get("error")) or ""
+    for part in errors.split(" | "):
+        if part.startswith(f"{metric}: "):
+            return "error: " + part[len(metric) + 2:]
+    return details_of(row, metric).get("reason")
+
+
+def rule_checks(row: Mapping[str, Any], thresholds: VerdictThresholds | None = None) -> tuple[RuleCheck, ...]:
+    """Every verdict rule on this row, in the verdict's order, with its value and whether it fired.
+
+    The rule that decided is the one :func:`evalkit.verdict.verdict_for` reports (first match wins; a missing
+    value stops the verdict as UNDETERMINED); rules after it are shown with their values but did not decide.
+    """
+    rules = [r for r in rules_for(thresholds) if r.metric in row]
+    d = row_decision(row)
+    values = {r.metric: row.get(r.metric) for r in rules}
+    outcome, decided_by = verdict_for(values, rules, abstained=d.abstained, empty=d.empty, language=d.language)
+    out = []
+    if d.empty:  # shown only when they apply: every other row would list two rows that never fire
+        out.append(RuleCheck("FAIL", EMPTY_RULE, None, None, True, True, "a failure of the system, not an abstention"))
+    elif not d.english:
+        out.append(RuleCheck("UNDETERMINED", LANGUAGE_RULE, None, None, True, True, f"detected: {d.language}"))
+    abstained = d.abstained or bool(out)  # a row decided above: no metric rule decides it
+    out.append(RuleCheck("ABSTAIN", ABSTAIN_RULE, None, None, d.abstained, d.abstained))
+    for r in rules:
+        v = values[r.metric]
+        if is_missing(v):
+            out.append(RuleCheck(r.outcome, str(r), r.metric, None, None, decided_by == f"{r.metric} missing",
+                                 _reason(row, r.metric) or "no value"))
+            continue
+        fired = r.flags(float(v))
+        out.append(RuleCheck(r.outcome, str(r), r.metric, float(v), fired,
+                             not abstained and fired and decided_by == r.describe(float(v))))
+    return tuple(out)
+
+
+def _shown(m: Metric | None, v: Any) -> str:
+    if is_missing(v):
+        return "undetermined"
+    if isinstance(v, (bool, np.bool_)) or (m is not None and m.kind == "bool"):
+        return "true" if bool(v) else "false"
+    if isinstance(v, (int, float, np.number)):
+        hi = m.range[1] if m is not None and m.range else 1.0
+        digits = 3 if hi <= 1 else (2 if hi <= 10 else 1)
+        return f"{float(v):.{digits}f}"
+    return str(v)
+
+
+def _evidence_value(v: Any) -> str:
+    if isinstance(v, (list, tuple)):
+        return ", ".join(json.dumps(x, ensure_ascii=False) if isinstance(x, (dict, list)) else str(x) for x in v) \
+            or "none"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v)
+
+
+def _value_cell(v: float | None) -> str:
+    return "missing" if v is None else f"{v:.3f}"
+
+
+def metric_views(row: Mapping[str, Any], names: Sequence[str]) -> tuple[MetricView, ...]:
+    """Each metric's value on its registry scale, direction and declared evidence (plus extra columns)."""
+    out = []
+    for name in names:
+        m = REGISTRY.get(name)
+        v = row.get(name)
+        d = details_of(row, name)
+        keys = list(m.evidence_keys) if m else []
+        keys += ["fired"] if name == "grounding_risk" else []
+        ev = [(k, _evidence_value(d[k])) for k in keys if k in d]
+        ev += [(k, _shown(m, row.get(f"{name}_{k}"))) for k in (m.extra_columns if m else ())
+               if f"{name}_{k}" in row]
+        out.append(MetricView(name, None if is_missing(v) else v, _shown(m, v), m.reads_as if m else "",
+                              m.direction if m else "none", tuple(ev), _reason(row, name) if is_missing(v) else None))
+    return tuple(out)
+
+
+def _metric_names(results: pd.DataFrame, metrics: Sequence[str] | None) -> list[str]:
+    if metrics is not None:
+        unknown = [m for m in metrics if m not in results.columns]
+        if unknown:
+            raise KeyError(f"metrics {unknown} are not columns of these results; scored: "
+                           f"{[m for m in REGISTRY if m in results.columns]}")
+        return list(metrics)
+    ran = (results.attrs.get("evalkit") or {}).get("metrics")
+    names = list(ran) if ran else list(REGISTRY)
+    return [m for m in names if m in results.columns]
+
+
+def _label(row: Mapping[str, Any], position: int | None) -> str:
+    parts = [] if position is None else [f"row {position}"]
+    for col in ("id", "system"):
+        if col in row and not is_missing(row[col]):
+            parts.append(f"{col} {row[col]}")
+    return ", ".join(parts)
+
+
+def row_view(results: pd.DataFrame, row_id: Any, metrics: Sequence[str] | None = None, *,
+         system: str | None = None, thresholds: VerdictThresholds | None = None) -> RowView:
+    """The evidence of one scored row: answer with anchors marked, the verdict's rules, the metrics.
+
+    Parameters
+    ----------
+    results : DataFrame from :func:`evalkit.evaluate` (or ``evalkit score``'s saved file).
+    row_id : the row's ``id`` value, or its position when the results have no ``id`` column.
+    metrics : metric columns to list (default: every metric the run scored).
+    system : picks the row when ids repeat across systems.
+    thresholds : the verdict's thresholds (default: those stored in ``results.attrs``, else the defaults).
+
+    Returns
+    -------
+    RowView, which renders as HTML in a notebook and as text with ``print``.
+
+    Raises
+    ------
+    KeyError : no row has that id (the message names it and the row count), or several do.
+    """
+    position, row = find_row(results, row_id, system)
+    found, lost = highlights(row)
+    has_verdict = _text(row.get("verdict")) is not None
+    rules = rule_checks(row, thresholds or thresholds_of(results)) if has_verdict else ()
+    notes = _verdict_notes(row, rules) if has_verdict else ("no verdict: the triad (hallucination, relevance, "
+                                                            "completeness) was not scored",)
+    return RowView(_label(row, position), _text(row.get("question")), _text(row.get("answer")),
+                   _text(row.get("ground_truth")), _contexts(row.get("contexts")), found, lost,
+                   _text(row.get("verdict")), _text(row.get("verdict_rule")), rules,
+                   metric_views(row, _metric_names(results, metrics)), notes, support_claims(row))
+
+
+def support_claims(row: Mapping[str, Any]) -> tuple[ClaimSupport, ...]:
+    """The support detector's evidence for a row: every claim with its best window and probability, the
+    weakest marked (empty when the run did not score ``support`` or it is undetermined)."""
+    d = details_of(row, "support")
+    claims = d.get("sentences") or []
+    weakest = d.get("weakest")
+    return tuple(ClaimSupport(str(c.get("sentence", "")), float(c.get("probability", 0.0)), str(c.get("window_text", "")),
+                              i == weakest) for i, c in enumerate(claims))
+
+
+def _verdict_notes(row: Mapping[str, Any], rules: Sequence[RuleCheck]) -> tuple[str, ...]:
+    """A note when the stored verdict is not the one these thresholds give (scored with other thresholds)."""
+    decided = [r for r in rules if r.decided]
+    stored = row.get("verdict")
+    expected = decided[0].outcome if decided else "PASS"
+    if decided and decided[0].fired is None:
+        expected = "UNDETERMINED"
+    if stored != expected:
+        return (f"the stored verdict is {stored} ({row.get('verdict_rule')}) but these thresholds give {expected}: "
+                "the results were scored with other thresholds; pass thresholds= to show those",)
+    return ()
+
+
