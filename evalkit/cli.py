@@ -114,7 +114,7 @@ def _metric_names(text: str | None) -> list[str] | None:
 
 def _load_config(args):
     from .config import EvalConfig
-    from .verdict import thresholds_from_profile
+    from .profiles import thresholds_from_profile
 
     cfg = EvalConfig.from_yaml(args.config) if getattr(args, "config", None) else EvalConfig()
     flags = {k: getattr(args, f"judge_{k}", None)
@@ -397,7 +397,8 @@ def _verdict_cmd(args) -> int:
 
     from .config import VerdictThresholds
     from .data import save
-    from .verdict import apply_verdicts, thresholds_from_profile
+    from .profiles import thresholds_from_profile
+    from .verdict import apply_verdicts
 
     _check_output_path(args.output)
     _refuse_overwriting(args.output, args.results, args.thresholds)
@@ -630,7 +631,8 @@ def _add_check(sub) -> None:
 
 def _check_cmd(args) -> int:
     from .gate import check
-    from .verdict import TRIAD, apply_verdicts, thresholds_from_profile
+    from .profiles import thresholds_from_profile
+    from .verdict import TRIAD, apply_verdicts
 
     if not args.thresholds and args.max_fail_share is None:
         raise ValueError("check: give --thresholds PROFILE, --max-fail-share SHARE, or both")

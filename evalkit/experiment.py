@@ -80,7 +80,7 @@ class Experiment:
         if self.judge:
             cfg = dataclasses.replace(cfg, judge={**cfg.judge, **self.judge})
         if self.thresholds:
-            from .verdict import thresholds_from_profile
+            from .profiles import thresholds_from_profile
 
             cfg = dataclasses.replace(cfg, thresholds=thresholds_from_profile(self.thresholds, cfg.thresholds))
         return cfg

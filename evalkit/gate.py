@@ -92,7 +92,7 @@ def check(results: pd.DataFrame, rules: Sequence[Threshold], *, by: str | None =
     Parameters
     ----------
     results : scored results (one row per answer); the rules' metric columns, and ``verdict`` with ``max_fail_share``.
-    rules : threshold rules (e.g. :func:`evalkit.verdict.thresholds_from_profile` (...).profile); a rule fails for a
+    rules : threshold rules (e.g. :func:`evalkit.profiles.thresholds_from_profile` (...).profile); a rule fails for a
         system when its mean (over determined rows) is on the rule's flagged side, or when it has no value.
     max_fail_share : in 0..1; also fail a system whose share of FAIL verdicts is above it.
     n_resamples, seed : the seeded bootstrap of each mean's interval.

@@ -43,15 +43,13 @@ Examples
 from __future__ import annotations
 
 import logging
-import math
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from .config import VerdictThresholds, read_yaml_mapping
-from .metrics import REGISTRY, canonical_name
-from .thresholds import Threshold, ThresholdError
+from .config import VerdictThresholds
+from .metrics import REGISTRY
+from .thresholds import Threshold
 from .data import is_missing
 from .text import DECISION_COLUMNS, AnswerDecision, decide_answer
 
@@ -225,75 +223,3 @@ def _decision_kwargs(d: AnswerDecision | None) -> dict[str, Any]:
     return {} if d is None else {"abstained": d.abstained, "empty": d.empty, "language": d.language}
 
 
-def read_profile(profile: Mapping[str, Any] | str | Path) -> dict[str, Any]:
-    """A profile as a dict (from a dict or a YAML path), with a clear error when unreadable."""
-    if isinstance(profile, Mapping):
-        return dict(profile)
-    path = Path(profile)
-    doc = read_yaml_mapping(path, ProfileError, "threshold profile")
-    if not isinstance(doc.get("metrics"), dict):
-        raise ProfileError(f"{path}: a threshold profile has a 'metrics' mapping (as written by evalkit calibrate)")
-    return doc
-
-
-PROFILE_VERSIONS = (1, 2)  # evalkit_profile values this version reads (a profile without one is version 1)
-
-
-def _check_version(doc: Mapping[str, Any], where: str) -> None:
-    v = doc.get("evalkit_profile", 1)
-    if isinstance(v, bool) or v not in PROFILE_VERSIONS:
-        raise ProfileError(f"{where}evalkit_profile: unknown version {v!r} (this evalkit reads {list(PROFILE_VERSIONS)}); "
-                           "re-run evalkit calibrate -o to write a current profile")
-
-
-def _check_entry(metric: str, entry: Any, where: str) -> None:
-    """A hand-edited entry, checked key by key: types, the metric's scale, direction agreeing with flag."""
-    at = f"{where}metrics.{metric}"
-    if not isinstance(entry, Mapping):
-        raise ProfileError(f"{at}: expected a mapping with threshold, flag and inclusive, got {entry!r}")
-    value = entry.get("threshold")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ProfileError(f"{at}.threshold: must be a finite number, got {value!r}")
-    rng = REGISTRY[metric].range
-    if rng is not None and not rng[0] <= value <= rng[1]:
-        raise ProfileError(f"{at}.threshold: {value!r} is outside {metric}'s scale {rng[0]:g}..{rng[1]:g}")
-    if "inclusive" in entry and not isinstance(entry["inclusive"], bool):
-        raise ProfileError(f"{at}.inclusive: must be true or false (a YAML boolean), got {entry['inclusive']!r}")
-    if "flag" in entry and entry["flag"] not in ("above", "below"):
-        raise ProfileError(f"{at}.flag: must be 'above' or 'below', got {entry['flag']!r}")
-    if "direction" in entry and entry["direction"] not in ("higher", "lower"):
-        raise ProfileError(f"{at}.direction: must be 'higher' or 'lower', got {entry['direction']!r}")
-    if "flag" in entry and "direction" in entry and \
-            (entry["direction"] == "higher") != (entry["flag"] == "above"):
-        raise ProfileError(f"{at}: direction {entry['direction']!r} contradicts flag {entry['flag']!r} "
-                           "(higher flags above the threshold, lower below)")
-
-
-def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: VerdictThresholds | None = None) -> VerdictThresholds:
-    """Apply a calibrated threshold profile (dict or YAML path) on top of ``base``.
-
-    A profile has ``metrics: {metric_name: {threshold, flag, inclusive, ...}}`` (as written by
-    :func:`evalkit.calibrate.write_profile`; older entries with ``direction`` are read too). Any
-    registered metric with a direction may be named; the verdict applies its rule.
-    """
-    doc = read_profile(profile)
-    where = f"{profile}: " if isinstance(profile, (str, Path)) else ""
-    _check_version(doc, where)
-    base = base or VerdictThresholds()
-    rules = []
-    for metric, entry in doc["metrics"].items():
-        metric = canonical_name(metric)
-        if metric not in REGISTRY or REGISTRY[metric].direction not in ("higher", "lower"):
-            raise ProfileError(f"{where}profile names {metric!r}, which is not a registered metric with a direction "
-                               f"(a threshold needs a score that is better one way)")
-        _check_entry(metric, entry, where)
-        try:
-            rules.append(Threshold.from_dict(metric, entry))
-        except (ThresholdError, TypeError) as e:
-            raise ProfileError(f"{where}profile entry {metric!r}: {e}") from None
-    values = base.as_dict()
-    keys = {name: role.threshold for name, role in ROLES}
-    for r in rules:
-        if r.metric in keys:
-            values[keys[r.metric]] = float(r.value)
-    return VerdictThresholds(**values, profile=tuple(rules))

@@ -6,7 +6,8 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 from evalkit.calibrate import (CalibrationError, calibrate, cohen_kappa, krippendorff_alpha, pr_auc,
                                profile_entry, rank_correlation, roc_auc, select_threshold, write_profile)
-from evalkit.verdict import thresholds_from_profile, verdict
+from evalkit.profiles import thresholds_from_profile
+from evalkit.verdict import verdict
 
 # scores 10..1 with one negative at 6: precision/recall at each threshold are known by hand
 S = np.array([10, 9, 8, 7, 6, 5, 4, 3, 2, 1], dtype=float)

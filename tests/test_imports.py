@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     ("score", frozenset({"metrics"})),  # the registry and every metric (ragas' adapter, summary scorers)
     ("run", frozenset({"runner", "stream", "engine"})),  # score(): one execution path over the registry; stream:
     # the same in checkpointed chunks; engine: where the chunks run (dask)
-    ("aggregate/verdict", frozenset({"verdict", "aggregate", "pipeline", "judge_variance", "gate"})),  # pipeline: evaluate()
+    ("aggregate/verdict", frozenset({"verdict", "aggregate", "pipeline", "judge_variance", "gate", "profiles"})),  # pipeline: evaluate()
     # = score + verdict; judge_variance: repeated judge runs -> two-level intervals, agreement; gate: evalkit check
     ("calibrate", frozenset({"calibrate"})),
     ("compare", frozenset({"compare"})),

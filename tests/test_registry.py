@@ -144,7 +144,7 @@ def test_profiles_and_calibration_accept_the_old_name():
     from evalkit.calibrate import calibrate_frame
     from evalkit.config import ConfigError
     from evalkit.runner import as_config
-    from evalkit.verdict import thresholds_from_profile
+    from evalkit.profiles import thresholds_from_profile
 
     with pytest.warns(MetricRenamedWarning):
         t = thresholds_from_profile({"metrics": {"grounding": {"threshold": 0.4, "flag": "above"}}})

@@ -3,7 +3,8 @@ import pytest
 import yaml
 
 from evalkit.config import VerdictThresholds
-from evalkit.verdict import ProfileError, apply_verdicts, rules_for, thresholds_from_profile, verdict
+from evalkit.profiles import ProfileError, thresholds_from_profile
+from evalkit.verdict import apply_verdicts, rules_for, verdict
 
 
 @pytest.mark.parametrize("h,r,c,expected", [

@@ -31,7 +31,7 @@ from .core import (CalibrationError, Interval, OperatingPoint, CalibrationResult
 from .labels import LabelSuggestion, Positive, binary_labels, parse_positive, suggest_label
 from .tables import TableCalibration, calibrate_frame
 from .agreement import rank_correlation, cohen_kappa, krippendorff_alpha
-from .profiles import profile_entry, write_profile
+from ..profiles import profile_entry, write_profile  # the profile format lives in evalkit.profiles
 
 __all__ = ["CalibrationError", "Interval", "OperatingPoint", "CalibrationResult", "confusion_at", "threshold_table",
            "parse_criterion", "select_threshold", "bootstrap_indices", "bootstrap_ci", "roc_auc", "pr_auc",
