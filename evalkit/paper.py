@@ -373,8 +373,10 @@ def methods(run: Run, p: Plan, fmt: str = "latex") -> tuple[str, list[str]]:
                   f"judge's agreement with itself is Krippendorff's alpha (interval metric){cite('krippendorff2004')}.")
     paras.append(stats)
     if sig.get("signature"):
-        paras.append(f"The run's signature, which names every input, model and setting that produced these numbers, "
-                     f"is {x.code(sig['signature'])}.")
+        text = (f"The run's signature, which names every input, model and setting that produced these numbers, "
+                f"is {x.code(sig['signature'])}.")
+        # a monospaced line has no stretch: let TeX break it loosely rather than run past the margin
+        paras.append(f"\\begin{{sloppypar}}\n{text}\n\\end{{sloppypar}}" if fmt == "latex" else text)
     if "efron1979bootstrap" not in cited:
         cited.append("efron1979bootstrap")
     return "\n\n".join(paras) + "\n", cited

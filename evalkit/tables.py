@@ -223,6 +223,21 @@ def _label(label: str) -> str:
     return label if label.startswith("tab:") else f"tab:{label}"
 
 
+LONG_TEXT_CELL = 24  # a text column with a longer cell wraps in a paragraph column instead of widening the table
+
+
+def _text_column(grid, j: int) -> str:
+    """``l``, or a wrapping ``p{..}`` column when some cell is long (a metric named with its scale), so a table
+    stays within the text width in a plain article (no package beyond booktabs)."""
+    longest = max((len(row[j][0]) for row in grid), default=0)
+    return "l" if longest <= LONG_TEXT_CELL else r"p{0.26\linewidth}"
+
+
+def _columns(align: str) -> list[str]:
+    """The column specs of a tabular preamble: ``"lrp{0.26\\linewidth}"`` -> ``["l", "r", "p{0.26\\linewidth}"]``."""
+    return re.findall(r"p\{[^}]*\}|[lcr]", align)
+
+
 def to_latex(table: Table) -> str:
     r"""The table as a LaTeX ``table`` float with booktabs rules (needs ``\usepackage{booktabs}``).
 
@@ -246,18 +261,21 @@ def to_latex(table: Table) -> str:
     \end{table}
     """
     grid, notes = _footnotes(table, minus=True)
-    align = "".join("r" if _numeric_column(table, j) else "l" for j in range(len(table.columns)))
+    align = "".join("r" if _numeric_column(table, j) else _text_column(grid, j) for j in range(len(table.columns)))
     wide = len(table.columns) > 6
     lines = [r"\begin{table}[htbp]", r"\centering"]
-    if wide:
-        lines += [r"\small", r"\setlength{\tabcolsep}{3pt}"]
+    if wide:  # more columns than a text width holds at the document's size: one or two sizes smaller
+        lines += [r"\footnotesize" if len(table.columns) > 8 else r"\small", r"\setlength{\tabcolsep}{3pt}"]
+    wraps = [c.startswith("p{") for c in _columns(align)]
+    # a wrapping column's cells are set ragged right; \raggedright redefines \\, so those rows end in \tabularnewline
+    end = r" \tabularnewline" if any(wraps) else r" \\"
     lines += [rf"\caption{{{latex_escape(table.caption)}}}", rf"\label{{{_label(table.label)}}}",
               rf"\begin{{tabular}}{{{align}}}", r"\toprule",
-              " & ".join(latex_escape(c) for c in table.columns) + r" \\", r"\midrule"]
+              " & ".join(latex_escape(c) for c in table.columns) + end, r"\midrule"]
     for row in grid:
-        cells = [("--" if not text else latex_escape(text)) + (rf"\textsuperscript{{{m}}}" if m else "")
-                 for text, m in row]
-        lines.append(" & ".join(cells) + r" \\")
+        cells = [(r"\raggedright " if wrap else "") + ("--" if not text else latex_escape(text))
+                 + (rf"\textsuperscript{{{m}}}" if m else "") for (text, m), wrap in zip(row, wraps)]
+        lines.append(" & ".join(cells) + end)
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     foot = " ".join([latex_escape(_note_sentence(table)), *(latex_escape(n) for n in table.notes),
                      *(rf"\textsuperscript{{{m}}}~{latex_escape(n)}." for n, m in zip(notes, "abcdefghijklmnopqrstuvwxyz"))])

@@ -77,6 +77,7 @@ def test_paper_from_a_results_file(tmp_path, capsys):
     assert "Annals of Statistics" in bib and "Scandinavian Journal of Statistics" in bib
     log = _build(out)
     assert "Citation" not in log or "undefined" not in log  # every \cite resolved by bibtex
+    assert "Overfull \\hbox" not in log  # nothing runs past the margin: the signature and the tables wrap
     if shutil.which("pdftotext"):
         text = subprocess.run(["pdftotext", str(out / "main.pdf"), "-"], capture_output=True, text=True).stdout
         assert "95% percentile bootstrap" in text and "We evaluated 24 answers" in text
@@ -179,7 +180,8 @@ def test_paper_of_one_system_without_verdicts(tmp_path):
     assert md.startswith("We evaluated 3 answers to 3 distinct questions.")
     assert "No verdict thresholds were applied." in md and "(50 resamples, seed 3)" in md and "(evalkit" not in md
     assert not (out / "tables" / "compare.tex").exists()
-    assert re.search(r"^relevance \(0\.\.1, higher is better\) & 0\.300 \[.*\] & 3 \(1, 0\) \\\\$",
+    assert re.search(r"^\\raggedright relevance \(0\.\.1, higher is better\) & 0\.300 \[.*\] & 3 \(1, 0\) "
+                     r"\\tabularnewline$",
                      (out / "tables" / "summary.tex").read_text(), flags=re.M)
     assert re.findall(r"^@\w+\{(\w+),", (out / "references.bib").read_text(), flags=re.M) == ["efron1979bootstrap"]
     _build(out)
