@@ -366,8 +366,10 @@ def _labels_path(exp) -> Path:
 
 
 def _say_where_scores_came_from(exp, folder: Path, cached: bool, rows: int) -> None:
-    from IPython.display import Markdown, display
+    from IPython.display import Markdown, clear_output, display
 
+    if not cached:  # the progress bar has done its job: the cell keeps only this line (a papermill run too)
+        clear_output(wait=False)
     how = "read from the notebook cache" if cached else "scored now and kept in the notebook cache"
     display(Markdown(f"*{rows} rows of `{Path(exp.data).name}` {how} (`{folder}`): every notebook of this "
                      f"experiment reads the same scores. Figures go to `{Path(exp.source).parent / 'figures' / exp.name}`.*"))

@@ -162,6 +162,9 @@ def test_a_second_run_of_a_notebook_reuses_the_first_ones_scores(tmp_path):
                             progress_bar=False, cwd=str(tmp_path), parameters={"experiment_path": str(exp)})
         nb = nbformat.read(out, as_version=4)
         assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("name") == "stderr"]
+        # the first run scored with a progress bar, cleared when done: no progress output stays in the notebook
+        assert not [o for c in nb.cells for o in c.get("outputs", [])
+                    if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
         texts.append(_text(nb))
         cached = sorted((tmp_path / ".evalkit_cache" / "notebooks").glob("*/results.parquet"))
         assert len(cached) == 1
