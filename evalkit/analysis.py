@@ -29,7 +29,6 @@ from .judge_variance import judge_variance, repeated_metrics
 from .metrics import REGISTRY
 
 JUDGED_FAMILIES = ("judged", "ragas", "custom")  # custom: a config's own judged metrics
-SUMMARY_METRICS = ("twin_lock", "judge_lock")
 # which notebook needs which section; a notebook whose section does not apply is skipped with its note
 NOTEBOOK_SECTIONS = {"01_relevance": "relevance", "02_completeness": "completeness",
                      "03_hallucination": "hallucination", "04_reference_metrics": "reference",
@@ -111,8 +110,8 @@ def plan_sections(results: pd.DataFrame, exp: Experiment) -> dict[str, Section]:
         Section("judge", bool(judged), "" if judged else "no judged metrics: configure a judge (a `judge:` section "
                                                          "with base_url and model, or EVALKIT_JUDGE_BASE_URL and "
                                                          "EVALKIT_JUDGE_MODEL) and add judged metrics"),
-        Section("summaries", any(m in results.columns for m in SUMMARY_METRICS),
-                "" if any(m in results.columns for m in SUMMARY_METRICS) else
+        Section("summaries", any(m in results.columns for m in REGISTRY.in_family("summary")),
+                "" if any(m in results.columns for m in REGISTRY.in_family("summary")) else
                 "no summary scorers: for summaries of articles, add twin_lock or judge_lock to metrics"),
         _judge_variance_section(results, judged),
         _calibration_section(results, exp.calibration),

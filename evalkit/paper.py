@@ -132,16 +132,6 @@ BIB: dict[str, str] = {
 }""",
 }
 
-# which publication a metric follows (its method, or the model it runs by default)
-METRIC_CITATIONS: dict[str, tuple[str, ...]] = {
-    "faithfulness": ("es2024ragas",), "context_precision": ("es2024ragas",), "context_recall": ("es2024ragas",),
-    "answer_relevance": ("es2024ragas",), "ragas_score": ("es2024ragas",), "ragas_faithfulness": ("es2024ragas",),
-    "ragas_context_precision": ("es2024ragas",), "ragas_context_recall": ("es2024ragas",),
-    "factual_accuracy": ("liu2023geval",),
-    "semantic_similarity": ("reimers2019sbert", "wang2020minilm"),
-    "bert_score_f1": ("zhang2020bertscore", "wang2020minilm"),
-    "support": ("laban2022summac", "wang2020minilm"),
-}
 
 
 # --- the run ---------------------------------------------------------------------------------------------------
@@ -340,7 +330,7 @@ def methods(run: Run, p: Plan, fmt: str = "latex") -> tuple[str, list[str]]:
     sentences = []
     for m in metrics:
         reg = REGISTRY[m]
-        keys = METRIC_CITATIONS.get(m, ())
+        keys = reg.cites
         sentences.append(f"{x.code(m)} ({x.t(reg.reads_as)}): {x.t(reg.formula.rstrip('.'))}{cite(*keys) if keys else ''}.")
     version = f" (evalkit {x.t(sig['evalkit'])})" if sig.get("evalkit") else ""
     paras.append(f"Each answer was scored with {len(metrics)} metric{'s' if len(metrics) != 1 else ''}{version}. "
@@ -513,5 +503,5 @@ def main_tex(run: Run, tables: Sequence[str], figures: Sequence[tuple[str, str, 
     return "\n".join(lines)
 
 
-__all__ = ["BIB", "METRIC_CITATIONS", "Run", "Plan", "Bundle", "load_run", "plan", "methods", "write_paper",
+__all__ = ["BIB", "Run", "Plan", "Bundle", "load_run", "plan", "methods", "write_paper",
            "main_tex"]

@@ -43,7 +43,7 @@ Examples
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
@@ -52,6 +52,9 @@ from .metrics import REGISTRY
 from .thresholds import Threshold
 from .data import is_missing
 from .text import DECISION_COLUMNS, AnswerDecision, decide_answer
+
+if TYPE_CHECKING:
+    from collections import Counter
 
 VERDICTS = ("PASS", "WARN", "FAIL", "ABSTAIN", "UNDETERMINED")
 # the metrics with a verdict role, in the order the verdict checks them: hallucination, relevance, completeness

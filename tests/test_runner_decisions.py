@@ -10,9 +10,12 @@ import evalkit
 from evalkit.view.html import evidence_html
 from evalkit.view.model import rule_checks
 from evalkit.metrics import REGISTRY
-from evalkit.metrics.guard import ENGLISH_ONLY
 from evalkit.pipeline import evaluate_to_file
 from evalkit.text import DECISION_COLUMNS
+
+# written out here, independently of the registry's english_only flags (which the test below compares with it)
+ENGLISH_ONLY = frozenset({"relevance", "completeness", "hallucination", "grounding_risk", "keyword_coverage",
+                          "answer_completeness", "source_citation", "dont_know", "novel_token_rate", "support"})
 
 CONTEXT = "The plants are in Ghent and Lyon. The base premium for Territory 118 is $604 per year."
 QUESTION = "Where are the plants, and what is the base premium for Territory 118?"
@@ -141,6 +144,7 @@ def test_no_metric_decides_again_when_the_runner_decided(monkeypatch):
 
 
 def test_the_english_only_metrics_are_registered_and_say_so():
+    assert {n for n, m in REGISTRY.items() if m.english_only} == ENGLISH_ONLY
     for name in ENGLISH_ONLY:
         assert name in REGISTRY and "not English" in REGISTRY[name].empty_policy, name
     for name, m in REGISTRY.items():

@@ -100,6 +100,11 @@ class Metric:
     evidence_keys : detail keys worth reading beside the value (:func:`evalkit.aggregate.evidence_table`).
     stats : the :mod:`evalkit.metrics.stats` type of the row's sufficient statistics (``Score.stats``),
         written as integer columns ``<name>_<field>`` and summed to a micro value; None for none.
+    english_only : its rules are English word lists or an English parser (stop words, question keywords,
+        spaCy's English model, uncertainty phrases, source indicators), so an answer in another language is
+        undetermined (:mod:`evalkit.metrics.guard`).
+    cites : BibTeX keys of the publications the metric follows (its method, or the model it runs by default);
+        :mod:`evalkit.paper` cites them in the methods paragraph and holds their entries.
     """
 
     name: str
@@ -121,6 +126,8 @@ class Metric:
     verdict_role: VerdictRole | None = None
     evidence_keys: tuple[str, ...] = ()
     stats: type | None = None
+    english_only: bool = False
+    cites: tuple[str, ...] = ()
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)

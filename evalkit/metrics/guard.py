@@ -5,9 +5,9 @@ The decision (:class:`evalkit.text.AnswerDecision`: empty, abstained, language) 
 ``decision``; a metric called as a plain function makes it here from its own answer. No metric reads the
 answer text to decide it again.
 
-Which metrics apply the language guard is declared once, in :data:`ENGLISH_ONLY`: the metrics whose rules
-are English word lists or an English parser (stop words, question keywords, spaCy's English model,
-uncertainty phrases, source indicators). Every metric that reads the answer applies the empty guard.
+Which metrics apply the language guard is declared once, in the registry (``Metric.english_only``): the
+metrics whose rules are English word lists or an English parser (stop words, question keywords, spaCy's
+English model, uncertainty phrases, source indicators). Every metric that reads the answer applies the empty guard.
 """
 from __future__ import annotations
 
@@ -16,9 +16,6 @@ from typing import Any, Callable, Mapping, Sequence
 from ..text.abstention import AnswerDecision, decide_answer
 from .base import Score
 
-# English word lists or an English parser: a German or Chinese answer says nothing to them
-ENGLISH_ONLY = frozenset({"relevance", "completeness", "hallucination", "grounding_risk", "keyword_coverage",
-                          "answer_completeness", "source_citation", "dont_know", "novel_token_rate", "support"})
 _DECLINE_KEYS = ("phrases", "short_tokens", "short_chars")
 
 

@@ -72,6 +72,16 @@ class RegistryView(MutableMapping):
         with _lock:
             del _overlay[name]
 
+    def in_family(self, *families: str) -> tuple[str, ...]:
+        """Names of the metrics of these families, in registry order: the one way a module outside the registry
+        lists metrics of a kind (a new summary scorer or judged metric then reaches every such list).
+
+        >>> from evalkit.metrics import REGISTRY
+        >>> REGISTRY.in_family("summary")
+        ('twin_lock', 'judge_lock')
+        """
+        return tuple(n for n in self if self[n].family in families)
+
     def __repr__(self) -> str:
         return f"RegistryView({list(self)})"
 

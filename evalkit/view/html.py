@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..data import is_missing
 from ..metrics import REGISTRY
-from .model import (SEVERITY, SUMMARY_SCORERS, VERDICT_CLASS, ClaimSupport, Highlight, MetricView, RowView,
+from .model import (SEVERITY, VERDICT_CLASS, ClaimSupport, Highlight, MetricView, RowView,
                     RuleCheck, _evidence_value, _label, _reason, _text, _value_cell, details_of, highlights,
                     metric_views, row_decision)
 
@@ -230,7 +230,7 @@ def _answer_block(row: Mapping[str, Any], label: str = "") -> str:
 def _rule_evidence_html(row: Mapping[str, Any], metric: str) -> str:
     """The evidence of one metric's rule: marked answer for hallucination, marked question keywords for
     completeness, the parts of relevance, the fired sentences of the detector, else its declared keys."""
-    if metric == "hallucination" or metric in SUMMARY_SCORERS:
+    if metric == "hallucination" or metric in REGISTRY.in_family("summary"):
         found, lost = highlights(row)
         plain = _text(row.get("answer")) or ""
         return f'{text_block(answer_html(plain, found), plain)}{_anchor_list_html((*found, *lost), only_unsupported=True)}'

@@ -220,12 +220,9 @@ def _closest_for(answer: str, start: int, pairs: list[tuple[str, str]]) -> str |
     return None
 
 
-SUMMARY_SCORERS = ("twin_lock", "judge_lock")
-
-
 def _summary_anchors(row: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A summary scorer's claims as anchors (claim, then the unsupported numbers/names inside it)."""
-    for metric in SUMMARY_SCORERS:
+    for metric in REGISTRY.in_family("summary"):
         claims = (details_of(row, metric).get("hallucination") or {}).get("claims")
         if not isinstance(claims, list):
             continue
