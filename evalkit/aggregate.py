@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from .data import error_of
 from .metrics import REGISTRY
 
 
@@ -58,8 +59,7 @@ def errored(results: pd.DataFrame, metric: str) -> pd.Series:
     """
     if "error" not in results.columns:
         return pd.Series(False, index=results.index)
-    prefix = f"{metric}: "
-    return results["error"].map(lambda e: isinstance(e, str) and any(p.startswith(prefix) for p in e.split(" | ")))
+    return results["error"].map(lambda e: error_of(e, metric) is not None)
 
 
 BOOTSTRAP_CELLS = 1_000_000  # resampled indices held at once: memory stays flat however many rows

@@ -150,14 +150,15 @@ def _check_output_path(path: str) -> None:
 def _failed_everywhere(out) -> str | None:
     """One line naming each metric that errored on every row (with its first error), or None."""
     from .aggregate import errored
+    from .data import error_of
 
     if not len(out):
         return None
     failed = [m for m in out.attrs["evalkit"]["metrics"] if errored(out, m).all()]
     if not failed:
         return None
-    first = {m: next(p for p in out["error"].iloc[0].split(" | ") if p.startswith(f"{m}: ")) for m in failed}
-    return f"{len(failed)} metric(s) failed on all {len(out)} rows: " + "; ".join(first[m] for m in failed)
+    first = {m: error_of(out["error"].iloc[0], m) for m in failed}
+    return f"{len(failed)} metric(s) failed on all {len(out)} rows: " + "; ".join(str(first[m]) for m in failed)
 
 
 def _score_cmd(args) -> int:

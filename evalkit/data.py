@@ -28,8 +28,9 @@ import json
 import logging
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -517,3 +518,56 @@ def save(df: pd.DataFrame, path: str | Path) -> Path:
         else:
             df.to_json(tmp, orient="records", lines=True, force_ascii=False)
     return path
+
+
+# --- the error column -------------------------------------------------------------------------------------------
+
+ERROR_SEPARATOR = " | "
+_ERROR_HEAD = re.compile(r"^([A-Za-z_][\w]*): ([A-Za-z_][\w.]*): ")
+
+
+@dataclass(frozen=True)
+class RowError:
+    """One metric's failure on one row: the record the ``error`` column holds, one per failed metric.
+
+    The column is text in every saved file (``"metric: Type: message"`` records joined by ``" | "``): this
+    class writes it (:func:`error_cell`) and reads it back (:func:`row_errors`), and nothing else splits it.
+
+    >>> cell = error_cell([RowError("relevance", "ValueError", "bad | input"), RowError("hallucination", "E", "y")])
+    >>> cell
+    'relevance: ValueError: bad | input | hallucination: E: y'
+    >>> [e.metric for e in row_errors(cell)], row_errors(cell)[0].message
+    (['relevance', 'hallucination'], 'bad | input')
+    """
+
+    metric: str
+    type: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.metric}: {self.type}: {self.message}"
+
+
+def error_cell(errors: Sequence[RowError]) -> str | None:
+    """The ``error`` column's text for one row's failures (None when there were none)."""
+    return ERROR_SEPARATOR.join(map(str, errors)) if errors else None
+
+
+def row_errors(cell: Any) -> tuple[RowError, ...]:
+    """The records of one ``error`` cell (none for a missing cell). A part that does not start a record
+    (``metric: Type: ``) belongs to the message before it: a message may itself hold the separator."""
+    if not isinstance(cell, str) or not cell:
+        return ()
+    out: list[list[str]] = []
+    for part in cell.split(ERROR_SEPARATOR):
+        head = _ERROR_HEAD.match(part)
+        if head or not out:
+            out.append([head.group(1), head.group(2), part[head.end():]] if head else ["", "", part])
+        else:
+            out[-1][2] += ERROR_SEPARATOR + part
+    return tuple(RowError(*r) for r in out)
+
+
+def error_of(cell: Any, metric: str) -> RowError | None:
+    """``metric``'s record in one ``error`` cell, or None."""
+    return next((e for e in row_errors(cell) if e.metric == metric), None)

@@ -21,7 +21,7 @@ import pandas as pd
 
 from .config import PARAM_LEXICONS, VERDICT_COLUMNS, EvalConfig
 from .text import DECISION_COLUMNS
-from .data import DataError, canonicalize, is_missing, load
+from .data import DataError, RowError, canonicalize, error_cell, is_missing, load
 from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, RENAMED, Metric, Score, get_metric
 from .metrics.base import BatchFn
 
@@ -335,13 +335,13 @@ def _score_part(batch: BatchFn, metric: Metric, part: dict[str, list], params: M
 
 
 def _run_metric(metric: Metric, inputs: dict[str, list], params: dict[str, Any], resources: Resources,
-                ids: Sequence[str], on_error: str, bar) -> tuple[list[Score | None], list[str | None]]:
+                ids: Sequence[str], on_error: str, bar) -> tuple[list[Score | None], list[RowError | None]]:
     """Every row of one metric through its batch function (one execution path; see :func:`_score_part`)."""
     n = len(ids)
     batch = metric.batch or _rowwise(metric)
     whole = _whole_column(params)
     scores: list[Score | None] = [None] * n
-    errors: list[str | None] = [None] * n
+    errors: list[RowError | None] = [None] * n
     decided = _decided_rows(metric, inputs)
     for i, s in decided.items():
         scores[i] = s
@@ -358,7 +358,7 @@ def _run_metric(metric: Metric, inputs: dict[str, list], params: dict[str, Any],
             except Exception as e:  # recorded per row, never silently NaN
                 if on_error == "raise":
                     raise MetricError(metric.name, ids[i], f"{type(e).__name__}: {e}") from e
-                errors[i] = f"{metric.name}: {type(e).__name__}: {e}"
+                errors[i] = RowError(metric.name, type(e).__name__, str(e))
         if bar is not None:
             bar.update(len(rows))
     if bar is not None and decided:
@@ -510,7 +510,7 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
             log.info("judge preflight (%s): %s", m, resources.judge_for(m).preflight())
     out, all_errors, methods = _score_all(chosen, df, config, rules, resources, on_error, progress)
     names = [m.name for m in chosen]
-    out["error"] = pd.Series([" | ".join(e) if e else None for e in all_errors], dtype=object)
+    out["error"] = pd.Series([error_cell(e) for e in all_errors], dtype=object)
     out.attrs["evalkit"] = _run_meta(df, names, config, resources, methods)
     return out
 
@@ -600,7 +600,7 @@ def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
 
 
 def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules: Any, resources: Resources,
-               on_error: str, progress: bool | None) -> tuple[pd.DataFrame, list[list[str]], dict[str, str]]:
+               on_error: str, progress: bool | None) -> tuple[pd.DataFrame, list[list[RowError]], dict[str, str]]:
     """Run every chosen metric in order: the scored frame, each row's errors, the resolved method switches."""
     ids = df["id"].tolist()
     n = len(df)
@@ -611,7 +611,7 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules
         from tqdm.auto import tqdm
 
         bar = tqdm(total=n * len(chosen), desc="evalkit", unit="score")
-    all_errors: list[list[str]] = [[] for _ in range(n)]
+    all_errors: list[list[RowError]] = [[] for _ in range(n)]
     methods: dict[str, str] = {}
     out = df.copy()
     decisions = answer_decisions(df, config)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..config import VerdictThresholds
-from ..data import is_missing
+from ..data import error_of, is_missing
 from ..metrics import REGISTRY, Metric
 from ..text import AnswerDecision
 from ..thresholds import Threshold
@@ -283,10 +283,9 @@ def row_decision(row: Mapping[str, Any]) -> AnswerDecision:
 
 def _reason(row: Mapping[str, Any], metric: str) -> str | None:
     """Why ``metric`` has no value on this row: its own reason, else its entry in the ``error`` column."""
-    errors = _text(row.get("error")) or ""
-    for part in errors.split(" | "):
-        if part.startswith(f"{metric}: "):
-            return "error: " + part[len(metric) + 2:]
+    err = error_of(row.get("error"), metric)
+    if err is not None:
+        return f"error: {err.type}: {err.message}"
     return details_of(row, metric).get("reason")
 
 
