@@ -181,3 +181,16 @@ def test_save_rejects_unknown_extension(tmp_path, sample_df):
 
 def test_public_load_is_data_load():
     assert evalkit.load is load
+
+
+def test_the_error_column_round_trips_its_records():
+    from evalkit.data import RowError, error_cell, error_of, row_errors
+
+    recs = [RowError("relevance", "ValueError", "bad | input"), RowError("faithfulness", "judge.JudgeError", "x: y")]
+    cell = error_cell(recs)
+    assert cell == "relevance: ValueError: bad | input | faithfulness: judge.JudgeError: x: y"  # written by hand
+    assert row_errors(cell) == tuple(recs)
+    assert error_of(cell, "faithfulness") == recs[1] and error_of(cell, "completeness") is None
+    assert error_cell([]) is None and row_errors(None) == () and row_errors(float("nan")) == ()
+    # text that is no record (a hand-edited cell) is kept, not dropped: one record with no metric
+    assert row_errors("something broke") == (RowError("", "", "something broke"),)
