@@ -5,8 +5,10 @@
 Data (../shared/bench, development and training splits only): HaluEval QA / dialogue / summarization dev and
 SummEdits dev (human labels), plus ``N_TRAIN_ITEMS`` items of HaluEval summarization *train*, and FactCC-style
 synthetic pairs (benchmarks/grounding_synthetic.py) made from those training documents and the SummEdits dev
-documents; which synthetic rows a configuration trains on is part of the configuration (``CONFIGS``; the
-shipped one, ``SHIPPED``, trains on none of them: ``--select`` shows why).
+documents; which rows and inputs a configuration trains on is part of the configuration (``CONFIGS``). The
+shipped one, ``SHIPPED``, reads the support model's score (``entailment_min``, issue 24) beside the lexical
+features and trains on the development rows only (the support model trained on the HaluEval training items, so
+its score there is in-sample); ``--select`` shows why, beside the lexical-only configurations.
 
 Protocol. The combination is a monotone gradient-boosted model (``MONOTONE`` in evalkit.metrics.grounding:
 more unsupported evidence never lowers the risk); the answer's length is no input. Two criteria:
@@ -41,7 +43,8 @@ from sklearn.model_selection import GroupKFold
 import evalkit
 from evalkit.calibrate import roc_auc
 from evalkit.metrics.anchors import default_hedges
-from evalkit.metrics.grounding import FEATURES, GROUPS, MODEL_FEATURES, MONOTONE, Evidence, answer_features
+from evalkit.metrics.grounding import (ENTAILMENT, FEATURES, GROUPS, MODEL_FEATURES, MONOTONE, Evidence,
+                                       answer_features)
 from evalkit.nlp import NlpPipeline
 from evalkit.text import word_tokens
 
@@ -60,7 +63,13 @@ EXTRA_TASKS = ("halueval_train", "summedits_synthetic")
 # configurations compared by --select: which synthetic rows join the training data, and whether the trees are
 # monotone. Only monotone ones are eligible (issue 18); the worst SummEdits LODO domain decides among them, and
 # SHIPPED is the one it chose (the unconstrained row is there to show what the constraint costs or buys).
+# ``entailment``: the support model's score is an input; its rows are then the development rows only, because the
+# support model trained on HaluEval summarization *train* (its score there is in-sample and would teach the
+# trees to trust it more than it earns on new answers). ``train_items: False`` drops those rows without it, so
+# the two inputs are compared on the same rows.
 CONFIGS = {
+    "monotone + entailment, development rows": {"monotone": True, "synthetic": "none", "entailment": True},
+    "monotone, development rows": {"monotone": True, "synthetic": "none", "train_items": False},
     "monotone, no synthetic": {"monotone": True, "synthetic": "none"},
     "monotone + all synthetic": {"monotone": True, "synthetic": "all"},
     "monotone + synthetic without copied sentences": {"monotone": True, "synthetic": "no_copies"},
@@ -68,7 +77,7 @@ CONFIGS = {
     "monotone + corrupted HaluEval summaries only": {"monotone": True, "synthetic": "summaries_only"},
     "unconstrained + all synthetic (not eligible)": {"monotone": False, "synthetic": "all"},
 }
-SHIPPED = "monotone, no synthetic"
+SHIPPED = "monotone + entailment, development rows"
 
 
 def feature_code_sha256() -> str:
@@ -76,7 +85,8 @@ def feature_code_sha256() -> str:
     pkg = ROOT / "evalkit"
     parts = [*sorted((pkg / "text").glob("*.py")), pkg / "nlp.py", *sorted((pkg / "metrics").glob("grounding*.py")),
              pkg / "metrics" / "anchors.py", pkg / "metrics" / "lexical.py", pkg / "resources" / "lexicons.yaml",
-             ROOT / "benchmarks" / "grounding_synthetic.py"]
+             ROOT / "benchmarks" / "grounding_synthetic.py", pkg / "metrics" / "support.py",
+             pkg / "resources" / "support_model" / "model.safetensors", pkg / "resources" / "support_model" / "config.json"]
     return hashlib.sha256(b"".join(p.read_bytes() for p in parts)).hexdigest()
 
 
@@ -167,9 +177,13 @@ def features_for(task: str, limit: int | None) -> pd.DataFrame:
     out["synthetic"] = df["transform"].ne("").to_numpy()  # copied sentences and corruptions alike
     out["y"] = df["hallucinated"].astype(int).to_numpy()
     out["answer_tokens"] = [len(word_tokens(a)) for a in answers]
-    if task in TASKS:  # the seed metric, a reported baseline only
-        seed = evalkit.evaluate(df[["id", "question", "answer", "contexts"]], ["hallucination"], progress=False)
+    out[ENTAILMENT] = np.nan  # the training items' support is in-sample: no configuration reads it (fit refuses NaN)
+    if task in TASKS:  # the seed metric (a reported baseline only) and the support model (an input)
+        seed = evalkit.evaluate(df[["id", "question", "answer", "contexts"]], ["hallucination", "support"],
+                                progress=False)
         out["seed_hallucination"] = seed["hallucination"].astype(float).to_numpy()
+        # undetermined support (an abstention: no claim to check) reads as 1.0, as grounding_batch reads it
+        out[ENTAILMENT] = seed["support"].astype(float).fillna(1.0).to_numpy()
     CACHE.mkdir(parents=True, exist_ok=True)
     out.to_parquet(cache)
     (CACHE / f"{task}-{key}.seconds").write_text(f"{secs:.3f} {len(out)}")
@@ -182,6 +196,9 @@ def weights(tasks: pd.Series) -> np.ndarray:
 
 
 def fit(data: pd.DataFrame, cols: list[str], monotone: bool = True) -> HistGradientBoostingClassifier:
+    if data[cols].isna().any().any():  # the trees would take NaN silently: a row without an input is a bug here
+        bad = data[cols].isna().any()
+        raise ValueError(f"missing inputs {list(bad[bad].index)} in {int(data[cols].isna().any(axis=1).sum())} rows")
     cst = [MONOTONE[c] for c in cols] if monotone else None
     model = HistGradientBoostingClassifier(**PARAMS, monotonic_cst=cst)
     return model.fit(data[cols].to_numpy(float), data["y"].to_numpy(), sample_weight=weights(data["task"]))
@@ -234,12 +251,21 @@ def evaluate_config(data: pd.DataFrame, cols: list[str], monotone: bool) -> dict
 
 
 def config_data(data: pd.DataFrame, name: str) -> pd.DataFrame:
-    """The rows a configuration trains on: every real row, plus the synthetic rows its ``synthetic`` names."""
+    """The rows a configuration trains on: every real row (the HaluEval training items unless it reads the
+    support model or says ``train_items: False``), plus the synthetic rows its ``synthetic`` names."""
+    cfg = CONFIGS[name]
     syn, copies = data["synthetic"], data["synthetic"] & data["y"].eq(0)
     drop = {"none": syn, "all": syn & False, "no_copies": copies,
             "summedits_only": syn & data["task"].eq("halueval_train"),
-            "summaries_only": copies | (syn & data["task"].eq("summedits_synthetic"))}[CONFIGS[name]["synthetic"]]
+            "summaries_only": copies | (syn & data["task"].eq("summedits_synthetic"))}[cfg["synthetic"]]
+    if cfg.get("entailment") or not cfg.get("train_items", True):
+        drop = drop | data["task"].eq("halueval_train")
     return data[~drop].reset_index(drop=True)
+
+
+def config_cols(name: str) -> list[str]:
+    """A configuration's inputs: the model features, with the support model's score only where it says so."""
+    return [c for c in MODEL_FEATURES if c != ENTAILMENT or CONFIGS[name].get("entailment")]
 
 
 def selection_table(data: pd.DataFrame) -> list[str]:
@@ -247,14 +273,14 @@ def selection_table(data: pd.DataFrame) -> list[str]:
     lines = ["| configuration | SummEdits LODO worst domain | median domain | HaluEval summarization CV | "
              "HaluEval QA CV | HaluEval dialogue CV |", "|---|---|---|---|---|---|"]
     for name, cfg in CONFIGS.items():
-        r = evaluate_config(config_data(data, name), list(MODEL_FEATURES), cfg["monotone"])
+        r = evaluate_config(config_data(data, name), config_cols(name), cfg["monotone"])
         lines.append(f"| {name}{' (shipped)' if name == SHIPPED else ''} | {r['worst']:.3f} | {r['median']:.3f} | "
                      f"{r['cv']['halueval_summarization']:.3f} | {r['cv']['halueval_qa']:.3f} | "
                      f"{r['cv']['halueval_dialogue']:.3f} |")
     return lines
 
 
-def ablation_table(data: pd.DataFrame, base: dict, monotone: bool) -> list[str]:
+def ablation_table(data: pd.DataFrame, base: dict, monotone: bool, inputs: list[str]) -> list[str]:
     """Change in AUC when one feature group is removed (CV for HaluEval, LODO for SummEdits)."""
     head = ["halueval_qa", "halueval_dialogue", "halueval_summarization"]
     lines = ["| dropped group | " + " | ".join(head) + " | SummEdits LODO median | SummEdits LODO worst |",
@@ -262,8 +288,8 @@ def ablation_table(data: pd.DataFrame, base: dict, monotone: bool) -> list[str]:
     lines.append("| (none) | " + " | ".join(f"{base['cv'][t]:.3f}" for t in head)
                  + f" | {base['median']:.3f} | {base['worst']:.3f} |")
     for gname, gcols in GROUPS.items():
-        cols = [c for c in MODEL_FEATURES if c not in gcols]
-        if len(cols) == len(MODEL_FEATURES):
+        cols = [c for c in inputs if c not in gcols]
+        if len(cols) == len(inputs):
             continue
         r = evaluate_config(data, cols, monotone)
         lines.append(f"| {gname} | " + " | ".join(f"{r['cv'][t] - base['cv'][t]:+.3f}" for t in head)
@@ -329,28 +355,36 @@ def platt(z: np.ndarray, y: np.ndarray) -> dict[str, float]:
     return {"a": repr_round(lr.coef_[0][0]), "b": repr_round(lr.intercept_[0])}
 
 
+def _support_model_hash() -> str:
+    """The support model the ``entailment_min`` input was computed with (its weights' SHA-256, first 12)."""
+    weights = ROOT / "evalkit" / "resources" / "support_model" / "model.safetensors"
+    return hashlib.sha256(weights.read_bytes()).hexdigest()[:12]
+
+
 def build_model(data: pd.DataFrame, cal: dict, report: dict, base: dict, limit: int | None) -> str:
     """The final model, fit on all rows, as the JSON text that ships (checked against scikit-learn first)."""
     from evalkit.metrics.grounding import raw_score
 
-    cols = list(MODEL_FEATURES)
+    cols = config_cols(SHIPPED)
     final = fit(data, cols, CONFIGS[SHIPPED]["monotone"])
     baseline, trees = export_trees(final)
-    files = sorted({*TASKS.values(), TRAIN_FILE})
+    train_items = bool(data["task"].eq("halueval_train").any())
+    files = sorted({*TASKS.values(), *([TRAIN_FILE] if train_items else [])})
     file_hashes = {f: hashlib.sha256((BENCH / f).read_bytes()).hexdigest() for f in files}
     model = {
-        "name": "grounding-hgb-monotone-v2",
+        "name": "grounding-hgb-monotone-v3-entailment",
         "kind": "HistGradientBoostingClassifier (monotonic constraints) exported to arrays + Platt scaling",
         "configuration": SHIPPED, "params": dict(PARAMS), "task_weight_power": TASK_WEIGHT_POWER, "seed": SEED,
         "features": cols, "monotonic_cst": [MONOTONE[c] for c in cols],
         "baseline": repr_round(baseline), "calibration": cal,
         "threshold": {"value": 0.5, "calibrated_on": "out-of-fold log-odds of the real (non-synthetic) rows: HaluEval "
-                      "QA/dialogue/summarization dev, HaluEval summarization train items, SummEdits dev; recalibrate "
-                      "on your own labels with `evalkit calibrate`"},
+                      "QA/dialogue/summarization dev, " + ("HaluEval summarization train items, " if train_items else "")
+                      + "SummEdits dev; recalibrate on your own labels with `evalkit calibrate`"},
+        "support_model": _support_model_hash() if ENTAILMENT in cols else None,
         "training_data": {"files": file_hashes, "sha256": hashlib.sha256(json.dumps(file_hashes, sort_keys=True)
                                                                          .encode()).hexdigest(),
                           "rows": int(len(data)), "synthetic_rows": int(data["synthetic"].sum()),
-                          "halueval_train_items": limit or N_TRAIN_ITEMS, "limit": limit},
+                          "halueval_train_items": (limit or N_TRAIN_ITEMS) if train_items else 0, "limit": limit},
         "cv": {"protocol": "GroupKFold(5), groups = HaluEval item / SummEdits document; SummEdits also "
                            "leave-one-domain-out", "per_task": report,
                "summedits_lodo": {d: round(v, 4) for d, v in base["domains"].items()}},
@@ -387,7 +421,7 @@ def main() -> None:
     data = pd.concat([features_for(t, args.limit) for t in [*TASKS, *EXTRA_TASKS]], ignore_index=True)
     print(f"features: {len(data)} rows ({int(data['synthetic'].sum())} synthetic) in {time.perf_counter() - t0:.0f}s")
     data = config_data(data, SHIPPED)
-    cols, mono = list(MODEL_FEATURES), CONFIGS[SHIPPED]["monotone"]
+    cols, mono = config_cols(SHIPPED), CONFIGS[SHIPPED]["monotone"]
     base = evaluate_config(data, cols, mono)
     real = ~data["synthetic"].to_numpy()
     cal = platt(base["oof"][real], data["y"].to_numpy()[real])
@@ -398,7 +432,7 @@ def main() -> None:
     print("\n".join(dev + [""] + domains))
     print(f"LODO median {base['median']:.3f} worst {base['worst']:.3f}; calibration {cal}")
     if not args.check:
-        abl = ablation_table(data, base, mono)
+        abl = ablation_table(data, base, mono, cols)
         sel = selection_table(pd.concat([features_for(t, args.limit) for t in [*TASKS, *EXTRA_TASKS]],
                                         ignore_index=True)) if args.select else []
         print("\n".join(abl + [""] + sel))

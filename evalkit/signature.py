@@ -162,7 +162,8 @@ def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics:
         "methods": dict(sorted((methods or {}).items())),
         "resources": dict(sorted((resources or {}).items())),
         "grounding_model": grounding_model_signature() if "grounding_risk" in metrics else None,
-        "support_model": support_model_signature() if "support" in metrics else None,
+        # grounding_risk reads the support model's score: its weights are part of what produced it too
+        "support_model": support_model_signature() if {"support", "grounding_risk"} & set(metrics) else None,
         "seed": config.seed,
         "judge": judge.get("signature") if judge else None,
         "judge_prompts_sha256": judge.get("prompts_sha256") if judge else None,

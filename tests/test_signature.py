@@ -157,4 +157,5 @@ def test_the_support_model_enters_the_signature_when_support_ran():
         pytest.skip("no support model weights installed")
     sha = hashlib.sha256(weights.read_bytes()).hexdigest()
     assert f"|support:{sha[:12]}|" in sig_string(build_signature(None, None, ["support"]))
+    assert f"|support:{sha[:12]}|" in sig_string(build_signature(None, None, ["grounding_risk"]))  # an input of it
     assert "|support:" not in sig_string(build_signature(None, None, ["relevance"]))

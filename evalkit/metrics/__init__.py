@@ -150,12 +150,14 @@ _REGISTRY_LIST = [
            stats=NovelTokens, family="baseline",
            formula="answer tokens absent from the contexts / answer tokens (trivial baseline)",
            empty_policy="undetermined for an empty answer" + _NOT_EN, english_only=True),
-    Metric("grounding_risk", _M + "grounding:grounding_risk", needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
-           batch=_M + "grounding:grounding_batch", resources=("nlp",), params=("align", "phrases", "short_tokens", "short_chars"),
+    Metric("grounding_risk", _M + "grounding:grounding_risk", needs=("answer", "contexts"), optional=("question",),
+           direction="lower", range=(0.0, 1.0), batch=_M + "grounding:grounding_batch", resources=("nlp", "encoder"),
+           params=("align", "phrases", "short_tokens", "short_chars"),
            family="detector", unit="probability",
            formula="calibrated probability of hallucination: gradient-boosted trees, monotone in every evidence "
                    "feature (more unsupported evidence never lowers it), on sentence-evidence, mismatch and "
-                   "substitution features; answer length is no input; Platt-scaled",
+                   "substitution features and the support model's P(supported) of the weakest claim; answer "
+                   "length is no input; Platt-scaled",
            empty_policy="undetermined for an empty answer" + _NOT_EN + " or no contexts; 0.0 for an abstention",
            evidence_keys=("matched",), english_only=True),
     Metric("support", _M + "support:support_score", needs=("answer", "contexts"), optional=("question",), direction="higher",
@@ -200,6 +202,8 @@ RENAMED = {"grounding": "grounding_risk"}
 class MetricRenamedWarning(DeprecationWarning):
     """An old metric name was used; the warning names the new one (``evalkit`` prints it as a note)."""
 
+# grounding_risk reads the support model (the embed extra): without it the default run leaves it out, as it
+# leaves out a metric whose columns the data lacks
 DEFAULT_METRICS = ("relevance", "completeness", "hallucination", "grounding_risk", "exact_match", "keyword_coverage",
                    "number_match", "answer_completeness", "source_citation", "dont_know", "fact_checks")
 # run by default when their resource is available (a configured judge; the embed extra)

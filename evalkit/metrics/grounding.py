@@ -9,7 +9,9 @@ format, "5 mln" / "5 million", count as support); negation and modality flips; c
 context weighted by rarity (``wordfreq`` Zipf frequencies, offline); new proper nouns; relation words that
 differ for a subject-object pair the context does contain; and substitutions, words replaced at the same
 position of an otherwise copied phrase, by kind (antonym, number, name, another word of the document, a new
-word; :mod:`evalkit.metrics.grounding_substitution`). The seed anchor score is one more feature.
+word; :mod:`evalkit.metrics.grounding_substitution`). The seed anchor score is one more feature, and so is the
+entailment check of :mod:`evalkit.metrics.support` (``entailment_min``: the ``support`` metric's value, the
+trained cross-encoder's P(supported) of the answer's weakest claim), when the shipped model was trained with it.
 
 Gradient-boosted trees with monotonic constraints (:data:`MONOTONE`: more unsupported evidence never lowers
 the risk, more support never raises it), trained by ``benchmarks/train_grounding.py`` on ``../shared/bench``
@@ -62,7 +64,10 @@ FEATURES = (
     "claims", "claims_unsupported", "relation_mismatch",
     "seed_s_claims", "seed_ngram_overlap",
     "sub_antonym", "sub_number", "sub_entity", "sub_doc_word", "sub_other",
+    "entailment_min",
 )
+# the support model's score (evalkit.metrics.support), computed beside the lexical features by grounding_batch
+ENTAILMENT = "entailment_min"
 GROUPS = {
     "length & preamble": ("log_answer_tokens", "log_context_tokens", "length_ratio", "n_sentences", "meta_sentences"),
     "lexical support": ("support_min", "support_mean", "unsupported_sentence_share", "global_support_min"),
@@ -74,6 +79,7 @@ GROUPS = {
     "relations (claims)": ("claims", "claims_unsupported", "relation_mismatch"),
     "seed anchor score": ("seed_s_claims", "seed_ngram_overlap"),
     "substitutions": ("sub_antonym", "sub_number", "sub_entity", "sub_doc_word", "sub_other"),
+    "entailment (support model)": (ENTAILMENT,),
 }
 # The answer's own length is no model input: it separated HaluEval's classes and carried over nowhere else. Nor
 # are the raw counts of numbers, dates, entities and claims: they grow with length, and a model free to read
@@ -86,7 +92,7 @@ MONOTONE = {
                       "numbers_missing_evidence", "numbers_missing_context", "dates_missing_context",
                       "entities_missing_context", "propn_missing_context", "negation_flips", "modality_flips",
                       "claims_unsupported", "relation_mismatch", "seed_s_claims", *(f"sub_{k}" for k in SUB_KINDS))},
-    **{f: -1 for f in ("support_min", "support_mean", "global_support_min", "seed_ngram_overlap")},
+    **{f: -1 for f in ("support_min", "support_mean", "global_support_min", "seed_ngram_overlap", ENTAILMENT)},
     **{f: 0 for f in ("log_context_tokens", "meta_sentences")},
 }
 MODEL_FEATURES = tuple(f for f in FEATURES if f not in NOT_MODEL_INPUTS)
@@ -230,10 +236,13 @@ def claim_spans(answer_doc) -> tuple[list, int]:
     return spans, meta
 
 
-def answer_features(answer: str, answer_doc, ev: Evidence, hedges=None, encoder=None) -> tuple[dict[str, float], list[dict]]:
+def answer_features(answer: str, answer_doc, ev: Evidence, hedges=None, encoder=None,
+                    entailment: float | None = None) -> tuple[dict[str, float], list[dict]]:
     """The feature vector (:data:`FEATURES`) and the per-sentence evidence of one answer.
 
     Preamble sentences are not claims (:func:`claim_spans`): they add to ``meta_sentences`` only.
+    ``entailment`` is the ``support`` metric's value for the answer (:func:`entailment_of`); None (not
+    computed, or undetermined: no claim to check) reads as 1.0, nothing contradicted.
     """
     hedges = hedges or default_hedges()
     sents, meta = claim_spans(answer_doc)
@@ -262,6 +271,7 @@ def answer_features(answer: str, answer_doc, ev: Evidence, hedges=None, encoder=
         "negation_flips": total("negation_flip"), "modality_flips": total("modality_flip"),
         "seed_s_claims": float(seed.details.get("s_claims", 0.0)),
         "seed_ngram_overlap": float(seed.details.get("ngram_overlap", 1.0)),
+        ENTAILMENT: 1.0 if entailment is None else float(entailment),
     }
     for key in ("numbers", "numbers_missing_evidence", "numbers_missing_context", "dates", "dates_missing_context",
                 "entities", "claims", "claims_unsupported", "relation_mismatch", *(f"sub_{k}" for k in SUB_KINDS)):
@@ -309,9 +319,12 @@ def predict_proba(feats: Sequence[Mapping[str, float]], model: Mapping[str, Any]
     return 1.0 / (1.0 + np.exp(-(cal["a"] * z + cal["b"])))
 
 
-def fired(f: Mapping[str, float], per: list[dict]) -> list[str]:
+def fired(f: Mapping[str, float], per: list[dict], entailment: Score | None = None) -> list[str]:
     """Human-readable reasons the detector may flag an answer."""
     out = []
+    if entailment is not None and entailment.value is not None and entailment.value < 0.5:
+        claim = entailment.details["sentences"][entailment.details["weakest"]]["sentence"]
+        out.append(f"the support model finds a claim unsupported (P={entailment.value:.2f}): {claim[:80]}")
     for p in per:
         if p["support"] < SUPPORTED_AT:
             out.append(f"weak evidence ({p['support']:.2f}) for: {p['sentence'][:80]}")
@@ -329,6 +342,15 @@ def fired(f: Mapping[str, float], per: list[dict]) -> list[str]:
     if f.get("meta_sentences"):
         out.append(f"{int(f['meta_sentences'])} preamble sentence(s) not scored as claims")
     return out
+
+
+def entailment_of(answers: Sequence[str], contexts: Sequence[Sequence[str]], questions: Sequence[str | None],
+                  decisions: Sequence[Any]) -> list[Score]:
+    """The ``support`` metric (the shipped cross-encoder) on each row: the detector's ``entailment_min`` input,
+    and its evidence (the weakest claim and the passage checked)."""
+    from .support import support_score
+
+    return [support_score(a, list(c or []), q, decision=d) for a, c, q, d in zip(answers, contexts, questions, decisions)]
 
 
 def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
@@ -357,7 +379,8 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     hedges = default_hedges()
     out: list[Score] = []
     rows = []
-    for a, d, j, dec in zip(answers, docs, joined, decisions):
+    entail = _entailment_inputs(inputs, answers, joined, decisions, model)
+    for a, d, j, dec, e in zip(answers, docs, joined, decisions, entail):
         if dec.abstained:  # checked before the contexts: an abstention is grounded whatever they hold
             out.append(Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": list(dec.matched),
                                    "model": model["name"], "align": align}))
@@ -365,19 +388,46 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
         if not j:
             out.append(Score(None, {"reason": "no contexts to ground the answer in"}))
             continue
-        f, per = answer_features(a, d, evs[j], hedges, encoder)
-        rows.append((len(out), f, per))
+        f, per = answer_features(a, d, evs[j], hedges, encoder, None if e is None else e.value)
+        rows.append((len(out), f, per, e))
         out.append(None)  # type: ignore[arg-type]
     if rows:
-        p = predict_proba([f for _, f, _ in rows], model)
-        for (i, f, per), prob in zip(rows, p):
-            out[i] = Score(float(prob), {"abstention": False, "probability": float(prob), "sentences": per,
-                                         "fired": fired(f, per), "features": dict(f),
-                                         "model": model["name"], "align": align})
+        p = predict_proba([f for _, f, _, _ in rows], model)
+        for (i, f, per, e), prob in zip(rows, p):
+            details = {"abstention": False, "probability": float(prob), "sentences": per,
+                       "fired": fired(f, per, e), "features": dict(f), "model": model["name"], "align": align}
+            if e is not None:
+                details["entailment"] = _weakest_claim(e)
+            out[i] = Score(float(prob), details)
     return out
 
 
-def grounding_risk(answer: str | None, contexts: Sequence[str] | None, *, align: str = "lexical",
+def _entailment_inputs(inputs: Mapping[str, Sequence[Any]], answers: list[str], joined: list[str],
+                       decisions: Sequence[Any], model: Mapping[str, Any]) -> list[Score | None]:
+    """The support metric's Score for each row that the trees will score (None elsewhere, and for every row
+    when the shipped model does not read ``entailment_min``)."""
+    if ENTAILMENT not in model["features"]:
+        return [None] * len(answers)
+    todo = [i for i, (j, d) in enumerate(zip(joined, decisions)) if j and not d.abstained]
+    questions = inputs.get("question") or [None] * len(answers)
+    got = entailment_of([answers[i] for i in todo], [inputs["contexts"][i] for i in todo],
+                        [questions[i] for i in todo], [decisions[i] for i in todo])
+    out: list[Score | None] = [None] * len(answers)
+    for i, sc in zip(todo, got):
+        out[i] = sc
+    return out
+
+
+def _weakest_claim(s: Score) -> dict[str, Any]:
+    """The support metric's verdict on the answer's weakest claim, as the detector's evidence."""
+    if s.value is None:
+        return {"support": None, "reason": s.details.get("reason")}
+    weakest = s.details["sentences"][s.details["weakest"]]
+    return {"support": s.value, "claim": weakest["sentence"], "passage": weakest["window_text"]}
+
+
+def grounding_risk(answer: str | None, contexts: Sequence[str] | None, question: str | None = None, *,
+                   align: str = "lexical",
                     phrases: Sequence[str] | None = None, short_tokens: Sequence[str] | None = None,
                     short_chars: int | None = None, decision: Any = None) -> Score:
     """Calibrated probability (0..1, lower is better) that the answer is not grounded in the contexts.
@@ -408,6 +458,7 @@ def grounding_risk(answer: str | None, contexts: Sequence[str] | None, *, align:
     >>> s.value, s.details["abstention"]
     (0.0, True)
     """
-    return grounding_batch({"answer": [answer], "contexts": [list(contexts or [])], "decision": [decision]},
+    return grounding_batch({"answer": [answer], "contexts": [list(contexts or [])], "question": [question],
+                            "decision": [decision]},
                            {"align": align, "phrases": phrases, "short_tokens": short_tokens,
                             "short_chars": short_chars})[0]

@@ -35,6 +35,7 @@ WINDOW_TOKENS = 80  # word pieces per window (a longer sentence is cut); + the s
 MAX_WINDOWS = 256  # per row: bounds the lexical candidate search (the model checks TOP_K windows per claim)
 MAX_SENTENCES = 32  # answer sentences scored per row
 TOP_K = 2  # windows per sentence the model checks: those sharing the most of its content words
+MEMO_PAIRS = 200_000  # (claim, window) probabilities a model keeps (about 50 MB of text at most)
 SHORT_ANSWER_WORDS = 5  # an answer this short is a span ("Nevada"): it is checked as the question plus the span
 
 
@@ -208,6 +209,9 @@ class SupportModel:
         net.eval()
         self.net = _quantised(net) if self.config.get("inference") == "int8-dynamic" else net
         self._lock = threading.Lock()
+        # pair -> probability: grounding_risk reads the support metric's score, so a run of both asks for the
+        # same pairs twice; one pair at a time, a pair's probability does not depend on what ran beside it
+        self._memo: dict[tuple[str, str], float] = {}
 
     def signature(self) -> str:
         import hashlib
@@ -222,7 +226,22 @@ class SupportModel:
         return [len(i) for i in self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
 
     def predict(self, sentences_: Sequence[str], windows: Sequence[str]) -> np.ndarray:
-        """P(window supports sentence) per pair, float64 in 0..1."""
+        """P(window supports sentence) per pair, float64 in 0..1 (a pair seen before is not run again)."""
+        if self.batch_size != 1:
+            return self._run(sentences_, windows)
+        keys = list(zip(sentences_, windows))
+        with self._lock:
+            todo = list(dict.fromkeys(k for k in keys if k not in self._memo))
+        got = self._run([k[0] for k in todo], [k[1] for k in todo])
+        with self._lock:
+            if len(self._memo) + len(todo) > MEMO_PAIRS:
+                self._memo.clear()
+            self._memo.update(zip(todo, got.tolist()))
+            known = {k: self._memo[k] for k in keys if k in self._memo}
+        fresh = dict(zip(todo, got.tolist()))
+        return np.array([known[k] if k in known else fresh[k] for k in keys], dtype=np.float64)
+
+    def _run(self, sentences_: Sequence[str], windows: Sequence[str]) -> np.ndarray:
         import torch
 
         if not sentences_:

@@ -122,9 +122,10 @@ if y is not None:
 # The seed score above is explainable but, measured on the public benchmarks in `../shared/bench`, it ranks
 # hallucinated answers no better than answer length. `grounding_risk` aligns every answer sentence with its best
 # evidence sentence, measures mismatches (numbers, dates, entities, negation and modality flips, rare novel
-# words, relation changes, the seed's own anchors) and combines them with gradient-boosted trees trained
-# with grouped cross-validation (`benchmarks/train_grounding.py`), then calibrates the output to a
-# probability. Its evidence: each sentence, its best evidence, and the features that fired.
+# words, relation changes, the seed's own anchors), adds the `support` model's P(supported) of the weakest claim,
+# and combines them with gradient-boosted trees trained with grouped cross-validation
+# (`benchmarks/train_grounding.py`), then calibrates the output to a probability. Its evidence: each sentence, its
+# best evidence, the features that fired, and the claim the support model doubted most with the passage it checked.
 
 # %%
 s = evalkit.get_metric("grounding_risk").fn(
@@ -134,6 +135,7 @@ s = evalkit.get_metric("grounding_risk").fn(
 print(f"P(hallucinated) = {s.value:.3f}")
 display(pd.DataFrame(s.details["sentences"])[["sentence", "evidence", "support", "numbers_missing_context",
                                                "entities_missing", "negation_flip"]])
+print("support model's weakest claim:", s.details.get("entailment"))
 s.details["fired"]
 
 # %%

@@ -1,4 +1,5 @@
 """The grounding detector: each feature on hand-made examples, the shipped model, and its reproducibility."""
+import hashlib
 import subprocess
 import sys
 
@@ -106,9 +107,14 @@ def test_model_file_metadata():
     assert "log_answer_tokens" not in m["features"] and "length_ratio" not in m["features"]  # length is no input
     assert m["monotonic_cst"] == [MONOTONE[f] for f in m["features"]]
     td = m["training_data"]
+    # the support model is an input, so the rows are the development rows only (its score on the HaluEval
+    # training items, which it trained on, would be in-sample)
+    assert "entailment_min" in m["features"] and MONOTONE["entailment_min"] == -1
     assert len(td["sha256"]) == 64 and set(td["files"]) == {
         "halueval_qa_dev.jsonl", "halueval_dialogue_dev.jsonl", "halueval_summarization_dev.jsonl",
-        "summedits_dev.jsonl", "halueval_summarization_train.jsonl.gz"}
+        "summedits_dev.jsonl"} and td["halueval_train_items"] == 0
+    weights = ROOT / "evalkit" / "resources" / "support_model" / "model.safetensors"
+    assert m["support_model"] == hashlib.sha256(weights.read_bytes()).hexdigest()[:12]
     assert m["seed"] == 0 and m["calibration"]["a"] > 0 and len(m["trees"]) == m["params"]["max_iter"]
     assert "calibrated_on" in m["threshold"] and "evalkit calibrate" in m["threshold"]["calibrated_on"]
 
@@ -136,6 +142,29 @@ def test_probability_is_platt_scaled_sum_of_the_shipped_trees(nlp):
         expected = 1 / (1 + math.exp(-(model["calibration"]["a"] * z + model["calibration"]["b"])))
         assert predict_proba([f])[0] == pytest.approx(expected, rel=1e-12)
     assert predict_proba([hallucinated])[0] > 0.5  # the walk reached different leaves, not one constant
+
+
+def test_the_support_models_score_is_an_input():
+    """entailment_min is the support metric's value for the same answer, called here on its own; the weakest
+    claim it names is the evidence; an abstention runs neither."""
+    from evalkit.metrics.support import support_score
+
+    answer = "The base premium for Territory 118 is $604 per year. The study was blinded."
+    s, sup = grounding_risk(answer, [CTX]), support_score(answer, [CTX])
+    assert s.details["features"]["entailment_min"] == sup.value
+    weakest = sup.details["sentences"][sup.details["weakest"]]
+    assert s.details["entailment"] == {"support": sup.value, "claim": weakest["sentence"],
+                                       "passage": weakest["window_text"]}
+    off = grounding_risk("I don't know; the documents do not say.", [CTX])
+    assert off.value == 0.0 and "entailment" not in off.details
+
+
+def test_a_lower_entailment_raises_the_risk(nlp):
+    """The trees use the input: the same lexical evidence with the support model's score at 0 instead of 1
+    never lowers the risk, and raises it for an answer the lexical features do not flag."""
+    f, _ = feats(nlp, "The base premium for Territory 118 is $604 per year.")
+    low, high = predict_proba([{**f, "entailment_min": 0.0}, {**f, "entailment_min": 1.0}])
+    assert low > high
 
 
 def test_metric_output_and_empty_policy():

@@ -184,6 +184,27 @@ def test_shipped_model_is_deterministic():
     model = _shipped()
     a, b = support(*PAIR, model=model), support(*PAIR, model=model)
     assert a == b and 0.0 <= a.value <= 1.0
+    sents, windows = [PAIR[0], "The Fjell 60 costs €229."], [PAIR[1][0]] * 2
+    first, again = model._run(sents, windows), model._run(sents, windows)  # the network itself, twice
+    assert first.tolist() == again.tolist()
+
+
+def test_a_pair_seen_before_is_not_run_again():
+    """grounding_risk and support ask for the same pairs in one run: the second asks nothing of the network,
+    and gets the numbers the network gave."""
+    model = _shipped()
+    sents, windows = ["A pair seen once.", "A second pair."], ["Only here.", "Only there."]
+    fresh = model._run(sents, windows).tolist()
+    calls = []
+    real = model._run
+    model._run = lambda s, w: calls.append(list(s)) or real(s, w)
+    try:
+        assert model.predict(sents, windows).tolist() == fresh
+        assert model.predict(sents[::-1], windows[::-1]).tolist() == fresh[::-1]
+        assert model.predict([sents[0], "A new one."], [windows[0], "Elsewhere."])[0] == fresh[0]
+    finally:
+        del model._run
+    assert calls == [sents, [], ["A new one."]]
 
 
 def test_shipped_model_values_on_fixed_inputs():
