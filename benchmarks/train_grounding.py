@@ -43,8 +43,9 @@ from sklearn.model_selection import GroupKFold
 import evalkit
 from evalkit.calibrate import roc_auc
 from evalkit.metrics.anchors import default_hedges
-from evalkit.metrics.grounding import (ENTAILMENT, FEATURES, GROUPS, MODEL_FEATURES, MONOTONE, Evidence,
-                                       answer_features)
+from evalkit.metrics.grounding import (ENTAILMENT, ENTAILMENT_UNDETERMINED, FEATURES, GROUPS, MODEL_FEATURES,
+                                       MONOTONE, Evidence, answer_features)
+from evalkit.signature import support_model_signature
 from evalkit.nlp import NlpPipeline
 from evalkit.text import word_tokens
 
@@ -86,7 +87,8 @@ def feature_code_sha256() -> str:
     parts = [*sorted((pkg / "text").glob("*.py")), pkg / "nlp.py", *sorted((pkg / "metrics").glob("grounding*.py")),
              pkg / "metrics" / "anchors.py", pkg / "metrics" / "lexical.py", pkg / "resources" / "lexicons.yaml",
              ROOT / "benchmarks" / "grounding_synthetic.py", pkg / "metrics" / "support.py",
-             pkg / "resources" / "support_model" / "model.safetensors", pkg / "resources" / "support_model" / "config.json"]
+             pkg / "resources" / "support_model" / "model.safetensors",
+             pkg / "resources" / "support_model" / "config.json"]
     return hashlib.sha256(b"".join(p.read_bytes() for p in parts)).hexdigest()
 
 
@@ -182,8 +184,8 @@ def features_for(task: str, limit: int | None) -> pd.DataFrame:
         seed = evalkit.evaluate(df[["id", "question", "answer", "contexts"]], ["hallucination", "support"],
                                 progress=False)
         out["seed_hallucination"] = seed["hallucination"].astype(float).to_numpy()
-        # undetermined support (an abstention: no claim to check) reads as 1.0, as grounding_batch reads it
-        out[ENTAILMENT] = seed["support"].astype(float).fillna(1.0).to_numpy()
+        # undetermined support (an abstention: no claim to check) reads as grounding_batch reads it
+        out[ENTAILMENT] = seed["support"].astype(float).fillna(ENTAILMENT_UNDETERMINED).to_numpy()
     CACHE.mkdir(parents=True, exist_ok=True)
     out.to_parquet(cache)
     (CACHE / f"{task}-{key}.seconds").write_text(f"{secs:.3f} {len(out)}")
@@ -355,12 +357,6 @@ def platt(z: np.ndarray, y: np.ndarray) -> dict[str, float]:
     return {"a": repr_round(lr.coef_[0][0]), "b": repr_round(lr.intercept_[0])}
 
 
-def _support_model_hash() -> str:
-    """The support model the ``entailment_min`` input was computed with (its weights' SHA-256, first 12)."""
-    weights = ROOT / "evalkit" / "resources" / "support_model" / "model.safetensors"
-    return hashlib.sha256(weights.read_bytes()).hexdigest()[:12]
-
-
 def build_model(data: pd.DataFrame, cal: dict, report: dict, base: dict, limit: int | None) -> str:
     """The final model, fit on all rows, as the JSON text that ships (checked against scikit-learn first)."""
     from evalkit.metrics.grounding import raw_score
@@ -380,7 +376,7 @@ def build_model(data: pd.DataFrame, cal: dict, report: dict, base: dict, limit: 
         "threshold": {"value": 0.5, "calibrated_on": "out-of-fold log-odds of the real (non-synthetic) rows: HaluEval "
                       "QA/dialogue/summarization dev, " + ("HaluEval summarization train items, " if train_items else "")
                       + "SummEdits dev; recalibrate on your own labels with `evalkit calibrate`"},
-        "support_model": _support_model_hash() if ENTAILMENT in cols else None,
+        "support_model": support_model_signature()["sha256"][:12] if ENTAILMENT in cols else None,
         "training_data": {"files": file_hashes, "sha256": hashlib.sha256(json.dumps(file_hashes, sort_keys=True)
                                                                          .encode()).hexdigest(),
                           "rows": int(len(data)), "synthetic_rows": int(data["synthetic"].sum()),

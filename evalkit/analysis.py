@@ -92,6 +92,7 @@ def _comparison_section(results: pd.DataFrame, cmp: Mapping[str, Any]) -> Sectio
 def plan_sections(results: pd.DataFrame, exp: Experiment) -> dict[str, Section]:
     """Which report sections apply to these results, with a note for each one that does not."""
     judged = [m for m in scored_metrics(results) if REGISTRY[m].family in JUDGED_FAMILIES]
+    has_summaries = any(m in results.columns for m in REGISTRY.in_family("summary"))
     secs = [
         Section("by_system", "system" in results.columns,
                 "" if "system" in results.columns else "no 'system' column: scores are shown for the whole dataset"),
@@ -110,8 +111,8 @@ def plan_sections(results: pd.DataFrame, exp: Experiment) -> dict[str, Section]:
         Section("judge", bool(judged), "" if judged else "no judged metrics: configure a judge (a `judge:` section "
                                                          "with base_url and model, or EVALKIT_JUDGE_BASE_URL and "
                                                          "EVALKIT_JUDGE_MODEL) and add judged metrics"),
-        Section("summaries", any(m in results.columns for m in REGISTRY.in_family("summary")),
-                "" if any(m in results.columns for m in REGISTRY.in_family("summary")) else
+        Section("summaries", has_summaries,
+                "" if has_summaries else
                 "no summary scorers: for summaries of articles, add twin_lock or judge_lock to metrics"),
         _judge_variance_section(results, judged),
         _calibration_section(results, exp.calibration),

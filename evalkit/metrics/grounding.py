@@ -68,6 +68,7 @@ FEATURES = (
 )
 # the support model's score (evalkit.metrics.support), computed beside the lexical features by grounding_batch
 ENTAILMENT = "entailment_min"
+ENTAILMENT_UNDETERMINED = 1.0  # no claim to check (an abstention): nothing contradicted
 GROUPS = {
     "length & preamble": ("log_answer_tokens", "log_context_tokens", "length_ratio", "n_sentences", "meta_sentences"),
     "lexical support": ("support_min", "support_mean", "unsupported_sentence_share", "global_support_min"),
@@ -271,7 +272,7 @@ def answer_features(answer: str, answer_doc, ev: Evidence, hedges=None, encoder=
         "negation_flips": total("negation_flip"), "modality_flips": total("modality_flip"),
         "seed_s_claims": float(seed.details.get("s_claims", 0.0)),
         "seed_ngram_overlap": float(seed.details.get("ngram_overlap", 1.0)),
-        ENTAILMENT: 1.0 if entailment is None else float(entailment),
+        ENTAILMENT: ENTAILMENT_UNDETERMINED if entailment is None else float(entailment),
     }
     for key in ("numbers", "numbers_missing_evidence", "numbers_missing_context", "dates", "dates_missing_context",
                 "entities", "claims", "claims_unsupported", "relation_mismatch", *(f"sub_{k}" for k in SUB_KINDS)):
@@ -319,12 +320,11 @@ def predict_proba(feats: Sequence[Mapping[str, float]], model: Mapping[str, Any]
     return 1.0 / (1.0 + np.exp(-(cal["a"] * z + cal["b"])))
 
 
-def fired(f: Mapping[str, float], per: list[dict], entailment: Score | None = None) -> list[str]:
-    """Human-readable reasons the detector may flag an answer."""
+def fired(f: Mapping[str, float], per: list[dict], weakest: Mapping[str, Any] | None = None) -> list[str]:
+    """Human-readable reasons the detector may flag an answer (``weakest``: :func:`_weakest_claim`'s record)."""
     out = []
-    if entailment is not None and entailment.value is not None and entailment.value < 0.5:
-        claim = entailment.details["sentences"][entailment.details["weakest"]]["sentence"]
-        out.append(f"the support model finds a claim unsupported (P={entailment.value:.2f}): {claim[:80]}")
+    if weakest is not None and weakest["support"] is not None and weakest["support"] < 0.5:
+        out.append(f"the support model finds a claim unsupported (P={weakest['support']:.2f}): {weakest['claim'][:80]}")
     for p in per:
         if p["support"] < SUPPORTED_AT:
             out.append(f"weak evidence ({p['support']:.2f}) for: {p['sentence'][:80]}")
@@ -350,7 +350,8 @@ def entailment_of(answers: Sequence[str], contexts: Sequence[Sequence[str]], que
     and its evidence (the weakest claim and the passage checked)."""
     from .support import support_score
 
-    return [support_score(a, list(c or []), q, decision=d) for a, c, q, d in zip(answers, contexts, questions, decisions)]
+    return [support_score(a, list(c or []), q, decision=d)
+            for a, c, q, d in zip(answers, contexts, questions, decisions)]
 
 
 def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
@@ -394,10 +395,11 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     if rows:
         p = predict_proba([f for _, f, _, _ in rows], model)
         for (i, f, per, e), prob in zip(rows, p):
+            weakest = None if e is None else _weakest_claim(e)
             details = {"abstention": False, "probability": float(prob), "sentences": per,
-                       "fired": fired(f, per, e), "features": dict(f), "model": model["name"], "align": align}
-            if e is not None:
-                details["entailment"] = _weakest_claim(e)
+                       "fired": fired(f, per, weakest), "features": dict(f), "model": model["name"], "align": align}
+            if weakest is not None:
+                details["entailment"] = weakest
             out[i] = Score(float(prob), details)
     return out
 

@@ -231,15 +231,15 @@ class SupportModel:
             return self._run(sentences_, windows)
         keys = list(zip(sentences_, windows))
         with self._lock:
-            todo = list(dict.fromkeys(k for k in keys if k not in self._memo))
-        got = self._run([k[0] for k in todo], [k[1] for k in todo])
-        with self._lock:
-            if len(self._memo) + len(todo) > MEMO_PAIRS:
-                self._memo.clear()
-            self._memo.update(zip(todo, got.tolist()))
             known = {k: self._memo[k] for k in keys if k in self._memo}
-        fresh = dict(zip(todo, got.tolist()))
-        return np.array([known[k] if k in known else fresh[k] for k in keys], dtype=np.float64)
+        todo = list(dict.fromkeys(k for k in keys if k not in known))
+        fresh = dict(zip(todo, self._run([k[0] for k in todo], [k[1] for k in todo]).tolist()))
+        with self._lock:
+            if len(self._memo) + len(fresh) > MEMO_PAIRS:
+                self._memo.clear()
+            self._memo.update(fresh)
+        known.update(fresh)
+        return np.array([known[k] for k in keys], dtype=np.float64)
 
     def _run(self, sentences_: Sequence[str], windows: Sequence[str]) -> np.ndarray:
         import torch
