@@ -280,14 +280,12 @@ def evidence_table(results: pd.DataFrame, metric: str, *, rows=None, n: int | No
     >>> evidence_table(df, "relevance").to_dict("records")
     [{'relevance': 0.25, 'cosine': 0.5, 'jaccard': 0.0}]
     """
-    import json
-
     d = results if rows is None else results.loc[rows]
     if n is not None:
         d = d.head(n)
     keep = [c for c in columns if c in d.columns]
     out = d[keep + [metric]].copy()
-    details = d[f"{metric}_details"].map(lambda s: json.loads(s) if isinstance(s, str) else {})
+    details = _details_column(d, metric)
     declared = REGISTRY[metric].evidence_keys if metric in REGISTRY else ()
     for key in ("reason", *declared):
         vals = details.map(lambda x: x.get(key))
@@ -295,6 +293,19 @@ def evidence_table(results: pd.DataFrame, metric: str, *, rows=None, n: int | No
             out[key] = vals.map(lambda v: ", ".join(map(str, v)) if isinstance(v, list)
                                 else ("" if not isinstance(v, dict) and pd.isna(v) else v))
     return out
+
+
+def _details_column(d: pd.DataFrame, metric: str) -> pd.Series:
+    """``<metric>_details`` read back as dicts; an unreadable cell names its row and column."""
+    from .data import DetailsError, details_of_cell
+
+    out = {}
+    for label, cell in d[f"{metric}_details"].items():
+        try:
+            out[label] = details_of_cell(cell)
+        except DetailsError as e:
+            raise ValueError(f"row {label!r}, column {metric}_details: {e}") from None
+    return pd.Series(out, index=d.index, dtype=object)
 
 
 def disagreements(results: pd.DataFrame, rule, label: str, threshold: float | None = None,

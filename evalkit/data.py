@@ -571,3 +571,45 @@ def row_errors(cell: Any) -> tuple[RowError, ...]:
 def error_of(cell: Any, metric: str) -> RowError | None:
     """``metric``'s record in one ``error`` cell, or None."""
     return next((e for e in row_errors(cell) if e.metric == metric), None)
+
+
+# --- the details columns ----------------------------------------------------------------------------------------
+
+class DetailsError(ValueError):
+    """A ``<metric>_details`` cell that is not a JSON object (the reader names the row and column)."""
+
+
+def details_cell(details: Mapping[str, Any]) -> str:
+    """The ``<metric>_details`` column's text for one Score's details: JSON, keys in the metric's own order
+    (deterministic, and it keeps the strict metric order of the summary scorers).
+
+    >>> details_cell({"cosine": 0.5, "terms": ["Lyon"]})
+    '{"cosine": 0.5, "terms": ["Lyon"]}'
+    """
+    return json.dumps(details, ensure_ascii=False, default=str)
+
+
+def details_of_cell(cell: Any) -> dict[str, Any]:
+    """One ``<metric>_details`` cell back as a dict: ``{}`` for a missing or blank cell, a dict as given (a
+    frame whose readers parsed it already). Anything else raises :class:`DetailsError`.
+
+    >>> details_of_cell('{"cosine": 0.5}'), details_of_cell(None), details_of_cell(" ")
+    ({'cosine': 0.5}, {}, {})
+    >>> details_of_cell("[1, 2]")
+    Traceback (most recent call last):
+    ...
+    evalkit.data.DetailsError: not a JSON object: [1, 2]
+    """
+    if isinstance(cell, Mapping):
+        return dict(cell)
+    if is_missing(cell) or (isinstance(cell, str) and not cell.strip()):
+        return {}
+    if not isinstance(cell, str):
+        raise DetailsError(f"not JSON text: {type(cell).__name__}")
+    try:
+        parsed = json.loads(cell)
+    except json.JSONDecodeError as e:
+        raise DetailsError(f"not JSON ({e})") from None
+    if not isinstance(parsed, dict):
+        raise DetailsError(f"not a JSON object: {cell[:80]}")
+    return parsed

@@ -33,6 +33,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .data import DetailsError, details_of_cell
+
 CHUNK = 256  # bootstrap resamples drawn per block (bounds memory at CHUNK x rows x repeats)
 
 
@@ -61,12 +63,11 @@ class JudgeVariance:
 
 def _row_repeats(details: Any, value: Any, metric: str, row: Any) -> list[float]:
     """One row's repeat values (NaN for an undetermined repeat); the value alone when there were no repeats."""
-    if isinstance(details, str):
-        try:
-            details = json.loads(details)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"row {row!r}, column {metric}_details: not JSON ({e})") from None
-    reps = details.get("repeats") if isinstance(details, dict) else None
+    try:
+        details = details_of_cell(details)
+    except DetailsError as e:
+        raise ValueError(f"row {row!r}, column {metric}_details: {e}") from None
+    reps = details.get("repeats")
     if reps is None:
         reps = [] if value is None or pd.isna(value) else [value]
     out = []

@@ -154,14 +154,15 @@ def estimate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     Returns :class:`evalkit.judge.dryrun.DryRun` (``print()`` it; ``to_dict()`` for JSON).
     """
     from .judge.dryrun import DryRun, make_dry_judge
-    from .runner import Resources, _as_frame, _score_all, protect_input_columns, resolve_metrics, wants_judge
+    from .run_resources import Resources, wants_judge
+    from .runner import _as_frame, _score_all, protect_input_columns, resolve_metrics
 
     config = as_config(config)
     df = protect_input_columns(_as_frame(data), strict=strict_columns)
     chosen = resolve_metrics(metrics, df.columns, config)
     judged = [m for m in chosen if wants_judge(m, config)]
     resources = Resources(config, judge_factory=make_dry_judge)
-    _score_all(judged, df, config, None, resources, "record", False)
+    _score_all(judged, df, config, resources, "record", False)
     per_metric = {k: v for j in resources.judges().values() for k, v in j.estimate().items()}
     return DryRun(len(df), dict(sorted(per_metric.items())),
                   skipped=tuple(m.name for m in chosen if m not in judged))

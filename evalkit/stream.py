@@ -354,7 +354,7 @@ def _tasks(inp: _Input, job: ChunkJob, skip: int) -> Iterator[tuple[int, pd.Data
 
 def _wants_judge(metrics: Sequence[str] | None, config: EvalConfig) -> bool:
     from .metrics import REGISTRY
-    from .runner import judge_configured, wants_judge
+    from .run_resources import judge_configured, wants_judge
 
     names = list(metrics) if metrics is not None else list(REGISTRY)
     return judge_configured(config) and any(wants_judge(REGISTRY[n], config) for n in names if n in REGISTRY)

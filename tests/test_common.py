@@ -109,8 +109,9 @@ def _batch_setup(name, sample_df, kit):
     inputs = {c: rows[c].tolist() for c in m.needs + m.optional if c in rows.columns}
     jc = kit["judge_config"]
     res = Resources(EvalConfig(judge={"base_url": jc.base_url, "model": jc.model, "cache_path": None}))
-    res._judge, res._encoder, res._bert = kit["judge"], kit["encoder"], kit["scorer"]
-    return m, inputs, _metric_params(m, EvalConfig(), None), res
+    for name, obj in (("judge", kit["judge"]), ("encoder", kit["encoder"]), ("bertscore", kit["scorer"])):
+        res.provide(name, obj)
+    return m, inputs, _metric_params(m, EvalConfig(), res), res
 
 
 @pytest.mark.parametrize("name", list(INDEPENDENT_ROW))

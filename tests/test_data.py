@@ -194,3 +194,25 @@ def test_the_error_column_round_trips_its_records():
     assert error_cell([]) is None and row_errors(None) == () and row_errors(float("nan")) == ()
     # text that is no record (a hand-edited cell) is kept, not dropped: one record with no metric
     assert row_errors("something broke") == (RowError("", "", "something broke"),)
+
+
+def test_the_details_columns_are_read_back_by_one_loader_that_names_a_bad_cell():
+    import pandas as pd
+    import pytest
+
+    from evalkit.aggregate import evidence_table
+    from evalkit.data import DetailsError, details_cell, details_of_cell
+    from evalkit.judge_variance import repeat_matrix
+
+    d = {"terms": ["Lyon", "Gent | Ghent"], "cosine": 0.5, "note": "naïve"}
+    assert details_of_cell(details_cell(d)) == d  # round trip, non-ASCII kept
+    for bad in ("{not json", "[1, 2]", 3.5):
+        with pytest.raises(DetailsError):
+            details_of_cell(bad)
+    df = pd.DataFrame({"relevance": [0.2, 0.4], "relevance_details": ['{"cosine": 0.5}', "{oops"]},
+                      index=["q1", "q2"])
+    with pytest.raises(ValueError, match=r"row 'q2', column relevance_details: not JSON"):
+        evidence_table(df, "relevance")
+    df = pd.DataFrame({"m": [1.0, 2.0], "m_details": ['{"repeats": [1, 2]}', "[3]"]})
+    with pytest.raises(ValueError, match=r"row 1, column m_details: not a JSON object"):
+        repeat_matrix(df, "m")

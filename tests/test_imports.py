@@ -30,7 +30,8 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     # chunk; inline_css: a scoped stylesheet written into style attributes
     ("judge", frozenset({"judge"})),  # the judge protocol, client, cache, prompts: nothing from metrics/
     ("score", frozenset({"metrics"})),  # the registry and every metric (ragas' adapter, summary scorers)
-    ("run", frozenset({"runner", "stream", "engine"})),  # score(): one execution path over the registry; stream:
+    ("run", frozenset({"runner", "run_resources", "stream", "engine"})),  # score(): one execution path over the
+    # registry; run_resources: the table of shared resources (load, availability, signature part); stream:
     # the same in checkpointed chunks; engine: where the chunks run (dask)
     ("aggregate/verdict", frozenset({"verdict", "aggregate", "pipeline", "judge_variance", "gate", "profiles"})),  # pipeline: evaluate()
     # = score + verdict; judge_variance: repeated judge runs -> two-level intervals, agreement; gate: evalkit check
@@ -165,7 +166,7 @@ def test_the_graph_is_found():
     found = {(e.source, e.target) for e in import_graph()}
     assert ("evalkit.runner", "evalkit.metrics") in found  # from .metrics import ... (module level)
     assert ("evalkit.metrics.summarization.labels_offline", "evalkit.text") in found  # from ...text import (level 3)
-    assert ("evalkit.runner", "evalkit.nlp") in found  # inside a method
+    assert ("evalkit.run_resources", "evalkit.nlp") in found  # inside a function
     assert ("evalkit", "evalkit.calibrate") in found  # "evalkit.calibrate:" in the lazy public face
 
 

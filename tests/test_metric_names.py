@@ -34,12 +34,9 @@ STILL_NAMED = {
     "view/text": ({"completeness", "hallucination", "relevance"}, "the triad in words"),
     "verdict": ({"completeness", "hallucination", "relevance", "support"}, "the verdict's arguments and rules"),
     "experiment": ({"fact_checks", "hallucination", "relevance"}, "default calibration score; the rules file"),
-    # resources' signature parts: a resource registry would carry them (issue 26, item 3, not done)
-    "signature": ({"grounding_risk", "support"}, "the shipped models' hashes"),
     # fact_checks reads the experiment's rules file, which these pass along
     "config": ({"fact_checks"}, "the rules file's key"),
     "report": ({"fact_checks"}, "the rules file's key"),
-    "runner": ({"fact_checks"}, "the rules file's key"),
     "plots": ({"twin_lock"}, "the heatmap's default variant"),
 }
 

@@ -150,3 +150,16 @@ def test_the_english_only_metrics_are_registered_and_say_so():
     for name, m in REGISTRY.items():
         if "answer" in m.needs and not m.derived and not name.startswith("ragas_"):
             assert "empty answer" in m.empty_policy or "empty summary" in m.empty_policy, name
+
+
+def test_a_metric_called_as_a_function_reads_its_language_rule_from_the_registry():
+    from evalkit.metrics.guard import skipped
+    from evalkit.metrics.lexical import completeness
+    from evalkit.metrics.reference import exact_match
+    from evalkit.text import decide_answer
+
+    zh = ROWS.set_index("id").loc["zh", "answer"]
+    assert completeness(QUESTION, zh).details["reason"] == "not English (detected: zh)"
+    assert exact_match(zh, zh).value is True  # not English-only: compared as text
+    with pytest.raises(KeyError):  # a misspelt name never switches the guard off quietly
+        skipped(decide_answer(zh), "completness")

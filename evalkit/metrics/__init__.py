@@ -87,7 +87,8 @@ _REGISTRY_LIST = [
                    "runner",
            empty_policy="undetermined for an empty answer (not an abstention)" + _NOT_EN, evidence_keys=("matched",), english_only=True),
     Metric("fact_checks", _M + "factchecks:fact_checks", needs=("answer",), optional=("id", "question_type"), direction="higher",
-           range=(0.0, 1.0), batch=_M + "factchecks:fact_checks_batch", params=("rules",), stats=CheckPasses, family="reference",
+           range=(0.0, 1.0), batch=_M + "factchecks:fact_checks_batch", params=("rules",), resources=("rules",),
+           stats=CheckPasses, family="reference",
            formula="mean of the per-question YAML checks the experiment names (fact_checks:); "
                    "is_correct in fact_checks_is_correct",
            empty_policy="undetermined for an empty answer or when no rule applies", extra_columns=("is_correct",),
@@ -139,7 +140,7 @@ _REGISTRY_LIST = [
            empty_policy="undetermined for an empty answer; 0 for an empty ground truth",
            cites=("reimers2019sbert", "wang2020minilm")),
     Metric("bert_score_f1", _M + "embedding:bert_score_f1", needs=("answer", "ground_truth"), direction="higher", range=(0.0, 100.0),
-           batch=_M + "embedding:bert_score_batch", resources=("encoder",), family="embedding",
+           batch=_M + "embedding:bert_score_batch", resources=("bertscore",), family="embedding",
            formula="BERTScore F1 x 100 (bert-score; packaged MiniLM by default)",
            empty_policy="undetermined for an empty answer; 0 for an empty ground truth",
            cites=("zhang2020bertscore", "wang2020minilm")),
@@ -151,7 +152,8 @@ _REGISTRY_LIST = [
            formula="answer tokens absent from the contexts / answer tokens (trivial baseline)",
            empty_policy="undetermined for an empty answer" + _NOT_EN, english_only=True),
     Metric("grounding_risk", _M + "grounding:grounding_risk", needs=("answer", "contexts"), optional=("question",),
-           direction="lower", range=(0.0, 1.0), batch=_M + "grounding:grounding_batch", resources=("nlp", "encoder"),
+           direction="lower", range=(0.0, 1.0), batch=_M + "grounding:grounding_batch",
+           resources=("nlp", "encoder", "grounding_model", "support_model"),
            params=("align", "phrases", "short_tokens", "short_chars"),
            family="detector", unit="probability",
            formula="calibrated probability of hallucination: gradient-boosted trees, monotone in every evidence "
@@ -161,7 +163,7 @@ _REGISTRY_LIST = [
            empty_policy="undetermined for an empty answer" + _NOT_EN + " or no contexts; 0.0 for an abstention",
            evidence_keys=("matched",), english_only=True),
     Metric("support", _M + "support:support_score", needs=("answer", "contexts"), optional=("question",), direction="higher",
-           range=(0.0, 1.0), resources=("encoder",), params=("phrases", "short_tokens", "short_chars"),
+           range=(0.0, 1.0), resources=("encoder", "support_model"), params=("phrases", "short_tokens", "short_chars"),
            family="detector", unit="probability",
            formula="min over the answer's claims (its sentences; a span of <= 5 words: the question + the span) of "
                    "max over context windows (3 sentences, stride 2, <= 80 word pieces; the 2 sharing most of the "

@@ -502,7 +502,7 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
     each distinct joined context parsed once with the lemmatiser only."""
     from ..nlp import NlpPipeline
 
-    done, decisions = guard_rows(inputs, params, resources, hallucination_batch, english_only=True)
+    done, decisions = guard_rows(inputs, params, resources, hallucination_batch, "hallucination")
     if done is not None:  # empty and non-English answers are undetermined; the rest scored without them
         return done
     params = params or {}

@@ -21,7 +21,7 @@ def answer_length(answer: str | None, *, decision: AnswerDecision | None = None)
     >>> answer_length("The premium is $604.").value
     4.0
     """
-    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "answer_length")) is not None:
         return guarded
     return Score(float(len(word_tokens(answer))), {})
 
@@ -36,7 +36,7 @@ def novel_token_rate(answer: str | None, contexts: Sequence[str] | None, *,
     >>> novel_token_rate("The premium is $700.", ["The premium is $604."]).value
     0.25
     """
-    if (guarded := skipped(decision_for(answer, decision), english_only=True)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "novel_token_rate")) is not None:
         return guarded
     toks = word_tokens(answer)
     if not toks:

@@ -150,7 +150,7 @@ def score_row(spec: CustomMetricSpec, steps: Sequence[str], *, judge: Any, decis
     if judge is None:
         raise JudgeNotConfigured(NOT_CONFIGURED)
     if "answer" in spec.inputs and (guarded := skipped(decision_for(inputs.get("answer"), decision),
-                                                        english_only=False)) is not None:
+                                                        None)) is not None:  # a judge reads any language
         return guarded
     empty = [c for c in spec.inputs if not _text(inputs.get(c)).strip()]
     if empty:

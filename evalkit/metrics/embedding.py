@@ -34,7 +34,7 @@ def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder
     >>> round(semantic_similarity("The premium is $604 per year.", "It costs $604 a year.").value, 2)
     73.51
     """
-    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "semantic_similarity")) is not None:
         return guarded
     if not (answer or "").strip() or not (ground_truth or "").strip():
         return Score(0.0, {"reason": "empty answer or ground truth"})
@@ -46,12 +46,12 @@ def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder
     return Score(compute_semantic_similarity(v[0], v[1]), {})
 
 
-def _pairwise_batch(inputs: Mapping[str, Sequence[Any]], score_pairs) -> list[Score]:
+def _pairwise_batch(inputs: Mapping[str, Sequence[Any]], score_pairs, metric: str) -> list[Score]:
     """Score non-empty (answer, ground truth) pairs in one call; an empty answer is undetermined, an empty
     ground truth scores 0, each with a reason."""
     ans, gts = list(inputs["answer"]), list(inputs["ground_truth"])
     idx = [i for i, (a, g) in enumerate(zip(ans, gts)) if (a or "").strip() and (g or "").strip()]
-    out = [skipped(d, english_only=False) or Score(0.0, {"reason": "empty answer or ground truth"})
+    out = [skipped(d, metric) or Score(0.0, {"reason": "empty answer or ground truth"})
            for d in decisions_for(inputs)]
     for i, v in zip(idx, score_pairs([ans[i] for i in idx], [gts[i] for i in idx]) if idx else []):
         out[i] = Score(v, {})
@@ -67,7 +67,7 @@ def semantic_similarity_batch(inputs: Mapping[str, Sequence[Any]], params: Mappi
         va, vg = v[:len(a)], v[len(a):]
         return [compute_semantic_similarity(x, y) for x, y in zip(va, vg)]
 
-    return _pairwise_batch(inputs, pairs)
+    return _pairwise_batch(inputs, pairs, "semantic_similarity")
 
 
 def _f1_x100(f: float) -> float:
@@ -88,7 +88,7 @@ def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None, 
     >>> round(bert_score_f1("The premium is $604 per year.", "It costs $604 a year.").value, 2)
     73.84
     """
-    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "bert_score_f1")) is not None:
         return guarded
     if not (answer or "").strip() or not (ground_truth or "").strip():
         return Score(0.0, {"reason": "empty answer or ground truth"})
@@ -102,4 +102,4 @@ def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None, 
 def bert_score_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                      resources: Any = None) -> list[Score]:
     sc = resources.bert_scorer
-    return _pairwise_batch(inputs, lambda a, g: [_f1_x100(f) for f in sc.f1(a, g)])
+    return _pairwise_batch(inputs, lambda a, g: [_f1_x100(f) for f in sc.f1(a, g)], "bert_score_f1")

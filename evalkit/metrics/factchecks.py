@@ -247,7 +247,7 @@ def fact_checks(answer: str | None, *, id: str | None = None, question_type: str
     >>> s.value, s.details["is_correct"]
     (1.0, True)
     """
-    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "fact_checks")) is not None:
         return guarded
     if rules is None:
         return Score(None, {"reason": "no fact-check rules configured (set fact_checks: rules.yaml)"})

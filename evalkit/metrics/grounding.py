@@ -359,7 +359,7 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     """Column-wise :func:`grounding_risk` (answers and contexts parsed in batches, contexts once)."""
     from ..nlp import NlpPipeline
 
-    done, decisions = guard_rows(inputs, params, resources, grounding_batch, english_only=True)
+    done, decisions = guard_rows(inputs, params, resources, grounding_batch, "grounding_risk")
     if done is not None:  # empty and non-English answers are undetermined; the rest scored without them
         return done
     nlp = getattr(resources, "nlp", None) or NlpPipeline()

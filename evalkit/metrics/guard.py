@@ -40,29 +40,46 @@ def decisions_for(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any]
             for i, a in enumerate(answers)]
 
 
-def skipped(decision: AnswerDecision, english_only: bool) -> Score | None:
-    """The undetermined Score for an empty answer (or a non-English one, for an English-only metric), else None.
+def english_only(metric: str | None) -> bool:
+    """Does ``metric`` apply the language guard? Its registry entry says (``Metric.english_only``); None is a
+    metric outside the registry (a config's judged metric called directly), which reads any language.
 
-    >>> skipped(AnswerDecision(True), english_only=False)
-    Score(value=None, details={'reason': 'empty answer'}, stats=None)
-    >>> skipped(AnswerDecision(False, language="zh"), english_only=True).details
-    {'reason': 'not English (detected: zh)', 'language': 'zh'}
+    >>> english_only("relevance"), english_only("exact_match"), english_only(None)
+    (True, False, False)
     """
-    reason = decision.skip_reason(english_only)
+    if metric is None:
+        return False
+    from . import REGISTRY
+
+    return REGISTRY[metric].english_only  # KeyError on a misspelt name: a guard never silently switched off
+
+
+def skipped(decision: AnswerDecision, metric: str | None) -> Score | None:
+    """The undetermined Score for an empty answer (or a non-English one, when ``metric`` is English-only in
+    the registry), else None.
+
+    >>> skipped(AnswerDecision(True), "exact_match")
+    Score(value=None, details={'reason': 'empty answer'}, stats=None)
+    >>> skipped(AnswerDecision(False, language="zh"), "relevance").details
+    {'reason': 'not English (detected: zh)', 'language': 'zh'}
+    >>> skipped(AnswerDecision(False, language="zh"), "exact_match") is None
+    True
+    """
+    reason = decision.skip_reason(english_only(metric))
     if reason is None:
         return None
     return Score(None, {"reason": reason} if decision.empty else {"reason": reason, "language": decision.language})
 
 
 def guard_rows(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None, resources: Any,
-               batch: Callable[..., list], *, english_only: bool) -> tuple[list | None, list[AnswerDecision]]:
+               batch: Callable[..., list], metric: str) -> tuple[list | None, list[AnswerDecision]]:
     """Apply the guard in a batch function: ``(results, decisions)``.
 
     ``results`` is None when every row passes (the caller scores them all, reading ``decisions``); otherwise
     it is the full list, the guarded rows undetermined and the others scored by ``batch`` on those rows only.
     """
     decisions = decisions_for(inputs, params)
-    skips = [skipped(d, english_only) for d in decisions]
+    skips = [skipped(d, metric) for d in decisions]
     if all(s is None for s in skips):
         return None, decisions
     out: list = list(skips)

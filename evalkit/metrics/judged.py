@@ -155,7 +155,7 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
     """
     _need(judge)
     P = load_prompts()
-    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "faithfulness")) is not None:
         return guarded
     ctx = _joined(contexts)
     if not ctx:
@@ -335,7 +335,7 @@ def answer_relevance(question: str | None, answer: str | None, *, judge=None, en
         raise ValueError(f"answer_relevance: method must be one of {list(RELEVANCE_METHODS)}, got {method!r}")
     if method == "auto":
         method = "embedding" if encoder is not None else "rubric"
-    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "answer_relevance")) is not None:
         return guarded
     P = load_prompts()
     if method == "rubric":
@@ -401,7 +401,7 @@ def factual_accuracy(question: str | None, answer: str | None, ground_truth: str
     (85.0, 'A')
     """
     _need(judge)
-    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "factual_accuracy")) is not None:
         return guarded
     if not (ground_truth or "").strip():
         return Score(None, {"reason": "no ground truth"})
@@ -437,7 +437,7 @@ def answer_class(question: str | None, answer: str | None, ground_truth: str | N
     'CORRECT'
     """
     decision = decision_for(answer, decision, phrases=phrases)
-    if (guarded := skipped(decision, english_only=False)) is not None:
+    if (guarded := skipped(decision, "answer_class")) is not None:
         return guarded
     if decision.abstained:
         return Score("DON'T KNOW", {"rule": "dont_know", "matched": list(decision.matched)})

@@ -71,7 +71,7 @@ def _jaccard(q_tokens: set[str], r_tokens: set[str]) -> float:
 def relevance_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                     resources: Any = None) -> list[Score]:
     """Column-wise :func:`relevance`: same numbers, one vectorizer for the whole column."""
-    done, _ = guard_rows(inputs, params, resources, relevance_batch, english_only=True)
+    done, _ = guard_rows(inputs, params, resources, relevance_batch, "relevance")
     if done is not None:  # empty and non-English answers are undetermined; the rest scored without them
         return done
     params = params or {}
@@ -153,7 +153,7 @@ def completeness(question: str | None, answer: str | None, *, stop_list: str = "
     >>> s.value, s.details["missing"]
     (0.25, ['base', 'territory', '118'])
     """
-    if (guarded := skipped(decision_for(answer, decision), english_only=True)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "completeness")) is not None:
         return guarded
     kw = question_keywords(question, stop_list=stop_list, tokenizer=tokenizer)
     if not kw:

@@ -30,7 +30,7 @@ def exact_match(answer: str | None, ground_truth: str | None, *, decision: Answe
     >>> exact_match("  The answer is 42 ", "the answer   is 42").value
     True
     """
-    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "exact_match")) is not None:
         return guarded
     if ground_truth is None:
         return Score(None, {"reason": _NO_GT})
@@ -97,7 +97,7 @@ def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list:
     >>> s.value, s.details["missing"]
     (0.6, ['0.305%', 'increase'])
     """
-    if (guarded := skipped(decision_for(answer, decision), english_only=True)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "keyword_coverage")) is not None:
         return guarded
     if ground_truth is None:
         return Score(None, {"reason": _NO_GT})
@@ -134,7 +134,7 @@ def number_match(answer: str | None, ground_truth: str | None, *, decision: Answ
     >>> number_match("It costs 604.00 and fell 0.133%", "$604; change -0.133%").details["missing"]
     ['-0.133%']
     """
-    if (guarded := skipped(decision_for(answer, decision), english_only=False)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "number_match")) is not None:
         return guarded
     if ground_truth is None:
         return Score(None, {"reason": _NO_GT})
@@ -161,7 +161,7 @@ def answer_completeness(answer: str | None, ground_truth: str | None, *, stop_li
     0.6571
     """
     decision = decision_for(answer, decision)
-    if (guarded := skipped(decision, english_only=True)) is not None:
+    if (guarded := skipped(decision, "answer_completeness")) is not None:
         return guarded
     if ground_truth is None:
         return Score(None, {"reason": _NO_GT})
@@ -195,7 +195,7 @@ def source_citation(answer: str | None, *, indicators: Sequence[str] | None = No
     >>> s.value, s.details["found"]
     (1.0, ['table:', 'page', 'pdf', 'according to'])
     """
-    if (guarded := skipped(decision_for(answer, decision), english_only=True)) is not None:
+    if (guarded := skipped(decision_for(answer, decision), "source_citation")) is not None:
         return guarded
     inds = indicators or _lexicon("citation_indicators")
     text = normalize_ws((answer or "").replace("’", "'"))
@@ -229,7 +229,7 @@ def dont_know(answer: str | None, *, phrases: Sequence[str] | None = None,
     'an uncertainty phrase occurs, but the answer also makes a substantive claim'
     """
     decision = decision_for(answer, decision, phrases=phrases, short_tokens=short_tokens, short_chars=short_chars)
-    if (guarded := skipped(decision, english_only=True)) is not None:
+    if (guarded := skipped(decision, "dont_know")) is not None:
         return guarded
     declines, matched = decision.abstained, list(decision.matched)
     details: dict = {"matched": matched}

@@ -365,7 +365,7 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, question: 
     from .guard import decision_for, skipped
 
     decision = decision_for(answer, decision, phrases=phrases, short_tokens=short_tokens, short_chars=short_chars)
-    if (guarded := skipped(decision, english_only=True)) is not None:
+    if (guarded := skipped(decision, "support")) is not None:
         return guarded
     if decision.abstained:
         return Score(None, {"reason": "the answer declines to answer; an abstention makes no claim to check",

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..config import VerdictThresholds
-from ..data import error_of, is_missing
+from ..data import DetailsError, details_of_cell, error_of, is_missing
 from ..metrics import REGISTRY, Metric
 from ..text import AnswerDecision
 from ..thresholds import Threshold
@@ -144,15 +144,10 @@ def _text(v: Any) -> str | None:
 def details_of(row: Mapping[str, Any], metric: str) -> dict[str, Any]:
     """The row's ``<metric>_details`` as a dict (stored as JSON text; already a dict after some readers)."""
     raw = row.get(f"{metric}_details")
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    if isinstance(raw, str) and raw.strip():
-        try:
-            parsed = json.loads(raw)
-        except json.JSONDecodeError:
-            return {"reason": f"unreadable evidence: {raw[:80]}"}
-        return parsed if isinstance(parsed, dict) else {}
-    return {}
+    try:
+        return details_of_cell(raw)
+    except DetailsError:
+        return {"reason": f"unreadable evidence: {str(raw)[:80]}"}
 
 
 def _contexts(v: Any) -> tuple[str, ...]:

@@ -104,7 +104,7 @@ def test_each_distinct_context_parsed_once():
     from evalkit.config import EvalConfig
 
     res = Resources(EvalConfig())
-    res._nlp = NlpPipeline()
+    res.provide("nlp", NlpPipeline())
     ctx = ["The fee is $604 in Territory 118."]
     answers = ["The fee is $604.", "The fee is $640.", "The fee is $604.", "Territory 118 pays $604."]
     out = hallucination_batch({"answer": answers, "contexts": [ctx] * 4}, {}, res)
