@@ -194,6 +194,16 @@ def markdown(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def with_window_sentences(n: int) -> None:
+    """Make the metric's windows ``n`` sentences long for this process (a measurement of another window size; the
+    shipped metric's size is the constant in ``evalkit/metrics/support.py``)."""
+    import functools
+
+    import evalkit.metrics.support as support
+
+    support.context_windows = functools.partial(support.context_windows, n_sentences=n, stride=n - 1)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -203,12 +213,16 @@ def main(argv=None) -> None:
     s.add_argument("--name", required=True)
     s.add_argument("--limit", type=int, default=None)
     s.add_argument("--per-group", type=int, default=None, help="at most this many rows of each group")
+    s.add_argument("--window-sentences", type=int, default=None, help="score with windows of N sentences "
+                   "(stride N-1: the metric's one-sentence overlap) instead of the metric's (the window selection)")
     r = sub.add_parser("report")
     r.add_argument("--runs", nargs="+", required=True)
     r.add_argument("--resamples", type=int, default=1000)
     r.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.cmd == "score":
+        if args.window_sentences:
+            with_window_sentences(args.window_sentences)
         score(args.model, args.groups, args.name, args.limit, args.per_group)
     else:
         report(args.runs, args.resamples, args.out)
