@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import time
+from pathlib import Path
 
 # one thread per fit: the trees are the same, and on a shared machine OpenMP's spinning threads cost more than
 # they save (set before scikit-learn loads its thread pool)
@@ -82,8 +83,9 @@ SHIPPED = "monotone + entailment, development rows"
 
 
 def feature_code_sha256() -> str:
-    """Hash of the code that computes the features and the synthetic rows, so a cache never outlives a change."""
-    pkg = ROOT / "evalkit"
+    """Hash of the code that computes the features and the synthetic rows, so a cache never outlives a change: the
+    evalkit that is imported (an installed or editable one may not be this checkout's), not the files beside us."""
+    pkg = Path(evalkit.__file__).resolve().parent
     parts = [*sorted((pkg / "text").glob("*.py")), pkg / "nlp.py", *sorted((pkg / "metrics").glob("grounding*.py")),
              pkg / "metrics" / "anchors.py", pkg / "metrics" / "lexical.py", pkg / "resources" / "lexicons.yaml",
              ROOT / "benchmarks" / "grounding_synthetic.py", pkg / "metrics" / "support.py",
