@@ -126,7 +126,7 @@ def _write_json_atomic(path: Path, obj) -> None:
 
 
 def stride_for(n_sentences: int, shipped_sentences: int, shipped_stride: int) -> int:
-    """The stride that keeps the shipped overlap between consecutive windows (3 sentences, stride 2: one shared)."""
+    """The stride that keeps the shipped overlap between consecutive windows (one shared sentence)."""
     return max(1, n_sentences - (shipped_sentences - shipped_stride))
 
 

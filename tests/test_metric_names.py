@@ -21,6 +21,7 @@ STILL_NAMED = {
     "metrics/summarization/arithmetic": ({"hallucination", "relevance"}, "Twin-Lock sub-scores"),
     "metrics/summarization/labels_judge": ({"hallucination", "relevance"}, "Twin-Lock sub-scores"),
     "metrics/summarization/labels_offline": ({"hallucination", "relevance"}, "Twin-Lock sub-scores"),
+    "metrics/evidence": ({"hallucination"}, "the Twin-Lock sub-score that holds a summary scorer's claims"),
     "metrics/judged": ({"completeness", "dont_know"}, "G-Eval's completeness criterion; the answer_class rule"),
     "testing/judge_server": ({"completeness"}, "G-Eval's completeness criterion in the scripted reply"),
     "metrics/grounding": ({"novel_token_rate", "support"}, "feature and detail keys of the detector"),
@@ -29,8 +30,6 @@ STILL_NAMED = {
     # these beside each metric (issue 26, item 1, not done)
     "analysis": ({"completeness", "hallucination", "keyword_coverage", "relevance"}, "report sections"),
     "explain": ({"completeness", "hallucination", "relevance"}, "worked arithmetic of the triad"),
-    "view/html": ({"completeness", "dont_know", "hallucination"}, "highlighting of these metrics' evidence"),
-    "view/model": ({"grounding_risk", "hallucination", "support"}, "reading these metrics' details"),
     "view/text": ({"completeness", "hallucination", "relevance"}, "the triad in words"),
     "verdict": ({"completeness", "hallucination", "relevance", "support"}, "the verdict's arguments and rules"),
     "experiment": ({"fact_checks", "hallucination", "relevance"}, "default calibration score; the rules file"),

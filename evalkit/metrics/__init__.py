@@ -20,6 +20,7 @@ from .stats import AnchorSupport, CheckPasses, KeywordHits, NovelTokens
 # every implementation is named "evalkit.metrics.<module>:<function>" and imported on first use: reading the
 # registry (the CLI's help, the verdict, a summary of saved results) imports no metric's code
 _M = "evalkit.metrics."
+_EV = _M + "evidence:"  # the readers of details into typed evidence
 # the summary scorers' sub-score columns (evalkit.metrics.summarization.scorers.SCORE_KEYS, checked equal by the tests)
 _SUMMARY_SCORE_KEYS = ("coverage_score", "alignment_score", "hallucination_score", "relevance_score",
                        "bias_toxicity_score")
@@ -45,7 +46,7 @@ _REGISTRY_LIST = [
            formula="question keywords found in the answer / question keywords",
            empty_policy="undetermined for an empty answer" + _NOT_EN + "; 1.0 when the question has no keywords",
            verdict_role=_COMPLETENESS_ROLE,
-           evidence_keys=("missing", "matched"), english_only=True),
+           evidence_keys=("missing", "matched"), evidence=_EV + "keyword_evidence", english_only=True),
     Metric("hallucination", _M + "anchors:hallucination", needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
            batch=_M + "anchors:hallucination_batch", resources=("nlp",),
            params=("spacy_model", "hedges", "window", "phrases", "short_tokens", "short_chars", "anchors", "aliases"),
@@ -54,7 +55,8 @@ _REGISTRY_LIST = [
            formula="max(unsupported anchors / anchors, 0.2 if n-gram overlap with contexts < 0.2)",
            empty_policy="undetermined for an empty answer" + _NOT_EN + "; 0.0 for an abstention (the row's "
                         "abstained decision); no contexts: anchors unsupported",
-           verdict_role=_HALLUCINATION_ROLE, evidence_keys=("unsupported", "matched", "ngram_overlap", "p_drift"), english_only=True),
+           verdict_role=_HALLUCINATION_ROLE, evidence_keys=("unsupported", "matched", "ngram_overlap", "p_drift"),
+           evidence=_EV + "anchor_evidence", english_only=True),
     Metric("exact_match", _M + "reference:exact_match", needs=("answer", "ground_truth"), direction="higher", range=(0.0, 1.0),
            kind="bool", family="reference",
            formula="answer equals the ground truth after lower-casing and whitespace normalisation",
@@ -85,7 +87,8 @@ _REGISTRY_LIST = [
            formula="the answer declines: an uncertainty phrase, a short non-answer, or the shape of a refusal "
                    "(the documents do not say, I could not find); the row's abstained decision, as stored by the "
                    "runner",
-           empty_policy="undetermined for an empty answer (not an abstention)" + _NOT_EN, evidence_keys=("matched",), english_only=True),
+           empty_policy="undetermined for an empty answer (not an abstention)" + _NOT_EN, evidence_keys=("matched",),
+           evidence=_EV + "decline_evidence", english_only=True),
     Metric("fact_checks", _M + "factchecks:fact_checks", needs=("answer",), optional=("id", "question_type"), direction="higher",
            range=(0.0, 1.0), batch=_M + "factchecks:fact_checks_batch", params=("rules",), resources=("rules",),
            stats=CheckPasses, family="reference",
@@ -161,25 +164,27 @@ _REGISTRY_LIST = [
                    "substitution features and the support model's P(supported) of the weakest claim; answer "
                    "length is no input; Platt-scaled",
            empty_policy="undetermined for an empty answer" + _NOT_EN + " or no contexts; 0.0 for an abstention",
-           evidence_keys=("matched",), english_only=True),
+           evidence_keys=("matched", "fired"), evidence=_EV + "aligned_sentence_evidence", english_only=True),
     Metric("support", _M + "support:support_score", needs=("answer", "contexts"), optional=("question",), direction="higher",
            range=(0.0, 1.0), resources=("encoder", "support_model"), params=("phrases", "short_tokens", "short_chars"),
            family="detector", unit="probability",
            formula="min over the answer's claims (its sentences; a span of <= 5 words: the question + the span) of "
-                   "max over context windows (3 sentences, stride 2, <= 80 word pieces; the 2 sharing most of the "
+                   "max over context windows (4 sentences, stride 3, <= 80 word pieces; the 2 sharing most of the "
                    "claim's content words) of P(window supports claim), from the shipped MiniLM cross-encoder",
            empty_policy="undetermined for an empty answer" + _NOT_EN + ", an abstention or no contexts",
-           evidence_keys=("weakest", "windows_capped"),
+           evidence_keys=("weakest", "windows_capped"), evidence=_EV + "claim_support_evidence",
            cites=("laban2022summac", "wang2020minilm"), english_only=True),
     Metric("twin_lock", _M + "summarization:twin_lock_score", needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
            batch=_M + "summarization:twin_lock_batch", resources=("nlp",), params=("provider",), family="summary", extra_columns=_SUMMARY_SCORE_KEYS,
            formula="Twin-Lock summary scores (coverage, alignment, hallucination, relevance, bias & toxicity), "
                    "each 0..10; value = their mean",
-           empty_policy="undetermined for an empty summary/article or malformed labels"),
+           empty_policy="undetermined for an empty summary/article or malformed labels",
+           evidence=_EV + "summary_claim_evidence"),
     Metric("judge_lock", _M + "summarization:judge_lock_score", needs=("answer", "contexts"), direction="higher", range=(0.0, 10.0),
            batch=_M + "summarization:judge_lock_batch", resources=("nlp",), params=("provider",), family="summary", extra_columns=_SUMMARY_SCORE_KEYS,
            formula="Judge-Lock: the Twin-Lock scores with QAG and stricter caps, each 0..10; value = their mean",
-           empty_policy="undetermined for an empty summary/article or malformed labels"),
+           empty_policy="undetermined for an empty summary/article or malformed labels",
+           evidence=_EV + "summary_claim_evidence"),
     Metric("ragas_faithfulness", _M + "ragas:faithfulness_row", needs=("question", "answer", "contexts"), direction="higher", range=(0.0, 1.0),
            batch=_M + "ragas:faithfulness_rows", resources=("judge", "ragas"), family="ragas",
            formula="ragas' own Faithfulness on the configured judge endpoint", empty_policy=_RAGAS_EMPTY,

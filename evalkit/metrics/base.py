@@ -52,7 +52,7 @@ class VerdictRole:
     inclusive: bool = False
 
 
-_LAZY_FIELDS = frozenset({"fn", "batch"})
+_LAZY_FIELDS = frozenset({"fn", "batch", "evidence"})
 
 
 def resolve(target: str) -> Callable[..., Any]:
@@ -98,6 +98,8 @@ class Metric:
     unit : what one step of the value is, when the scale alone does not say (``"words"``, ``"probability"``).
     verdict_role : the rule the verdict applies to this metric, or None.
     evidence_keys : detail keys worth reading beside the value (:func:`evalkit.aggregate.evidence_table`).
+    evidence : the reader of its details into typed records (:mod:`evalkit.metrics.evidence`: anchors, claims,
+        aligned sentences, ...), a function or ``"module:function"``; the evidence view reads a row through it.
     stats : the :mod:`evalkit.metrics.stats` type of the row's sufficient statistics (``Score.stats``),
         written as integer columns ``<name>_<field>`` and summed to a micro value; None for none.
     english_only : its rules are English word lists or an English parser (stop words, question keywords,
@@ -125,6 +127,7 @@ class Metric:
     unit: str = ""
     verdict_role: VerdictRole | None = None
     evidence_keys: tuple[str, ...] = ()
+    evidence: Callable[[Mapping[str, Any], str], Any] | None = None
     stats: type | None = None
     english_only: bool = False
     cites: tuple[str, ...] = ()

@@ -29,8 +29,8 @@ from ..text.tokens import content_words, sentences
 from .base import Score
 
 MODEL_DIR = "resources/support_model"
-WINDOW_SENTENCES = 3  # sentences per window
-WINDOW_STRIDE = 2  # so consecutive windows share one sentence
+WINDOW_SENTENCES = 4  # sentences per window (chosen by leave-one-group-out: benchmarks/results/support_selection.md)
+WINDOW_STRIDE = 3  # so consecutive windows share one sentence
 WINDOW_TOKENS = 80  # word pieces per window (a longer sentence is cut); + the sentence fits the model's 128
 MAX_WINDOWS = 256  # per row: bounds the lexical candidate search (the model checks TOP_K windows per claim)
 MAX_SENTENCES = 32  # answer sentences scored per row
@@ -95,7 +95,7 @@ def context_windows(contexts: Sequence[str], *, n_sentences: int = WINDOW_SENTEN
     Examples
     --------
     >>> [(w.start, w.end) for w in context_windows(["A a. B b. C c. D d. E e."])]
-    [(0, 3), (2, 5)]
+    [(0, 4), (3, 5)]
     >>> [(w.start, w.end) for w in context_windows(["A a. B b. C c. D d. E e."], max_tokens=4)]
     [(0, 2), (2, 4), (4, 5)]
     """
@@ -175,6 +175,12 @@ def load_trained(net, root: Path) -> None:
     net.load_state_dict(trained, strict=False)
 
 
+def _file_hash(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
 class SupportModel:
     """The shipped support model (or one in ``path``): P(window supports claim) for (claim, window) pairs.
 
@@ -212,12 +218,13 @@ class SupportModel:
         # pair -> probability: grounding_risk reads the support metric's score, so a run of both asks for the
         # same pairs twice; one pair at a time, a pair's probability does not depend on what ran beside it
         self._memo: dict[tuple[str, str], float] = {}
+        # hashed once: every scored row names the model in its details, and hashing 14 MB per row cost more
+        # CPU than the model itself on a QA row
+        self._signature = f"support:{_file_hash(root / 'model.safetensors')}+{self.base_id}"
 
     def signature(self) -> str:
-        import hashlib
-
-        h = hashlib.sha256((self.path / "model.safetensors").read_bytes()).hexdigest()[:12]
-        return f"support:{h}+{self.base_id}"
+        """``support:<first 12 hex of the weights' sha256 as loaded>+<base model id>``."""
+        return self._signature
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
         """Word pieces per text (no special tokens)."""
@@ -316,6 +323,14 @@ def aggregate_support(probabilities: np.ndarray) -> tuple[float, list[int], list
     return min(per), best, per
 
 
+def _lengths_of(model: Any, contexts: Sequence[str]) -> Callable[[str], int]:
+    """Word pieces of a text, the contexts' sentences tokenised in one call up front (windowing asks sentence by
+    sentence; one tokenizer call per sentence cost a QA row as much as a tenth of the model's time)."""
+    sents = [s for c in contexts for s in sentences(c)]
+    known = dict(zip(sents, model.token_lengths(sents)))
+    return lambda t: known[t] if t in known else model.token_lengths([t])[0]
+
+
 def support_score(answer: str | None, contexts: Sequence[str] | None, question: str | None = None, *,
                   model: Any = None, max_windows: int = MAX_WINDOWS, top_k: int = TOP_K,
                   phrases: Sequence[str] | None = None, short_tokens: Sequence[str] | None = None,
@@ -324,7 +339,7 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, question: 
 
     ``support = min_s max_w P(w supports s)`` over the answer's claims ``s`` (:func:`hypotheses`: its sentences,
     or the question plus a short span; at most ``MAX_SENTENCES``) and the contexts' overlapping windows ``w``
-    (:func:`context_windows`: 3 sentences, stride 2, at most 80 word pieces) among the ``top_k`` that share most
+    (:func:`context_windows`: 4 sentences, stride 3, at most 80 word pieces) among the ``top_k`` that share most
     of the claim's content words (:func:`candidate_windows`),
     P from the shipped cross-encoder (``model``: a :class:`SupportModel`, or anything with
     ``predict(sentences, windows)`` and ``token_lengths(texts)``; default the shipped one).
@@ -377,7 +392,7 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, question: 
     claims = hypotheses(answer, question)
     sents = claims[:MAX_SENTENCES]
     n_sents = len(claims)
-    windows = context_windows(ctx, length=lambda t: model.token_lengths([t])[0])
+    windows = context_windows(ctx, length=_lengths_of(model, ctx))
     capped = max(0, len(windows) - max_windows)
     windows = windows[:max_windows]
     texts = [w.text for w in windows]

@@ -18,8 +18,8 @@ import pandas as pd
 from ..data import is_missing
 from ..metrics import REGISTRY
 from .model import (SEVERITY, VERDICT_CLASS, ClaimSupport, Highlight, MetricView, RowView,
-                    RuleCheck, _evidence_value, _label, _reason, _text, _value_cell, details_of, highlights,
-                    metric_views, row_decision)
+                    RuleCheck, _evidence_value, _label, _reason, _text, _value_cell, evidence_of, highlights,
+                    metric_views, row_decision, row_evidence)
 
 # ---------------------------------------------------------------------------------------------------------
 # HTML
@@ -228,17 +228,18 @@ def _answer_block(row: Mapping[str, Any], label: str = "") -> str:
 
 
 def _rule_evidence_html(row: Mapping[str, Any], metric: str) -> str:
-    """The evidence of one metric's rule: marked answer for hallucination, marked question keywords for
-    completeness, the parts of relevance, the fired sentences of the detector, else its declared keys."""
-    if metric == "hallucination" or metric in REGISTRY.in_family("summary"):
-        found, lost = highlights(row)
+    """The evidence of one metric's rule, by the kind its evidence reader gives: the marked answer for a metric
+    that checks anchors (hallucination, the summary scorers), the missing question keywords for one that looks
+    for them (completeness), else its value with its declared evidence keys."""
+    evidence = evidence_of(row, metric)
+    if evidence.anchors is not None:
+        found, lost = highlights(row, prefer=metric)
         plain = _text(row.get("answer")) or ""
         return f'{text_block(answer_html(plain, found), plain)}{_anchor_list_html((*found, *lost), only_unsupported=True)}'
     question = f'<div class="ek-text"><b>question</b> {_e(row.get("question"))}</div>'
     answer = _answer_block(row, "answer")
-    d = details_of(row, metric)
-    if metric == "completeness":
-        missing = ", ".join(_e(k) for k in d.get("missing") or []) or "none"
+    if evidence.missing_keywords is not None:
+        missing = ", ".join(_e(k) for k in evidence.missing_keywords) or "none"
         return f"{question}{answer}<p>question keywords missing from the answer: <b>{missing}</b></p>"
     view = metric_views(row, [metric])[0]
     ev = "; ".join(f"{k}: {v}" for k, v in view.evidence) or "no evidence recorded"
@@ -267,8 +268,7 @@ def evidence_html(row: pd.Series | Mapping[str, Any], rule: str | None = None) -
         body = (f'{_answer_block(row)}<p>the answer is not in English (detected: '
                 f'{_e(d.language)}): the English-only metrics are undetermined</p>')
     elif verdict == "ABSTAIN" and rule is None:
-        matched = list(d.matched) or details_of(row, "dont_know").get("matched") or \
-            details_of(row, "hallucination").get("matched")
+        matched = list(d.matched) or next((list(e.declined) for e in row_evidence(row) if e.declined), [])
         body = (f'{_answer_block(row)}<p>declining phrase matched: '
                 f'<b>{_e(_evidence_value(matched or []))}</b></p>')
     elif metric is None:

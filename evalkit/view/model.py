@@ -24,6 +24,7 @@ import pandas as pd
 from ..config import VerdictThresholds
 from ..data import DetailsError, details_of_cell, error_of, is_missing
 from ..metrics import REGISTRY, Metric
+from ..metrics.evidence import Anchor, ClaimSupport, Evidence
 from ..text import AnswerDecision
 from ..thresholds import Threshold
 from ..verdict import rules_for, verdict_for
@@ -102,17 +103,6 @@ class MetricView:
     direction: str
     evidence: tuple[tuple[str, str], ...]
     reason: str | None
-
-
-@dataclass(frozen=True)
-class ClaimSupport:
-    """One claim the support model checked: its text, P(its best window supports it), that window's text, and
-    whether it is the weakest claim (the one that sets ``support``)."""
-
-    claim: str
-    probability: float
-    window: str
-    weakest: bool
 
 
 @dataclass(frozen=True)
@@ -196,11 +186,25 @@ def thresholds_of(results: pd.DataFrame) -> VerdictThresholds:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# anchors -> highlights
-def _closest_sentences(row: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(answer sentence, aligned context sentence) pairs from the grounding detector's evidence."""
-    sents = details_of(row, "grounding_risk").get("sentences") or []
-    return [(s.get("sentence") or "", s.get("evidence") or "") for s in sents if isinstance(s, Mapping)]
+# the metrics' typed evidence (each read by the reader its registry entry names)
+def evidence_of(row: Mapping[str, Any], metric: str) -> Evidence:
+    """What ``metric``'s details on this row say, as typed records (empty when it has no reader or no details)."""
+    m = REGISTRY.get(metric)
+    reader = m.evidence if m is not None else None
+    return Evidence() if reader is None else reader(details_of(row, metric), metric)
+
+
+def row_evidence(row: Mapping[str, Any]) -> list[Evidence]:
+    """The typed evidence of every metric this row holds details of, in registry order (the first metric
+    holding a kind of evidence is the one shown: the hallucination metric's anchors before a summary scorer's)."""
+    return [evidence_of(row, name) for name in REGISTRY
+            if f"{name}_details" in row and REGISTRY.get(name).evidence is not None]
+
+
+def _closest_sentences(evidence: Sequence[Evidence]) -> list[tuple[str, str]]:
+    """(answer sentence, aligned context sentence) pairs from the first detector that aligned them."""
+    aligned = next((e.aligned for e in evidence if e.aligned), ())
+    return [(a.sentence, a.evidence) for a in aligned]
 
 
 def _closest_for(answer: str, start: int, pairs: list[tuple[str, str]]) -> str | None:
@@ -215,45 +219,29 @@ def _closest_for(answer: str, start: int, pairs: list[tuple[str, str]]) -> str |
     return None
 
 
-def _summary_anchors(row: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A summary scorer's claims as anchors (claim, then the unsupported numbers/names inside it)."""
-    for metric in REGISTRY.in_family("summary"):
-        claims = (details_of(row, metric).get("hallucination") or {}).get("claims")
-        if not isinstance(claims, list):
-            continue
-        out = []
-        for c in (c for c in claims if isinstance(c, Mapping)):
-            text, label = str(c.get("text") or ""), str(c.get("label") or "")
-            evidence = "; ".join(map(str, c.get("evidence") or [])) or None
-            out.append({"type": f"claim ({metric})", "text": text, "supported": label == "Supported",
-                        "evidence": evidence, "status": label})
-            out += [{"type": f"anchor ({metric})", "text": str(a), "supported": False, "evidence": None}
-                    for a in c.get("unsupported_anchors") or [] if str(a) != text.rstrip(".!? ")]
-        return out
-    return []
-
-
-def highlights(row: Mapping[str, Any]) -> tuple[tuple[Highlight, ...], tuple[Highlight, ...]]:
+def highlights(row: Mapping[str, Any], prefer: str | None = None) -> tuple[tuple[Highlight, ...], tuple[Highlight, ...]]:
     """The anchors a metric checked, located in the answer, and those whose text could not be found.
 
-    The hallucination metric's anchors, else a summary scorer's claims (Twin-Lock, Judge-Lock). Anchors come
+    ``prefer``'s anchors when it has any (the metric whose rule is being shown), else the first metric's in
+    registry order (the hallucination metric's, else a summary scorer's claims), read through the metrics'
+    evidence readers (:mod:`evalkit.metrics.evidence`). Anchors come
     in text order (``evalkit.metrics.anchors.extract_anchors``), so each is searched from the previous one's
     start: a claim and a number inside it overlap, a repeated number maps to its own mention.
     """
     answer = _text(row.get("answer")) or ""
-    anchors = [a for a in details_of(row, "hallucination").get("anchors") or [] if isinstance(a, Mapping)] \
-        or _summary_anchors(row)
-    pairs = _closest_sentences(row)
+    evidence = row_evidence(row)
+    own = evidence_of(row, prefer).anchors if prefer is not None else None
+    anchors: tuple[Anchor, ...] = own or next((e.anchors for e in evidence if e.anchors), ())
+    pairs = _closest_sentences(evidence)
     found, lost, cursor = [], [], 0
     for ref, a in enumerate(anchors, start=1):
-        text = str(a.get("text") or "")
+        text = a.text
         at = answer.find(text, cursor) if text else -1
         if at < 0 and text:
             at = answer.find(text)
-        supported = bool(a.get("supported"))
-        h = Highlight(ref, max(at, 0), max(at, 0) + len(text) if at >= 0 else 0, str(a.get("type") or "anchor"),
-                      text, supported, _text(a.get("evidence")),
-                      None if supported or at < 0 else _closest_for(answer, at, pairs), str(a.get("status") or ""))
+        h = Highlight(ref, max(at, 0), max(at, 0) + len(text) if at >= 0 else 0, a.kind, text, a.supported,
+                      _text(a.evidence), None if a.supported or at < 0 else _closest_for(answer, at, pairs),
+                      a.status)
         if at >= 0:
             found.append(h)
             cursor = at
@@ -266,14 +254,15 @@ def highlights(row: Mapping[str, Any]) -> tuple[tuple[Highlight, ...], tuple[Hig
 # the verdict's rules and the metrics
 def row_decision(row: Mapping[str, Any]) -> AnswerDecision:
     """The row decision the runner stored (empty, abstained, language); for results saved before it was
-    stored, the abstention as the stored verdict or hallucination's details recorded it (never re-read from
-    the answer)."""
+    stored, the abstention as the stored verdict or the first metric's evidence recorded it (never re-read
+    from the answer)."""
     stored = AnswerDecision.from_columns(row)
     if stored is not None:
         return stored
     if _text(row.get("verdict")) is not None:
         return AnswerDecision(False, row.get("verdict") == "ABSTAIN")
-    return AnswerDecision(False, bool(details_of(row, "hallucination").get("abstention")))
+    said = [e.abstention for e in row_evidence(row) if e.abstention is not None]
+    return AnswerDecision(False, bool(said and said[0]))
 
 
 def _reason(row: Mapping[str, Any], metric: str) -> str | None:
@@ -346,7 +335,6 @@ def metric_views(row: Mapping[str, Any], names: Sequence[str]) -> tuple[MetricVi
         v = row.get(name)
         d = details_of(row, name)
         keys = list(m.evidence_keys) if m else []
-        keys += ["fired"] if name == "grounding_risk" else []
         ev = [(k, _evidence_value(d[k])) for k in keys if k in d]
         ev += [(k, _shown(m, row.get(f"{name}_{k}"))) for k in (m.extra_columns if m else ())
                if f"{name}_{k}" in row]
@@ -409,12 +397,8 @@ def row_view(results: pd.DataFrame, row_id: Any, metrics: Sequence[str] | None =
 
 def support_claims(row: Mapping[str, Any]) -> tuple[ClaimSupport, ...]:
     """The support detector's evidence for a row: every claim with its best window and probability, the
-    weakest marked (empty when the run did not score ``support`` or it is undetermined)."""
-    d = details_of(row, "support")
-    claims = d.get("sentences") or []
-    weakest = d.get("weakest")
-    return tuple(ClaimSupport(str(c.get("sentence", "")), float(c.get("probability", 0.0)), str(c.get("window_text", "")),
-                              i == weakest) for i, c in enumerate(claims))
+    weakest marked (empty when the run did not score a claim-checking metric or it is undetermined)."""
+    return next((e.claims for e in row_evidence(row) if e.claims), ())
 
 
 def _verdict_notes(row: Mapping[str, Any], rules: Sequence[RuleCheck]) -> tuple[str, ...]:

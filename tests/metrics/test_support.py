@@ -32,15 +32,22 @@ class TableModel:
 
 # --- windows ----------------------------------------------------------------------------------------------------
 
-def test_windows_three_sentences_stride_two():
+def test_windows_four_sentences_stride_three():
     ws = context_windows([FIVE])
-    assert spans(ws) == [(0, 0, 3), (0, 2, 5)]  # sentence C is in both
-    assert [w.text for w in ws] == ["A a. B b. C c.", "C c. D d. E e."]
+    assert spans(ws) == [(0, 0, 4), (0, 3, 5)]  # sentence D is in both
+    assert [w.text for w in ws] == ["A a. B b. C c. D d.", "D d. E e."]
+
+
+def test_windows_take_their_size_and_stride():
+    assert spans(context_windows([FIVE], n_sentences=3, stride=2)) == [(0, 0, 3), (0, 2, 5)]
+    assert spans(context_windows([FIVE], n_sentences=2, stride=1)) == [(0, 0, 2), (0, 1, 3), (0, 2, 4), (0, 3, 5)]
 
 
 def test_windows_seven_sentences():
     text = " ".join(f"{c} x." for c in "ABCDEFG")
-    assert spans(context_windows([text])) == [(0, 0, 3), (0, 2, 5), (0, 4, 7)]
+    assert spans(context_windows([text])) == [(0, 0, 4), (0, 3, 7)]
+    text = " ".join(f"{c} x." for c in "ABCDEFGH")  # one more: a third window for the last two
+    assert spans(context_windows([text])) == [(0, 0, 4), (0, 3, 7), (0, 6, 8)]
 
 
 def test_windows_cut_by_tokens_without_skipping_a_sentence():
@@ -51,8 +58,8 @@ def test_windows_cut_by_tokens_without_skipping_a_sentence():
 
 
 def test_windows_never_span_contexts():
-    ws = context_windows(["A a. B b.", "C c. D d. E e. F f."])
-    assert spans(ws) == [(0, 0, 2), (1, 0, 3), (1, 2, 4)]
+    ws = context_windows(["A a. B b.", "C c. D d. E e. F f. G g."])
+    assert spans(ws) == [(0, 0, 2), (1, 0, 4), (1, 3, 5)]
     assert ws[0].text == "A a. B b."
 
 
@@ -83,8 +90,8 @@ def test_ties_take_the_first_window():
 
 
 def test_support_by_hand():
-    ctx = ["Ann won. Bo lost. Cy drew. Di won. Ed lost."]  # windows: "Ann won. Bo lost. Cy drew." and
-    w0, w1 = "Ann won. Bo lost. Cy drew.", "Cy drew. Di won. Ed lost."  # "Cy drew. Di won. Ed lost."
+    ctx = ["Ann won. Bo lost. Cy drew. Di won. Ed lost."]  # windows: the first four sentences, and
+    w0, w1 = "Ann won. Bo lost. Cy drew. Di won.", "Di won. Ed lost."  # the last two
     table = {("Ann won.", w0): 0.95, ("Ann won.", w1): 0.10,
              ("Ed won.", w0): 0.05, ("Ed won.", w1): 0.30}
     model = TableModel(table)
@@ -100,7 +107,7 @@ def test_support_by_hand():
 
 
 def test_the_window_cap_is_stated():
-    model = TableModel({("B b.", "C c. D d. E e."): 0.9, ("B b.", "A a. B b. C c."): 0.4})
+    model = TableModel({("B b.", "D d. E e."): 0.9, ("B b.", "A a. B b. C c. D d."): 0.4})
     full = support("B b.", [FIVE], model=model)
     capped = support("B b.", [FIVE], model=model, max_windows=1)
     assert full.value == 0.9 and full.details["windows_capped"] == 0 and "cap" not in full.details
@@ -110,10 +117,11 @@ def test_the_window_cap_is_stated():
 
 
 def test_only_the_top_k_windows_by_shared_words_are_checked():
-    ctx = ["Rain fell. Snow fell. Hail fell. Sun shone. Wind blew. Fog lay. Rain stopped."]
+    ctx = ["Rain fell. Snow fell. Hail fell. Sun shone. Wind blew. Fog lay. Mist rose. Dew formed. Ice melted. "
+           "Rain stopped."]
     texts = [w.text for w in context_windows(ctx)]
-    assert texts == ["Rain fell. Snow fell. Hail fell.", "Hail fell. Sun shone. Wind blew.",
-                     "Wind blew. Fog lay. Rain stopped."]
+    assert texts == ["Rain fell. Snow fell. Hail fell. Sun shone.", "Sun shone. Wind blew. Fog lay. Mist rose.",
+                     "Mist rose. Dew formed. Ice melted. Rain stopped."]
     # "rain" and "stopped": window 2 has both, window 0 one ("rain"), window 1 none
     assert candidate_windows("Rain stopped.", texts, k=2) == [0, 2]
     assert candidate_windows("Rain stopped.", texts, k=1) == [2]
@@ -187,6 +195,21 @@ def test_shipped_model_is_deterministic():
     sents, windows = [PAIR[0], "The Fjell 60 costs €229."], [PAIR[1][0]] * 2
     first, again = model._run(sents, windows), model._run(sents, windows)  # the network itself, twice
     assert first.tolist() == again.tolist()
+
+
+def test_the_details_name_the_weights_by_their_hash_taken_once(monkeypatch):
+    import hashlib
+
+    from pathlib import Path
+
+    model = _shipped()
+    weights = resources.files("evalkit").joinpath("resources/support_model/model.safetensors").read_bytes()
+    expected = f"support:{hashlib.sha256(weights).hexdigest()[:12]}+{model.base_id}"
+    # the weights were hashed when they were loaded: scoring a row reads them no more
+    read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"read {self} per row")
+                        if self.name == "model.safetensors" else read(self))
+    assert support(*PAIR, model=model).details["model"] == expected
 
 
 def test_a_pair_seen_before_is_not_run_again():
