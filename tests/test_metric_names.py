@@ -30,7 +30,6 @@ STILL_NAMED = {
     # these beside each metric (issue 26, item 1, not done)
     "analysis": ({"completeness", "hallucination", "keyword_coverage", "relevance"}, "report sections"),
     "explain": ({"completeness", "hallucination", "relevance"}, "worked arithmetic of the triad"),
-    "view/text": ({"completeness", "hallucination", "relevance"}, "the triad in words"),
     "verdict": ({"completeness", "hallucination", "relevance", "support"}, "the verdict's arguments and rules"),
     "experiment": ({"fact_checks", "hallucination", "relevance"}, "default calibration score; the rules file"),
     # fact_checks reads the experiment's rules file, which these pass along

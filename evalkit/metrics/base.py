@@ -98,6 +98,9 @@ class Metric:
     unit : what one step of the value is, when the scale alone does not say (``"words"``, ``"probability"``).
     verdict_role : the rule the verdict applies to this metric, or None.
     evidence_keys : detail keys worth reading beside the value (:func:`evalkit.aggregate.evidence_table`).
+    in_words : one sentence saying a row's value in words (the quick start shows it beside the verdict): a format
+        string over ``value`` and the fields of its ``stats`` (the row's ``<name>_<field>`` columns, as integers);
+        said only when those are present and the counted whole is not zero. Empty: nothing said.
     evidence : the reader of its details into typed records (:mod:`evalkit.metrics.evidence`: anchors, claims,
         aligned sentences, ...), a function or ``"module:function"``; the evidence view reads a row through it.
     stats : the :mod:`evalkit.metrics.stats` type of the row's sufficient statistics (``Score.stats``),
@@ -128,6 +131,7 @@ class Metric:
     verdict_role: VerdictRole | None = None
     evidence_keys: tuple[str, ...] = ()
     evidence: Callable[[Mapping[str, Any], str], Any] | None = None
+    in_words: str = ""
     stats: type | None = None
     english_only: bool = False
     cites: tuple[str, ...] = ()

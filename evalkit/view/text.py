@@ -1,5 +1,5 @@
 """Evidence you can see, as text: a :class:`~evalkit.view.model.RowView` for a console (``print(evalkit.show(...))``)
-and one row's verdict and triad in words (the quick start's notebook).
+and one row's verdict and metrics in words (the quick start's notebook).
 """
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from ..metrics import REGISTRY, Metric
 from .model import Highlight, RowView, _value_cell
 
 # ---------------------------------------------------------------------------------------------------------
@@ -47,25 +48,36 @@ def row_text(v: RowView) -> str:
 
 
 def triad_in_words(row: Mapping[str, Any]) -> str:
-    """One row's verdict and triad in plain words, from its value and count columns (Markdown).
+    """One row's verdict and its metrics in plain words (Markdown): the sentence each metric's registry entry
+    gives (``Metric.in_words``), in the order the verdict checks their rules, from the row's value and count
+    columns.
 
     >>> print(triad_in_words({"verdict": "FAIL", "verdict_rule": "hallucination 0.667 > 0.5", "hallucination": 2 / 3,
     ...                       "hallucination_supported": 1, "hallucination_anchors": 3, "relevance": 0.084}))
     **FAIL** by rule `hallucination 0.667 > 0.5`. The contexts support 1 of the 3 numbers, dates and claims in the answer, so hallucination is 0.67 (the share unsupported). Relevance to the question is 0.08 on 0..1.
     """
     said = [f"**{row.get('verdict')}** by rule `{row.get('verdict_rule')}`."]
-    if _counted(row, "hallucination_anchors"):
-        said.append(f"The contexts support {int(row['hallucination_supported'])} of the "
-                    f"{int(row['hallucination_anchors'])} numbers, dates and claims in the answer, so hallucination "
-                    f"is {row['hallucination']:.2f} (the share unsupported).")
-    if _counted(row, "completeness_expected"):
-        said.append(f"The answer mentions {int(row['completeness_matched'])} of the question's "
-                    f"{int(row['completeness_expected'])} keywords (completeness {row['completeness']:.2f}).")
-    if _counted(row, "relevance", zero_ok=True):
-        said.append(f"Relevance to the question is {row['relevance']:.2f} on 0..1.")
+    spoken = [m for m in (REGISTRY.get(n) for n in REGISTRY) if m is not None and m.in_words]
+    spoken.sort(key=lambda m: m.verdict_role.order if m.verdict_role else float("inf"))  # stable: registry order
+    said += [s for s in (_in_words(row, m) for m in spoken) if s]
     return " ".join(said)
 
 
-def _counted(row: Mapping[str, Any], column: str, zero_ok: bool = False) -> bool:
-    v = row.get(column)
-    return v is not None and not pd.isna(v) and (zero_ok or v > 0)
+def _in_words(row: Mapping[str, Any], m: Metric) -> str | None:
+    """``m``'s sentence for this row, or None when its value or counts are missing, or it counted nothing."""
+    value = row.get(m.name)
+    if not _present(value):
+        return None
+    counts: dict[str, int] = {}
+    for field in m.stats.field_names() if m.stats is not None else ():
+        v = row.get(f"{m.name}_{field}")
+        if not _present(v):
+            return None
+        counts[field] = int(v)
+    if counts and not counts[m.stats.field_names()[1]]:  # the whole: nothing was counted
+        return None
+    return m.in_words.format(value=float(value), **counts)
+
+
+def _present(v: Any) -> bool:
+    return v is not None and not pd.isna(v)

@@ -145,3 +145,29 @@ def test_the_detector_lists_what_fired():
                grounding_risk_details={"fired": ["number(s) not in the context: A."], "matched": []})
     (view,) = metric_views(row, ["grounding_risk"])
     assert ("fired", "number(s) not in the context: A.") in view.evidence
+
+
+# --- a row in words (each metric's sentence from its registry entry) ------------------------------------------
+
+def test_a_row_in_words_follows_the_verdicts_order():
+    from evalkit.view.text import triad_in_words
+
+    row = {"verdict": "WARN", "verdict_rule": "completeness 0.500 < 0.6", "relevance": 0.25, "completeness": 0.5,
+           "completeness_matched": 1.0, "completeness_expected": 2.0,  # counts read back as floats
+           "hallucination": 0.0, "hallucination_supported": 2, "hallucination_anchors": 2}
+    assert triad_in_words(row) == (
+        "**WARN** by rule `completeness 0.500 < 0.6`. The contexts support 2 of the 2 numbers, dates and claims in "
+        "the answer, so hallucination is 0.00 (the share unsupported). Relevance to the question is 0.25 on 0..1. "
+        "The answer mentions 1 of the question's 2 keywords (completeness 0.50).")
+
+
+def test_a_row_in_words_leaves_out_what_counted_nothing_or_is_missing():
+    from evalkit.view.text import triad_in_words
+
+    row = {"verdict": "PASS", "verdict_rule": "all checks passed", "relevance": 0.0,
+           "completeness": 1.0, "completeness_matched": 0, "completeness_expected": 0,  # no keywords in the question
+           "hallucination": 0.0, "hallucination_supported": 0, "hallucination_anchors": 0,  # nothing to check
+           "support": float("nan")}
+    # relevance 0.0 is a value, and is said
+    assert triad_in_words(row) == ("**PASS** by rule `all checks passed`. Relevance to the question is 0.00 on 0..1.")
+    assert triad_in_words({"verdict": "FAIL", "verdict_rule": "r", "completeness": 0.5}) == "**FAIL** by rule `r`."
