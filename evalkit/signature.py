@@ -91,16 +91,19 @@ def grounding_model_signature() -> dict[str, str]:
 SUPPORT_MODEL = "resources/support_model/model.safetensors"
 
 
-@lru_cache(maxsize=1)
-def _support_model_sha256() -> str | None:
-    path = pkg_resources.files("evalkit").joinpath(SUPPORT_MODEL)
-    if not path.is_file():
-        return None
+def file_sha256(path) -> str:
+    """SHA-256 (hex) of a file's bytes, read in 1 MB blocks (model weights need not sit in memory twice)."""
     h = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _support_model_sha256() -> str | None:
+    path = pkg_resources.files("evalkit").joinpath(SUPPORT_MODEL)
+    return file_sha256(path) if path.is_file() else None
 
 
 def support_model_signature() -> dict[str, str] | None:

@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..signature import file_sha256
 from ..text.tokens import content_words, sentences
 from .base import Score
 
@@ -175,12 +176,6 @@ def load_trained(net, root: Path) -> None:
     net.load_state_dict(trained, strict=False)
 
 
-def _file_hash(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-
-
 class SupportModel:
     """The shipped support model (or one in ``path``): P(window supports claim) for (claim, window) pairs.
 
@@ -220,7 +215,7 @@ class SupportModel:
         self._memo: dict[tuple[str, str], float] = {}
         # hashed once: every scored row names the model in its details, and hashing 14 MB per row cost more
         # CPU than the model itself on a QA row
-        self._signature = f"support:{_file_hash(root / 'model.safetensors')}+{self.base_id}"
+        self._signature = f"support:{file_sha256(root / 'model.safetensors')[:12]}+{self.base_id}"
 
     def signature(self) -> str:
         """``support:<first 12 hex of the weights' sha256 as loaded>+<base model id>``."""

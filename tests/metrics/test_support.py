@@ -206,9 +206,11 @@ def test_the_details_name_the_weights_by_their_hash_taken_once(monkeypatch):
     weights = resources.files("evalkit").joinpath("resources/support_model/model.safetensors").read_bytes()
     expected = f"support:{hashlib.sha256(weights).hexdigest()[:12]}+{model.base_id}"
     # the weights were hashed when they were loaded: scoring a row reads them no more
-    read = Path.read_bytes
+    read, open_ = Path.read_bytes, Path.open
     monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"read {self} per row")
                         if self.name == "model.safetensors" else read(self))
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: pytest.fail(f"opened {self} per row")
+                        if self.name == "model.safetensors" else open_(self, *a, **k))
     assert support(*PAIR, model=model).details["model"] == expected
 
 
