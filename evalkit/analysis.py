@@ -27,13 +27,28 @@ from .compare import CompareError, compare_systems, default_pair_on
 from .experiment import Experiment
 from .judge_variance import judge_variance, repeated_metrics
 from .metrics import REGISTRY
+from .verdict import ROLES, TRIAD
 
 JUDGED_FAMILIES = ("judged", "ragas", "custom")  # custom: a config's own judged metrics
 # which notebook needs which section; a notebook whose section does not apply is skipped with its note
-NOTEBOOK_SECTIONS = {"01_relevance": "relevance", "02_completeness": "completeness",
-                     "03_hallucination": "hallucination", "04_reference_metrics": "reference",
-                     "05_judged_metrics": "judge", "06_calibration": "calibration",
+# (a notebook named for a metric, 01_relevance, needs that metric's section: notebook_section)
+NOTEBOOK_SECTIONS = {"04_reference_metrics": "reference", "05_judged_metrics": "judge", "06_calibration": "calibration",
                      "07_compare_systems": "comparison", "09_summary_scorers": "summaries"}
+# calibration's score when the experiment names none: the metric of the verdict's first rule
+DEFAULT_CALIBRATION_SCORE = TRIAD[0]
+# what a person adds to the data for a metric that reads these columns
+_COLUMN_HINTS = {"contexts": "a 'contexts' column (retrieved passages)"}
+
+
+def notebook_section(notebook: str) -> str | None:
+    """The report section a notebook needs (None: it always runs). A notebook named for a metric needs that
+    metric's section.
+
+    >>> notebook_section("01_relevance"), notebook_section("07_compare_systems"), notebook_section("00_quickstart")
+    ('relevance', 'comparison', None)
+    """
+    topic = notebook.split("_", 1)[-1]
+    return topic if topic in REGISTRY else NOTEBOOK_SECTIONS.get(notebook)
 
 
 @dataclass(frozen=True)
@@ -49,17 +64,21 @@ def _systems(results: pd.DataFrame) -> list[str]:
     return sorted(results["system"].dropna().unique().tolist()) if "system" in results.columns else []
 
 
-def _metric_section(results: pd.DataFrame, metric: str, hint: str) -> Section:
+def _metric_section(results: pd.DataFrame, metric: str) -> Section:
+    """A metric's own section: it applies when the metric was scored; else the note names the columns it reads."""
     if metric in results.columns:
         return Section(metric, True)
-    return Section(metric, False, f"{metric} was not scored: {hint}")
+    needs = REGISTRY[metric].needs
+    hinted = [_COLUMN_HINTS[c] for c in needs if c in _COLUMN_HINTS]
+    hint = " and ".join(hinted) if hinted else " and ".join(f"'{c}'" for c in needs)
+    return Section(metric, False, f"{metric} was not scored: the data needs {hint}")
 
 
 def _calibration_section(results: pd.DataFrame, cal: Mapping[str, Any]) -> Section:
     if not cal.get("label"):
         return Section("calibration", False, "not requested: add `calibration: {score: hallucination, label: "
                                              "YOUR_LABEL}` to the experiment, with a binary human label column")
-    label, score = cal["label"], cal.get("score", "hallucination")
+    label, score = cal["label"], cal.get("score", DEFAULT_CALIBRATION_SCORE)
     if label not in results.columns:
         return Section("calibration", False, f"the data has no label column {label!r}: add a binary human label "
                                              f"(True/False or 0/1) and name it in calibration.label")
@@ -99,15 +118,11 @@ def plan_sections(results: pd.DataFrame, exp: Experiment) -> dict[str, Section]:
         Section("question_type", "question_type" in results.columns,
                 "" if "question_type" in results.columns else "no 'question_type' column: add one to see scores "
                                                               "by kind of question"),
-        _metric_section(results, "relevance", "the data needs 'question' and 'answer'"),
-        _metric_section(results, "completeness", "the data needs 'question' and 'answer'"),
-        _metric_section(results, "hallucination", "the data needs a 'contexts' column (retrieved passages)"),
+        *(_metric_section(results, m) for m in REGISTRY.in_family("triad")),
         Section("verdicts", "verdict" in results.columns,
                 "" if "verdict" in results.columns else "no verdict: it needs relevance, completeness and "
                                                         "hallucination (a 'contexts' column)"),
-        Section("reference", "keyword_coverage" in results.columns,
-                "" if "keyword_coverage" in results.columns else "no reference answers: add a 'ground_truth' "
-                                                                 "column for the reference-based metrics"),
+        _reference_section(results),
         Section("judge", bool(judged), "" if judged else "no judged metrics: configure a judge (a `judge:` section "
                                                          "with base_url and model, or EVALKIT_JUDGE_BASE_URL and "
                                                          "EVALKIT_JUDGE_MODEL) and add judged metrics"),
@@ -119,6 +134,13 @@ def plan_sections(results: pd.DataFrame, exp: Experiment) -> dict[str, Section]:
         _comparison_section(results, exp.compare),
     ]
     return {s.name: s for s in secs}
+
+
+def _reference_section(results: pd.DataFrame) -> Section:
+    """The reference metrics' section: it applies when a metric that compares with the expected answer ran."""
+    scored = [m for m in REGISTRY.in_family("reference") if "ground_truth" in REGISTRY[m].needs and m in results.columns]
+    return Section("reference", bool(scored), "" if scored else "no reference answers: add a 'ground_truth' column "
+                                                                "for the reference-based metrics")
 
 
 def _judge_variance_section(results: pd.DataFrame, judged: list[str]) -> Section:
@@ -138,7 +160,7 @@ def compare_pair(results: pd.DataFrame, cmp: Mapping[str, Any]) -> tuple[str, st
 
 def calibration_numbers(results: pd.DataFrame, cal: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
     """The calibration section: :func:`evalkit.calibrate.calibrate_frame` under the experiment's protocol."""
-    tc = calibrate_frame(results, cal.get("score", "hallucination"), cal["label"], positive=cal.get("positive"),
+    tc = calibrate_frame(results, cal.get("score", DEFAULT_CALIBRATION_SCORE), cal["label"], positive=cal.get("positive"),
                          direction=cal.get("direction", "higher"), criterion=cal.get("criterion", "youden"),
                          split=cal.get("split"), by=[c for c in cal.get("by") or [] if c in results.columns],
                          groups=cal.get("groups"), n_resamples=int(cal.get("n_resamples", 1000)), seed=seed)
@@ -194,6 +216,7 @@ def threshold_boundary(results: pd.DataFrame, thresholds=None, *, label: str | N
             y = None
     pos = parse_positive(positive)
     bad = f"{label} is True" if pos is None else f"{label} {pos.op} {pos.value:g}" if pos.op else f"{label} = {pos.value}"
+    notes = {name: dict(role.on_threshold) for name, role in ROLES}
     out = []
     for rule in rules_for(thresholds):
         if rule.metric not in results.columns:
@@ -207,8 +230,7 @@ def threshold_boundary(results: pd.DataFrame, thresholds=None, *, label: str | N
             text = f"{rule} includes its threshold: {rows} and {'is' if n_on == 1 else 'are'} flagged ({rule.outcome})."
         else:
             text = (f"{rule} is strict: {rows} and {'is' if n_on == 1 else 'are'} not flagged by it"
-                    + (" (one unsupported anchor of two gives exactly 0.5 and passes)"
-                       if rule.metric == "hallucination" and rule.value == 0.5 else "")
+                    + (f" ({notes[rule.metric][rule.value]})" if rule.value in notes.get(rule.metric, {}) else "")
                     + f"; a calibrated profile flags its threshold inclusively ({'>=' if rule.flag == 'above' else '<='}).")
         if n_pos is not None and n_on:
             text += f" {n_pos} of {'it' if n_on == 1 else 'them'} {'is' if n_pos == 1 else 'are'} labelled bad ({bad})."

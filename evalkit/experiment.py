@@ -222,7 +222,19 @@ def _label_columns(df) -> list:
     return [s for s in found if s is not None]
 
 
-def _calibration_lines(labels: list, has_contexts: bool) -> list[str]:
+def _calibration_score(columns) -> tuple[str, str]:
+    """The score a starter calibration pairs with a label, and its direction: the metric of the verdict's first
+    rule whose input columns the data has (hallucination with contexts, else relevance); a rule that flags high
+    values points at the positive label from above ("higher")."""
+    from .metrics import REGISTRY
+    from .verdict import ROLES
+
+    have = set(columns)
+    name, role = next(((n, r) for n, r in ROLES if set(REGISTRY[n].needs) <= have), ROLES[0])
+    return name, "higher" if role.flag == "above" else "lower"
+
+
+def _calibration_lines(labels: list, columns) -> list[str]:
     import json
 
     if not labels:
@@ -231,8 +243,7 @@ def _calibration_lines(labels: list, has_contexts: bool) -> list[str]:
                 "split: seeded}"]
     # a column named for hallucination first, then two-valued labels before a 1-5 scale
     label = min(labels, key=lambda s: ("halluc" not in s.column.lower(), s.kind != "binary"))
-    score = "hallucination" if has_contexts else "relevance"
-    direction = "higher" if score == "hallucination" else "lower"
+    score, direction = _calibration_score(columns)
     from .runner import output_columns
 
     column = str(label.column)
@@ -288,7 +299,7 @@ def starter_experiment(df, data_path: str | Path, out_path: str | Path) -> str:
     lines += ["# fact_checks: rules.yaml    # per-question checks for this dataset's ids (optional)",
               "# thresholds: profile.yaml   # a profile written by `evalkit calibrate -o` (optional)",
               "# judge: {base_url: http://localhost:8000/v1, model: my-model}   # judged metrics (optional)"]
-    lines += _calibration_lines(_label_columns(df), has_contexts)
+    lines += _calibration_lines(_label_columns(df), df.columns)
     lines += _compare_lines(df)
     lines += ["seed: 0"]
     return "\n".join(lines) + "\n"

@@ -5,7 +5,8 @@ score on the metric's bad side) and the row nearest the verdict's threshold. The
 recompute a metric's parts for one row the way the metric defines them (token sets, intersection and union,
 the TF-IDF terms that carry the cosine; the keywords found and missing; each anchor and its evidence) and say
 what the metric itself returned, so a notebook shows how 0.67 arises and the two always agree (the tests check
-it on every row of the sample).
+it on every row of the sample). A metric's registry entry names its worked arithmetic (``Metric.worked``, one of
+the ``*_worked`` functions here, or a user's own), so :func:`examples_markdown` names no metric.
 
 Examples
 --------
@@ -23,7 +24,11 @@ import numpy as np
 import pandas as pd
 
 from .lessons import quote
-from .metrics import get_metric
+from .metrics import REGISTRY
+
+
+class NoWorkedExample(Exception):
+    """A metric's arithmetic cannot be worked through under the run's settings; the message says why."""
 
 
 def example_rows(results: pd.DataFrame, metric: str, threshold: float | None = None) -> dict[str, Any]:
@@ -36,7 +41,7 @@ def example_rows(results: pd.DataFrame, metric: str, threshold: float | None = N
     s = pd.to_numeric(results[metric], errors="coerce").dropna()
     if s.empty:
         return {}
-    higher = get_metric(metric).direction == "higher"
+    higher = REGISTRY[metric].direction == "higher"
     order = s.sort_values(kind="mergesort")
     picks = {"typical": order.index[len(order) // 2], "failing": order.index[0] if higher else order.index[-1]}
     if threshold is not None:
@@ -54,6 +59,7 @@ def relevance_arithmetic(question: str, answer: str, tokenizer: str = "regex") -
     each shared term's product (their sum is the cosine); ``metric`` is what the metric returned."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
+    from .metrics.lexical import relevance
     from .text import get_tokenizer
 
     tok = get_tokenizer(tokenizer)
@@ -71,7 +77,7 @@ def relevance_arithmetic(question: str, answer: str, tokenizer: str = "regex") -
     except ValueError:  # only stop words: no terms, cosine 0
         pass
     jaccard = len(inter) / len(union) if union else 0.0
-    score = get_metric("relevance").fn(question, answer, tokenizer=tokenizer)
+    score = relevance(question, answer, tokenizer=tokenizer)
     return {"question_tokens": sorted(tq), "answer_tokens": sorted(tr), "intersection": sorted(inter),
             "union_size": len(union), "jaccard": jaccard, "terms": sorted(terms, key=lambda t: -t["product"]),
             "cosine": cosine, "value": (cosine + jaccard) / 2, "metric": {"value": score.value, **score.details}}
@@ -96,7 +102,9 @@ def relevance_markdown(a: Mapping[str, Any]) -> str:
 def completeness_arithmetic(question: str, answer: str, *, stop_list: str = "sklearn",
                             tokenizer: str = "regex") -> dict[str, Any]:
     """completeness for one row: the question's keywords, those the answer mentions and those it misses."""
-    s = get_metric("completeness").fn(question, answer, stop_list=stop_list, tokenizer=tokenizer)
+    from .metrics.lexical import completeness
+
+    s = completeness(question, answer, stop_list=stop_list, tokenizer=tokenizer)
     d = s.details
     return {"keywords": list(d.get("keywords", [])), "found": list(d.get("matched", [])),
             "missing": list(d.get("missing", [])), "value": s.value, "reason": d.get("reason")}
@@ -110,37 +118,37 @@ def completeness_markdown(a: Mapping[str, Any]) -> str:
             f"**completeness = {len(a['found'])} / {len(a['keywords'])} = {a['value']:.3f}**")
 
 
-def anchors_table(row: Mapping[str, Any]) -> pd.DataFrame:
-    """hallucination's anchors for one scored row: type, text, supported or not, the context sentence checked."""
-    from .view.model import details_of
+def anchors_table(row: Mapping[str, Any], metric: str) -> pd.DataFrame:
+    """The anchors ``metric`` checked on one scored row (read through its registry entry's evidence reader): type,
+    text, supported or not, the context sentence checked."""
+    from .view.model import evidence_of
 
-    d = details_of(row, "hallucination")
-    return pd.DataFrame([{"type": a.get("type"), "anchor": a.get("text"),
-                          "supported": "yes" if a.get("supported") else "no",
-                          "evidence": a.get("evidence") or ""} for a in d.get("anchors") or []],
+    anchors = evidence_of(row, metric).anchors or ()
+    return pd.DataFrame([{"type": a.kind, "anchor": a.text, "supported": "yes" if a.supported else "no",
+                          "evidence": a.evidence or ""} for a in anchors],
                         columns=["type", "anchor", "supported", "evidence"])
 
 
-def hallucination_markdown(row: Mapping[str, Any]) -> str:
-    """How hallucination's value arises for one scored row: S_claims, the drift penalty, their maximum."""
-    from .view.model import details_of
+def hallucination_markdown(row: Mapping[str, Any], metric: str) -> str:
+    """How an anchor metric's value arises for one scored row: S_claims, the drift penalty, their maximum."""
+    from .view.model import details_of, evidence_of
 
-    d = details_of(row, "hallucination")
-    anchors = d.get("anchors") or []
-    bad = sum(1 for a in anchors if not a.get("supported"))
-    value = row.get("hallucination")
+    d = details_of(row, metric)
+    anchors = evidence_of(row, metric).anchors or ()
+    bad = sum(1 for a in anchors if not a.supported)
+    value = row.get(metric)
     if value is None or value != value:
-        return f"hallucination has no value here: {d.get('reason') or 'no reason recorded'}."
+        return f"{metric} has no value here: {d.get('reason') or 'no reason recorded'}."
     claims = f"{bad} / {len(anchors)} = {bad / len(anchors):.3f}" if anchors else "0 (no anchors)"
     overlap = d.get("ngram_overlap")
     drift = d.get("p_drift", 0.0)
     return (f"S_claims = unsupported / anchors = {claims}; n-gram overlap with the contexts "
-            f"{overlap:.3f} → P_drift = {drift:.1f}; **hallucination = max = {float(value):.3f}**"
-            if overlap is not None else f"**hallucination = {float(value):.3f}**")
+            f"{overlap:.3f} → P_drift = {drift:.1f}; **{metric} = max = {float(value):.3f}**"
+            if overlap is not None else f"**{metric} = {float(value):.3f}**")
 
 
-def _anchors_markdown(row: Mapping[str, Any]) -> str:
-    t = anchors_table(row)
+def _anchors_markdown(row: Mapping[str, Any], metric: str) -> str:
+    t = anchors_table(row, metric)
     if t.empty:
         return "No anchors (numbers, dates, claims) in this answer."
     lines = ["| type | anchor | supported | context sentence checked |", "|---|---|---|---|"]
@@ -149,30 +157,46 @@ def _anchors_markdown(row: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def relevance_worked(row: Mapping[str, Any], params: Mapping[str, Any], metric: str) -> str:
+    """relevance's arithmetic on one row (the registry's ``worked`` for it): the token sets, the Jaccard, the
+    cosine's terms. Raises :class:`NoWorkedExample` when the IDF was fitted on the whole data set."""
+    if params.get("idf_scope", "pair") != "pair":
+        raise NoWorkedExample(
+            f"{metric} was scored with `idf_scope: {quote(params['idf_scope'], 20)}` (IDF fitted on the whole data "
+            "set): the worked arithmetic below is shown for the pair scope only, so it is left out here.")
+    q, a = str(row.get("question") or ""), str(row.get("answer") or "")
+    return relevance_markdown(relevance_arithmetic(q, a, params.get("tokenizer", "regex")))
+
+
+def completeness_worked(row: Mapping[str, Any], params: Mapping[str, Any], metric: str) -> str:
+    """completeness's arithmetic on one row: the question's keywords, found and missing."""
+    q, a = str(row.get("question") or ""), str(row.get("answer") or "")
+    return completeness_markdown(completeness_arithmetic(q, a, stop_list=params.get("stop_list", "sklearn"),
+                                                         tokenizer=params.get("tokenizer", "regex")))
+
+
+def hallucination_worked(row: Mapping[str, Any], params: Mapping[str, Any], metric: str) -> str:
+    """An anchor metric's arithmetic on one scored row: each anchor and its evidence, then the value."""
+    return _anchors_markdown(row, metric) + "\n\n" + hallucination_markdown(row, metric)
+
+
 def examples_markdown(results: pd.DataFrame, metric: str, threshold: float | None = None,
                       params: Mapping[str, Any] | None = None) -> list[str]:
     """The worked examples of ``metric`` on :func:`example_rows`' picks, one Markdown block each: the row, its
-    texts, and the arithmetic that gives its value, with the run's settings (``params``:
-    ``EvalConfig.params_for(metric)``: the tokenizer, the stop-word list)."""
+    texts, and the arithmetic that gives its value (its registry entry's ``worked``; none for a metric without
+    one), with the run's settings (``params``: ``EvalConfig.params_for(metric)``: the tokenizer, the stop-word
+    list). When the arithmetic cannot be shown under those settings, the one block says why."""
     params = dict(params or {})
-    if metric == "relevance" and params.get("idf_scope", "pair") != "pair":
-        return [f"relevance was scored with `idf_scope: {quote(params['idf_scope'], 20)}` (IDF fitted on the whole "
-                "data set): the worked arithmetic below is shown for the pair scope only, so it is left out here."]
+    worked = REGISTRY[metric].worked if metric in REGISTRY else None
     out = []
     for name, i in example_rows(results, metric, threshold).items():
         row = results.loc[i]
         who = " · ".join(f"{c} {quote(row[c], 60)}" for c in ("id", "system") if c in results.columns)
         head = (f"#### {name}: {metric} = {float(row[metric]):.3f}" + (f" ({who})" if who else "") + "\n\n"
                 f"**Question:** {quote(row.get('question'))}\n\n**Answer:** {quote(row.get('answer'))}\n\n")
-        q, a = str(row.get("question") or ""), str(row.get("answer") or "")
-        if metric == "relevance":
-            body = relevance_markdown(relevance_arithmetic(q, a, params.get("tokenizer", "regex")))
-        elif metric == "completeness":
-            body = completeness_markdown(completeness_arithmetic(q, a, stop_list=params.get("stop_list", "sklearn"),
-                                                                 tokenizer=params.get("tokenizer", "regex")))
-        elif metric == "hallucination":
-            body = _anchors_markdown(row) + "\n\n" + hallucination_markdown(row)
-        else:
-            body = ""
+        try:
+            body = worked(row, params, metric) if worked is not None else ""
+        except NoWorkedExample as e:
+            return [str(e)]
         out.append(head + body)
     return out

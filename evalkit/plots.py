@@ -589,9 +589,17 @@ def _by_scale_and_direction(metrics: Sequence[str], scales: dict | None = None) 
 
 
 @_styled
-def summary_heatmap(results: pd.DataFrame, variant: str = "twin_lock", label: str = "id"):
+def summary_heatmap(results: pd.DataFrame, variant: str | None = None, label: str = "id"):
     """The summary scores of every row as a heatmap (rows: summaries; columns: the variant's score columns,
-    in the order and on the scale the registry declares)."""
+    in the order and on the scale the registry declares). ``variant``: a summary scorer; by default the first
+    one (in registry order) whose score columns the results hold."""
+    if variant is None:
+        held = [m for m in REGISTRY.in_family("summary")
+                if all(f"{m}_{k}" in results.columns for k in REGISTRY[m].extra_columns)]
+        if not held:
+            raise ValueError(f"summary_heatmap: the results hold no summary scorer "
+                             f"({', '.join(REGISTRY.in_family('summary'))}); score one first")
+        variant = held[0]
     metric = REGISTRY[variant]
     lo, hi = metric.range
     cols = [f"{variant}_{k}" for k in metric.extra_columns]

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from .analysis import NOTEBOOK_SECTIONS, Section, analyze, plan_sections
+from .analysis import Section, analyze, notebook_section, plan_sections
 from .data import load, save
 from .safeio import OutputError, atomic_path, output_lock, owned_dir, write_text
 from .experiment import (DEFAULT_NOTEBOOKS, NOTEBOOK_DIR, REPORT_NOTEBOOK, Experiment, ExperimentError,
@@ -181,7 +181,7 @@ def _params(exp: Experiment, out: Path, overrides: Mapping[str, Any] | None) -> 
 def _applicable(nbs: Sequence[str], plan: Mapping[str, Section], log) -> tuple[list[str], list[dict[str, str]]]:
     run, skipped = [], []
     for nb in nbs:
-        sec = plan.get(NOTEBOOK_SECTIONS.get(nb, ""))
+        sec = plan.get(notebook_section(nb) or "")
         if sec is not None and not sec.applies:
             skipped.append({"notebook": nb, "section": sec.name, "note": sec.note})
             log(f"skipped {nb}: {sec.note}")

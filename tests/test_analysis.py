@@ -41,3 +41,26 @@ def test_the_report_numbers_hold_the_boundary(tmp_path):
     out = analyze(res, Experiment(name="x", data=str(tmp_path / "d.csv")))
     h = next(b for b in out["verdict_boundary"] if b["metric"] == "hallucination")
     assert h["n_on"] == 3 and h["n_on_positive"] == 2  # the 'hallucinated' column is read as the label
+
+
+def test_sections_say_which_columns_a_missing_metric_reads():
+    from evalkit.analysis import notebook_section, plan_sections
+    from evalkit.experiment import Experiment
+
+    plan = plan_sections(pd.DataFrame({"relevance": [0.5], "error": [None]}), Experiment(name="x", data="d.csv"))
+    assert plan["relevance"].applies and not plan["hallucination"].applies
+    assert plan["completeness"].note == "completeness was not scored: the data needs 'question' and 'answer'"
+    assert plan["hallucination"].note == ("hallucination was not scored: the data needs a 'contexts' column "
+                                          "(retrieved passages)")
+    assert plan["reference"].note == "no reference answers: add a 'ground_truth' column for the reference-based metrics"
+    # any metric that compares with the expected answer opens the reference section; one that does not, no
+    assert plan_sections(pd.DataFrame({"exact_match": [True]}), Experiment(name="x", data="d.csv"))["reference"].applies
+    assert not plan_sections(pd.DataFrame({"dont_know": [True]}), Experiment(name="x", data="d.csv"))["reference"].applies
+    assert [notebook_section(n) for n in ("02_completeness", "03_hallucination", "04_reference_metrics", "08_report")] \
+        == ["completeness", "hallucination", "reference", None]
+
+
+def test_the_boundary_note_belongs_to_the_cut_value_it_explains():
+    t = VerdictThresholds(hallucination_fail=0.4)  # a strict rule at another value: no 0.5 story to tell
+    h = next(b for b in threshold_boundary(FRAME.assign(hallucination=0.4), t) if b["metric"] == "hallucination")
+    assert h["text"].startswith("hallucination > 0.4 is strict: 7 rows score exactly 0.4 and are not flagged by it; ")

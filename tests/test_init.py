@@ -65,3 +65,16 @@ def test_a_label_with_its_own_name_is_proposed_as_is(tmp_path):
     assert main(["init", str(path), "-o", str(exp)]) == 0
     text = exp.read_text()
     assert "  label: hallucinated " in text and "input_" not in text
+
+
+def test_without_contexts_the_starter_calibrates_relevance_from_below():
+    # hallucination's verdict rule reads contexts; the next rule the data can feed is relevance's, which flags low
+    # values, so a low relevance points at the positive label
+    from evalkit.experiment import starter_experiment
+
+    df = pd.DataFrame({"question": ["Q?", "R?"], "answer": ["A.", "B."], "off_topic": [True, False]})
+    text = starter_experiment(df, "/tmp/answers.csv", "/tmp/my.yaml")
+    assert "  score: relevance\n" in text
+    assert "  direction: lower           # lower: a lower score points at the positive label" in text
+    with_contexts = starter_experiment(df.assign(contexts=["c", "d"]), "/tmp/answers.csv", "/tmp/my.yaml")
+    assert "  score: hallucination\n" in with_contexts and "  direction: higher " in with_contexts

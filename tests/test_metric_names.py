@@ -26,16 +26,14 @@ STILL_NAMED = {
     "testing/judge_server": ({"completeness"}, "G-Eval's completeness criterion in the scripted reply"),
     "metrics/grounding": ({"novel_token_rate", "support"}, "feature and detail keys of the detector"),
     "metrics/ragas": ({"context_precision", "context_recall", "faithfulness"}, "evalkit's judged twins of ragas'"),
-    # per-metric presentation (worked arithmetic, evidence highlighting, sections): typed evidence would move
-    # these beside each metric (issue 26, item 1, not done)
-    "analysis": ({"completeness", "hallucination", "keyword_coverage", "relevance"}, "report sections"),
-    "explain": ({"completeness", "hallucination", "relevance"}, "worked arithmetic of the triad"),
+    # the public verdict(hallucination, relevance, completeness) names its arguments; support's rule is opt-in
+    # (thresholds.support_fail), not a role every verdict needs
     "verdict": ({"completeness", "hallucination", "relevance", "support"}, "the verdict's arguments and rules"),
-    "experiment": ({"fact_checks", "hallucination", "relevance"}, "default calibration score; the rules file"),
-    # fact_checks reads the experiment's rules file, which these pass along
+    # an experiment's key, not a reference to the metric: `fact_checks: rules.yaml` names the rules file that the
+    # fact_checks metric reads, and these load it and pass it along
+    "experiment": ({"fact_checks"}, "the rules file's key"),
     "config": ({"fact_checks"}, "the rules file's key"),
     "report": ({"fact_checks"}, "the rules file's key"),
-    "plots": ({"twin_lock"}, "the heatmap's default variant"),
 }
 
 

@@ -116,3 +116,11 @@ def test_a_binary_column_outside_the_registry_is_a_share_panel():
     titles = [ax.get_title() for ax in fig.axes]
     assert titles == ["0..1, higher is better", "0..1"] and not any("not registered" in x for x in titles)
     plt.close(fig)
+
+
+def test_summary_heatmap_draws_the_summary_scorer_the_results_hold():
+    judge_only = _heatmap_rows().rename(columns=lambda c: c.replace("twin_lock_", "judge_lock_"))
+    fig = plots.summary_heatmap(judge_only)
+    assert fig.axes[0].get_title().startswith("judge-lock scores")
+    with pytest.raises(ValueError, match="no summary scorer"):
+        plots.summary_heatmap(pd.DataFrame({"id": ["s1"], "relevance": [0.5]}))

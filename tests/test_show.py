@@ -331,3 +331,25 @@ def test_show_underlines_the_weakest_claim_and_shows_the_passage_checked():
     assert "<style" not in html  # styled inline: an untrusted notebook keeps the look
     text = str(view)
     assert "* The Fjell 45 costs €229. -> 0.080" in text
+
+
+def test_a_row_is_shown_from_one_reading_of_each_metrics_evidence():
+    # no stored decision columns and no verdict: the abstention, the marks and the claims all come from evidence
+    from evalkit.metrics.evidence import anchor_evidence
+    from evalkit.metrics.registry import register_metric, scoped
+    from evalkit.view.model import row_view
+
+    calls = []
+
+    def counting(details, metric):
+        calls.append(metric)
+        return anchor_evidence(details, metric)
+
+    details = {"abstention": False, "anchors": [{"type": "number", "text": "79", "supported": False}]}
+    res = pd.DataFrame({"id": ["r1"], "question": ["How much?"], "answer": ["It costs 79 euros."],
+                        "price_check": [1.0], "price_check_details": [json.dumps(details)]})
+    with scoped():
+        register_metric("price_check", lambda answer: 1.0, direction="lower", range=(0, 1), evidence=counting)
+        view = row_view(res, "r1")
+    assert calls == ["price_check"]
+    assert [(h.text, h.start, h.supported) for h in view.highlights] == [("79", 9, False)]

@@ -21,12 +21,14 @@ from .stats import AnchorSupport, CheckPasses, KeywordHits, NovelTokens
 # registry (the CLI's help, the verdict, a summary of saved results) imports no metric's code
 _M = "evalkit.metrics."
 _EV = _M + "evidence:"  # the readers of details into typed evidence
+_WORKED = "evalkit.explain:"  # the worked arithmetic of one row, in Markdown (presentation: the report layer's)
 # the summary scorers' sub-score columns (evalkit.metrics.summarization.scorers.SCORE_KEYS, checked equal by the tests)
 _SUMMARY_SCORE_KEYS = ("coverage_score", "alignment_score", "hallucination_score", "relevance_score",
                        "bias_toxicity_score")
 _TOK = ("tokenizer",)
 
-_HALLUCINATION_ROLE = VerdictRole(order=0, flag="above", outcome="FAIL", threshold="hallucination_fail")
+_HALLUCINATION_ROLE = VerdictRole(order=0, flag="above", outcome="FAIL", threshold="hallucination_fail",
+                                  on_threshold=((0.5, "one unsupported anchor of two gives exactly 0.5 and passes"),))
 _RELEVANCE_ROLE = VerdictRole(order=2, flag="below", outcome="FAIL", threshold="relevance_fail")
 _COMPLETENESS_ROLE = VerdictRole(order=3, flag="below", outcome="WARN", threshold="completeness_warn")
 _RAGAS_EMPTY = "ragas raises on empty inputs (row error); NaN -> undetermined"
@@ -40,7 +42,8 @@ _REGISTRY_LIST = [
                    "(idf_scope: dataset fits it on every row)",
            empty_policy="undetermined for an empty answer" + _NOT_EN + "; 0.0 for an empty question",
            verdict_role=_RELEVANCE_ROLE,
-           evidence_keys=("cosine", "jaccard"), in_words="Relevance to the question is {value:.2f} on 0..1.",
+           evidence_keys=("cosine", "jaccard"), worked=_WORKED + "relevance_worked",
+           in_words="Relevance to the question is {value:.2f} on 0..1.",
            english_only=True),
     Metric("completeness", _M + "lexical:completeness", needs=("question", "answer"), direction="higher", range=(0.0, 1.0),
            batch=_M + "lexical:completeness_batch", params=("stop_list", "tokenizer"), stats=KeywordHits, family="triad",
@@ -48,6 +51,7 @@ _REGISTRY_LIST = [
            empty_policy="undetermined for an empty answer" + _NOT_EN + "; 1.0 when the question has no keywords",
            verdict_role=_COMPLETENESS_ROLE,
            evidence_keys=("missing", "matched"), evidence=_EV + "keyword_evidence",
+           worked=_WORKED + "completeness_worked",
            in_words="The answer mentions {matched} of the question's {expected} keywords (completeness {value:.2f}).",
            english_only=True),
     Metric("hallucination", _M + "anchors:hallucination", needs=("answer", "contexts"), direction="lower", range=(0.0, 1.0),
@@ -59,7 +63,7 @@ _REGISTRY_LIST = [
            empty_policy="undetermined for an empty answer" + _NOT_EN + "; 0.0 for an abstention (the row's "
                         "abstained decision); no contexts: anchors unsupported",
            verdict_role=_HALLUCINATION_ROLE, evidence_keys=("unsupported", "matched", "ngram_overlap", "p_drift"),
-           evidence=_EV + "anchor_evidence",
+           evidence=_EV + "anchor_evidence", worked=_WORKED + "hallucination_worked",
            in_words="The contexts support {supported} of the {anchors} numbers, dates and claims in the answer, so "
                     "hallucination is {value:.2f} (the share unsupported).",
            english_only=True),

@@ -43,6 +43,8 @@ class VerdictRole:
     outcome : 'FAIL' or 'WARN'.
     threshold : the :class:`evalkit.config.VerdictThresholds` field that holds the cut value.
     inclusive : whether a value on the threshold triggers (the seed's rules are strict).
+    on_threshold : ``(cut value, why)`` pairs: how a row comes to sit exactly on that cut value, said where the
+        report counts the rows a strict rule lets through on its threshold.
     """
 
     order: int
@@ -50,9 +52,10 @@ class VerdictRole:
     outcome: Literal["FAIL", "WARN"]
     threshold: str
     inclusive: bool = False
+    on_threshold: tuple[tuple[float, str], ...] = ()
 
 
-_LAZY_FIELDS = frozenset({"fn", "batch", "evidence"})
+_LAZY_FIELDS = frozenset({"fn", "batch", "evidence", "worked"})
 
 
 def resolve(target: str) -> Callable[..., Any]:
@@ -103,6 +106,9 @@ class Metric:
         said only when those are present and the counted whole is not zero. Empty: nothing said.
     evidence : the reader of its details into typed records (:mod:`evalkit.metrics.evidence`: anchors, claims,
         aligned sentences, ...), a function or ``"module:function"``; the evidence view reads a row through it.
+    worked : the arithmetic behind one scored row's value, in Markdown (``worked(row, params, name) -> str``; the
+        triad notebooks work through a typical, a failing and a borderline row with it), a function or
+        ``"module:function"`` (:mod:`evalkit.explain` holds the built-ins'); None: no worked examples.
     stats : the :mod:`evalkit.metrics.stats` type of the row's sufficient statistics (``Score.stats``),
         written as integer columns ``<name>_<field>`` and summed to a micro value; None for none.
     english_only : its rules are English word lists or an English parser (stop words, question keywords,
@@ -131,6 +137,7 @@ class Metric:
     verdict_role: VerdictRole | None = None
     evidence_keys: tuple[str, ...] = ()
     evidence: Callable[[Mapping[str, Any], str], Any] | None = None
+    worked: Callable[[Mapping[str, Any], Mapping[str, Any], str], str] | None = None
     in_words: str = ""
     stats: type | None = None
     english_only: bool = False

@@ -154,7 +154,7 @@ def _register(metric: Metric, *, replace_ok: Callable[[Metric], bool]) -> Metric
 def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range: tuple[float, float] | None,
                     needs: Sequence[str] = ("answer",), formula: str = "", kind: str = "score",
                     empty_policy: str = "", evidence: Callable[..., Any] | str | None = None,
-                    replace: bool = False) -> Metric:
+                    worked: Callable[..., str] | str | None = None, replace: bool = False) -> Metric:
     """Register a plain Python function on strings as a metric, beside the built-ins.
 
     ``fn(**{column: value for column in needs}) -> float | bool | str | Score | None`` is called once per row;
@@ -173,6 +173,8 @@ def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range:
     evidence : the reader of its details into typed evidence, so ``evalkit.show`` marks what it checked: one of
         :mod:`evalkit.metrics.evidence`'s readers when its details have that shape (``anchor_evidence``: a list
         ``anchors`` of ``{"type", "text", "supported", "evidence"}``), or a function ``(details, name) -> Evidence``.
+    worked : the arithmetic behind one scored row's value in Markdown, ``(row, params, name) -> str``, so
+        :func:`evalkit.explain.examples_markdown` works through a typical, a failing and a borderline row.
     replace : replace an earlier registration of ``name`` (never a built-in).
 
     Returns
@@ -212,7 +214,8 @@ def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range:
         raise ValueError(f"register_metric: name must be a non-empty text, got {name!r}")
     metric = Metric(name, row, needs=needs, direction=direction, range=range, kind=kind, family=PYTHON_FAMILY,
                     formula=formula or f"{getattr(fn, '__qualname__', 'function')} (registered Python function)",
-                    empty_policy=empty_policy or "as the function returns (None: undetermined)", evidence=evidence)
+                    empty_policy=empty_policy or "as the function returns (None: undetermined)", evidence=evidence,
+                    worked=worked)
     try:
         return _register(metric, replace_ok=lambda old: replace)
     except ValueError as e:

@@ -24,7 +24,7 @@ import pandas as pd
 from ..config import VerdictThresholds
 from ..data import DetailsError, details_of_cell, error_of, is_missing
 from ..metrics import REGISTRY, Metric
-from ..metrics.evidence import Anchor, ClaimSupport, Evidence
+from ..metrics.evidence import AlignedSentence, Anchor, ClaimSupport, Evidence
 from ..text import AnswerDecision
 from ..thresholds import Threshold
 from ..verdict import rules_for, verdict_for
@@ -201,38 +201,40 @@ def row_evidence(row: Mapping[str, Any]) -> list[Evidence]:
             if f"{name}_details" in row and REGISTRY.get(name).evidence is not None]
 
 
-def _closest_sentences(evidence: Sequence[Evidence]) -> list[tuple[str, str]]:
-    """(answer sentence, aligned context sentence) pairs from the first detector that aligned them."""
-    aligned = next((e.aligned for e in evidence if e.aligned), ())
-    return [(a.sentence, a.evidence) for a in aligned]
+def _closest_sentences(evidence: Sequence[Evidence]) -> tuple[AlignedSentence, ...]:
+    """The answer's sentences with their aligned context sentences, from the first detector that aligned them."""
+    return next((e.aligned for e in evidence if e.aligned), ())
 
 
-def _closest_for(answer: str, start: int, pairs: list[tuple[str, str]]) -> str | None:
+def _closest_for(answer: str, start: int, aligned: Sequence[AlignedSentence]) -> str | None:
+    """The context sentence aligned with the answer sentence that holds position ``start`` (None: none)."""
     cursor = 0
-    for sentence, evidence in pairs:
-        at = answer.find(sentence, cursor) if sentence else -1
+    for a in aligned:
+        at = answer.find(a.sentence, cursor) if a.sentence else -1
         if at < 0:
             continue
-        cursor = at + len(sentence)
+        cursor = at + len(a.sentence)
         if at <= start < cursor:
-            return evidence or None
+            return a.evidence or None
     return None
 
 
-def highlights(row: Mapping[str, Any], prefer: str | None = None) -> tuple[tuple[Highlight, ...], tuple[Highlight, ...]]:
+def highlights(row: Mapping[str, Any], prefer: str | None = None, *, evidence: Sequence[Evidence] | None = None
+               ) -> tuple[tuple[Highlight, ...], tuple[Highlight, ...]]:
     """The anchors a metric checked, located in the answer, and those whose text could not be found.
 
     ``prefer``'s anchors when it has any (the metric whose rule is being shown), else the first metric's in
     registry order (the hallucination metric's, else a summary scorer's claims), read through the metrics'
     evidence readers (:mod:`evalkit.metrics.evidence`). Anchors come
     in text order (``evalkit.metrics.anchors.extract_anchors``), so each is searched from the previous one's
-    start: a claim and a number inside it overlap, a repeated number maps to its own mention.
+    start: a claim and a number inside it overlap, a repeated number maps to its own mention. ``evidence``: the
+    row's :func:`row_evidence` when the caller has read it already.
     """
     answer = _text(row.get("answer")) or ""
-    evidence = row_evidence(row)
+    evidence = row_evidence(row) if evidence is None else evidence
     own = evidence_of(row, prefer).anchors if prefer is not None else None
     anchors: tuple[Anchor, ...] = own or next((e.anchors for e in evidence if e.anchors), ())
-    pairs = _closest_sentences(evidence)
+    aligned = _closest_sentences(evidence)
     found, lost, cursor = [], [], 0
     for ref, a in enumerate(anchors, start=1):
         text = a.text
@@ -240,7 +242,7 @@ def highlights(row: Mapping[str, Any], prefer: str | None = None) -> tuple[tuple
         if at < 0 and text:
             at = answer.find(text)
         h = Highlight(ref, max(at, 0), max(at, 0) + len(text) if at >= 0 else 0, a.kind, text, a.supported,
-                      _text(a.evidence), None if a.supported or at < 0 else _closest_for(answer, at, pairs),
+                      _text(a.evidence), None if a.supported or at < 0 else _closest_for(answer, at, aligned),
                       a.status)
         if at >= 0:
             found.append(h)
@@ -252,16 +254,16 @@ def highlights(row: Mapping[str, Any], prefer: str | None = None) -> tuple[tuple
 
 # ---------------------------------------------------------------------------------------------------------
 # the verdict's rules and the metrics
-def row_decision(row: Mapping[str, Any]) -> AnswerDecision:
+def row_decision(row: Mapping[str, Any], *, evidence: Sequence[Evidence] | None = None) -> AnswerDecision:
     """The row decision the runner stored (empty, abstained, language); for results saved before it was
     stored, the abstention as the stored verdict or the first metric's evidence recorded it (never re-read
-    from the answer)."""
+    from the answer; ``evidence``: the row's :func:`row_evidence` when the caller has read it already)."""
     stored = AnswerDecision.from_columns(row)
     if stored is not None:
         return stored
     if _text(row.get("verdict")) is not None:
         return AnswerDecision(False, row.get("verdict") == "ABSTAIN")
-    said = [e.abstention for e in row_evidence(row) if e.abstention is not None]
+    said = [e.abstention for e in (row_evidence(row) if evidence is None else evidence) if e.abstention is not None]
     return AnswerDecision(False, bool(said and said[0]))
 
 
@@ -273,14 +275,16 @@ def _reason(row: Mapping[str, Any], metric: str) -> str | None:
     return details_of(row, metric).get("reason")
 
 
-def rule_checks(row: Mapping[str, Any], thresholds: VerdictThresholds | None = None) -> tuple[RuleCheck, ...]:
-    """Every verdict rule on this row, in the verdict's order, with its value and whether it fired.
+def rule_checks(row: Mapping[str, Any], thresholds: VerdictThresholds | None = None, *,
+                evidence: Sequence[Evidence] | None = None) -> tuple[RuleCheck, ...]:
+    """Every verdict rule on this row, in the verdict's order, with its value and whether it fired
+    (``evidence``: the row's :func:`row_evidence` when the caller has read it already).
 
     The rule that decided is the one :func:`evalkit.verdict.verdict_for` reports (first match wins; a missing
     value stops the verdict as UNDETERMINED); rules after it are shown with their values but did not decide.
     """
     rules = [r for r in rules_for(thresholds) if r.metric in row]
-    d = row_decision(row)
+    d = row_decision(row, evidence=evidence)
     values = {r.metric: row.get(r.metric) for r in rules}
     outcome, decided_by = verdict_for(values, rules, abstained=d.abstained, empty=d.empty, language=d.language)
     out = []
@@ -384,21 +388,23 @@ def row_view(results: pd.DataFrame, row_id: Any, metrics: Sequence[str] | None =
     KeyError : no row has that id (the message names it and the row count), or several do.
     """
     position, row = find_row(results, row_id, system)
-    found, lost = highlights(row)
+    evidence = row_evidence(row)  # each metric's details read once, for the marks, the decision and the claims
+    found, lost = highlights(row, evidence=evidence)
     has_verdict = _text(row.get("verdict")) is not None
-    rules = rule_checks(row, thresholds or thresholds_of(results)) if has_verdict else ()
+    rules = rule_checks(row, thresholds or thresholds_of(results), evidence=evidence) if has_verdict else ()
     notes = _verdict_notes(row, rules) if has_verdict else ("no verdict: the triad (hallucination, relevance, "
                                                             "completeness) was not scored",)
     return RowView(_label(row, position), _text(row.get("question")), _text(row.get("answer")),
                    _text(row.get("ground_truth")), _contexts(row.get("contexts")), found, lost,
                    _text(row.get("verdict")), _text(row.get("verdict_rule")), rules,
-                   metric_views(row, _metric_names(results, metrics)), notes, support_claims(row))
+                   metric_views(row, _metric_names(results, metrics)), notes, support_claims(row, evidence=evidence))
 
 
-def support_claims(row: Mapping[str, Any]) -> tuple[ClaimSupport, ...]:
+def support_claims(row: Mapping[str, Any], *, evidence: Sequence[Evidence] | None = None) -> tuple[ClaimSupport, ...]:
     """The support detector's evidence for a row: every claim with its best window and probability, the
-    weakest marked (empty when the run did not score a claim-checking metric or it is undetermined)."""
-    return next((e.claims for e in row_evidence(row) if e.claims), ())
+    weakest marked (empty when the run did not score a claim-checking metric or it is undetermined;
+    ``evidence``: the row's :func:`row_evidence` when the caller has read it already)."""
+    return next((e.claims for e in (row_evidence(row) if evidence is None else evidence) if e.claims), ())
 
 
 def _verdict_notes(row: Mapping[str, Any], rules: Sequence[RuleCheck]) -> tuple[str, ...]:
