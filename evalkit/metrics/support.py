@@ -222,10 +222,11 @@ class SupportModel:
         return self._signature
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
-        """Word pieces per text (no special tokens)."""
+        """Word pieces per text (no special tokens). A text longer than the network's 512 is counted whole, without
+        the tokenizer's warning: the count only cuts windows (:func:`context_windows`), never feeds the network."""
         if not texts:
             return []
-        return [len(i) for i in self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
+        return [len(i) for i in self.tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]]
 
     def predict(self, sentences_: Sequence[str], windows: Sequence[str]) -> np.ndarray:
         """P(window supports sentence) per pair, float64 in 0..1 (a pair seen before is not run again)."""
