@@ -579,14 +579,24 @@ class DetailsError(ValueError):
     """A ``<metric>_details`` cell that is not a JSON object (the reader names the row and column)."""
 
 
-def details_cell(details: Mapping[str, Any]) -> str:
-    """The ``<metric>_details`` column's text for one Score's details: JSON, keys in the metric's own order
-    (deterministic, and it keeps the strict metric order of the summary scorers).
+def _plain(value: Any) -> Any:
+    """A typed record (any mapping) as a dict and a tuple as a list, all the way down: the JSON shape."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
-    >>> details_cell({"cosine": 0.5, "terms": ["Lyon"]})
+
+def details_cell(details: Mapping[str, Any]) -> str:
+    """The ``<metric>_details`` column's text for one Score's details, a dict or a typed record (any mapping,
+    :class:`evalkit.metrics.base.Details`): JSON, keys in the metric's own order (deterministic, and it keeps
+    the strict metric order of the summary scorers). This is where details are serialised, once.
+
+    >>> details_cell({"cosine": 0.5, "terms": ("Lyon",)})
     '{"cosine": 0.5, "terms": ["Lyon"]}'
     """
-    return json.dumps(details, ensure_ascii=False, default=str)
+    return json.dumps(_plain(details), ensure_ascii=False, default=str)
 
 
 def details_of_cell(cell: Any) -> dict[str, Any]:

@@ -4,7 +4,9 @@ errors (:func:`evalkit.evaluate` is ``score()`` followed by the verdict, in :mod
 Output columns: the row decision about the answer, made once (:func:`evalkit.text.decide_answer`) and read by
 every metric, the verdict and :func:`evalkit.show`: ``answer_empty``, ``abstained``, ``abstained_reason``,
 ``answer_language``. Per metric ``m``: ``m`` (the value; nullable float/boolean/string)
-and ``m_details`` (JSON evidence). Then (added by :func:`evalkit.evaluate`) ``verdict``/``verdict_rule`` when the
+and ``m_details`` (its details record, :class:`evalkit.metrics.base.Details`, checked against the type the registry
+declares and serialised here, once, as JSON; read back by :func:`evalkit.data.details_of_cell` and the registry's
+evidence readers). Then (added by :func:`evalkit.evaluate`) ``verdict``/``verdict_rule`` when the
 triad ran, and ``error``: None, or ``"metric: ErrorType: message"`` entries joined by
 " | " for every metric that failed on that row. No row is ever dropped.
 """
@@ -21,7 +23,7 @@ from .config import PARAM_LEXICONS, VERDICT_COLUMNS, EvalConfig
 from .text import DECISION_COLUMNS
 from .data import DataError, RowError, canonicalize, details_cell, error_cell, is_missing, load
 from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, RENAMED, Metric, Score, get_metric
-from .metrics.base import BatchFn
+from .metrics.base import BatchFn, Repeated, Undetermined
 from .run_resources import Resources, resource_problem, shipped_models, wants_judge
 
 log = logging.getLogger("evalkit")
@@ -47,6 +49,11 @@ def _check_score(metric: Metric, s: Any) -> Score:
     if s.stats is not None and not (metric.stats is not None and isinstance(s.stats, metric.stats)):
         raise TypeError(f"{metric.name} returned stats {s.stats!r}; its registry entry declares "
                         f"{getattr(metric.stats, '__name__', None)}")
+    declared = metric.details
+    details = s.details.inner if isinstance(s.details, Repeated) else s.details
+    if declared is not None and not isinstance(details, (declared, Undetermined)):
+        raise TypeError(f"{metric.name} returned details of type {type(details).__name__}; its registry entry "
+                        f"declares {declared.__name__}")
     v = s.value
     if v is None:
         return s
@@ -203,7 +210,7 @@ def _decided_rows(metric: Metric, inputs: Mapping[str, Sequence[Any]]) -> dict[i
     """
     if "contexts" not in metric.needs or "contexts" not in inputs:
         return {}
-    return {i: Score(None, {"reason": NO_CONTEXTS}) for i, c in enumerate(inputs["contexts"]) if c is None}
+    return {i: Score(None, Undetermined(NO_CONTEXTS)) for i, c in enumerate(inputs["contexts"]) if c is None}
 
 
 def _fn_params(metric: Metric) -> set[str]:

@@ -8,14 +8,15 @@ import math
 import pandas as pd
 
 from evalkit import explain
+from evalkit.metrics import worked
 from evalkit.metrics import REGISTRY
 from evalkit.metrics.registry import register_metric, scoped
 
 
 def test_the_triad_names_its_worked_arithmetic_in_the_registry():
-    assert REGISTRY["relevance"].worked is explain.relevance_worked
-    assert REGISTRY["completeness"].worked is explain.completeness_worked
-    assert REGISTRY["hallucination"].worked is explain.hallucination_worked
+    assert REGISTRY["relevance"].worked is worked.relevance_worked
+    assert REGISTRY["completeness"].worked is worked.completeness_worked
+    assert REGISTRY["hallucination"].worked is worked.hallucination_worked
     assert REGISTRY["exact_match"].worked is None
 
 
@@ -59,7 +60,7 @@ def test_a_users_metric_brings_its_own_worked_arithmetic_and_anchors():
                         "plain": [0.5]})
     with scoped():
         register_metric("price_check", lambda answer: 0.5, direction="lower", range=(0, 1),
-                        evidence="evalkit.metrics.evidence:anchor_evidence", worked="evalkit.explain:hallucination_worked")
+                        evidence="evalkit.metrics.evidence:anchor_evidence", worked="evalkit.metrics.worked:hallucination_worked")
         register_metric("plain", lambda answer: 0.5, direction="lower", range=(0, 1))
         [block] = explain.examples_markdown(res, "price_check")
         [bare] = explain.examples_markdown(res, "plain")

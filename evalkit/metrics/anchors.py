@@ -44,7 +44,7 @@ from ..config import PARAM_SUBSETS
 from ..text import (date_supported, extract_dates, extract_numbers, extract_times, find_entity,
                     ngrams, normalize_entity, normalize_time, snippet, stop_words, word_tokens)
 from ..text.acronyms import abbreviations_in, find_acronym, initials
-from .base import Score
+from .base import Details, Score
 from .guard import decision_for, guard_rows
 from .stats import AnchorSupport
 
@@ -404,6 +404,41 @@ def ngram_overlap(answer_tokens: list[str], context_tokens: list[str]) -> float:
 ABSTENTION_REASON = "the answer declines to answer; an abstention makes no claim to check"
 
 
+@dataclass(frozen=True, eq=False)
+class AnchorCheck(Details):
+    """One anchor of the answer checked against the contexts: its type, text and comparison key (a number as
+    ``(digits, unit)``), whether a context supports it, and the context text that does (None when none does)."""
+
+    type: str
+    text: str
+    key: Any
+    supported: bool
+    evidence: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class HallucinationDetails(Details):
+    """hallucination's evidence on one row: the abstention decision (with the declining phrases matched), every
+    anchor checked, S_claims (unsupported / anchors), the answer's n-gram overlap with the contexts and the drift
+    penalty it gives, the unsupported anchors' texts, and the reason for a value given without comparing."""
+
+    _optional = frozenset({"matched", "ngram_overlap", "unsupported", "reason"})
+    abstention: bool
+    anchors: tuple[AnchorCheck, ...]
+    s_claims: float
+    p_drift: float
+    matched: tuple[str, ...] | None = None
+    ngram_overlap: float | None = None
+    unsupported: tuple[str, ...] | None = None
+    reason: str | None = None
+
+    # saved in this order (matched after the abstention it explains, the overlap before the penalty it sets)
+    def _keys(self) -> list[str]:
+        order = ("abstention", "matched", "anchors", "s_claims", "ngram_overlap", "p_drift", "unsupported", "reason")
+        present = set(super()._keys())
+        return [k for k in order if k in present]
+
+
 def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextIndex | None, *,
                               hedges: Hedges | None = None, window: int = DEFAULT_WINDOW,
                               has_contexts: bool = True, abstention: bool = True,
@@ -418,32 +453,36 @@ def hallucination_from_parsed(answer: str | None, answer_doc, index: ContextInde
     answer with the ``decline`` keyword arguments when not given).
     """
     if not answer or not answer.strip():
-        return Score(0.0, {"reason": "empty answer: nothing asserted", "abstention": False, "anchors": [],
-                           "s_claims": 0.0, "ngram_overlap": 1.0, "p_drift": 0.0}, AnchorSupport(supported=0, anchors=0))
+        return Score(0.0, HallucinationDetails(False, (), 0.0, 0.0, ngram_overlap=1.0,
+                                               reason="empty answer: nothing asserted"),
+                     AnchorSupport(supported=0, anchors=0))
     if abstention:
         decision = decision_for(answer, decision, **(decline or {}))
         if decision.abstained:
-            return Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": list(decision.matched),
-                               "anchors": [],
-                               "s_claims": 0.0, "p_drift": 0.0, "unsupported": []}, AnchorSupport(supported=0, anchors=0))
-    found = extract_anchors(answer_doc, hedges, anchors)
-    rows, supported = [], 0
-    for a in found:
-        ev = index.support(a, window, aliases) if index is not None else None
-        supported += ev is not None
-        rows.append({**a.as_dict(), "supported": ev is not None, "evidence": ev})
-    total = len(found)
+            return Score(0.0, HallucinationDetails(True, (), 0.0, 0.0, matched=tuple(decision.matched), unsupported=(),
+                                                   reason=ABSTENTION_REASON), AnchorSupport(supported=0, anchors=0))
+    checks = _check_anchors(extract_anchors(answer_doc, hedges, anchors), index, window, aliases)
+    total, supported = len(checks), sum(c.supported for c in checks)
     s_claims = (total - supported) / total if total else 0.0
     overlap = ngram_overlap(word_tokens(answer), index.tokens if index is not None else [])
     p_drift = DRIFT_PENALTY if overlap < DRIFT_THRESHOLD else 0.0
-    details = {"abstention": False, "anchors": rows, "s_claims": s_claims,
-               "ngram_overlap": overlap, "p_drift": p_drift,
-               "unsupported": [r["text"] for r in rows if not r["supported"]]}
-    if not has_contexts:
-        details["reason"] = "no contexts: every anchor is unsupported"
-    elif not total:
-        details["reason"] = "no anchors in the answer"
+    reason = ("no contexts: every anchor is unsupported" if not has_contexts else
+              "no anchors in the answer" if not total else None)
+    details = HallucinationDetails(False, checks, s_claims, p_drift, ngram_overlap=overlap,
+                                   unsupported=tuple(c.text for c in checks if not c.supported), reason=reason)
     return Score(max(s_claims, p_drift), details, AnchorSupport(supported=supported, anchors=total))
+
+
+def _check_anchors(found: Sequence[Anchor], index: ContextIndex | None, window: int,
+                   aliases: Mapping[str, Sequence[str]] | None) -> tuple[AnchorCheck, ...]:
+    """Each anchor with the context text that supports it (None: none does; no index: nothing can)."""
+    out = []
+    for a in found:
+        ev = index.support(a, window, aliases) if index is not None else None
+        saved = a.as_dict()
+        key = tuple(saved["key"]) if isinstance(saved["key"], list) else saved["key"]
+        out.append(AnchorCheck(saved["type"], saved["text"], key, ev is not None, ev))
+    return tuple(out)
 
 
 def alias_table(aliases: Mapping[str, Sequence[str]] | None) -> dict[str, tuple[str, ...]]:
@@ -564,22 +603,22 @@ def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_m
 
     Returns
     -------
-    Score with ``details["anchors"]``: every anchor's type, text, supported flag and evidence snippet.
+    Score with :class:`HallucinationDetails`: every anchor's type, text, supported flag and evidence snippet.
 
     Examples
     --------
     >>> s = hallucination("The premium is $1,200 as of March 2021.",
     ...                   ["Effective 2021-03-01 the premium is 1200 dollars."])
-    >>> s.value, [(a["text"], a["supported"]) for a in s.details["anchors"]][:2]
+    >>> s.value, [(a.text, a.supported) for a in s.details.anchors][:2]
     (0.0, [('$1,200', True), ('March 2021', True)])
-    >>> hallucination("Revenue was $9 million.", ["Revenue was $5 million."]).details["unsupported"]
-    ['$9 million']
+    >>> hallucination("Revenue was $9 million.", ["Revenue was $5 million."]).details.unsupported
+    ('$9 million',)
     >>> s = hallucination("The plants are in Tilburg and Paris.", ["The plants are in Ghent and Lyon."],
     ...                   anchors=["numeric", "date", "claim", "entity"])
-    >>> s.details["unsupported"]  # the claim "plants are in Tilburg" and both names
-    ['The plants are in Tilburg and Paris', 'Tilburg', 'Paris']
+    >>> s.details.unsupported  # the claim "plants are in Tilburg" and both names
+    ('The plants are in Tilburg and Paris', 'Tilburg', 'Paris')
     >>> s = hallucination("I don't know; the documents do not mention a speed limit.", ["Trucks pay $40."])
-    >>> s.value, s.details["abstention"]
+    >>> s.value, s.details.abstention
     (0.0, True)
     """
     return hallucination_batch({"answer": [answer], "contexts": [list(contexts or [])], "decision": [decision]},

@@ -1,11 +1,163 @@
 """Result and metadata types shared by every metric (no metric logic here)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Literal, Mapping, Sequence
 
 Direction = Literal["higher", "lower", "none"]
 Kind = Literal["score", "bool", "label"]
+
+
+class Details(Mapping[str, Any]):
+    """Base of a metric's typed details: what it checked and found on one row, as a frozen record.
+
+    A subclass is a ``@dataclass(frozen=True, eq=False)`` whose fields are the evidence, in the order they are
+    saved. It reads as the JSON object the runner writes once into ``<metric>_details``
+    (:func:`evalkit.data.details_cell`), so a reader of saved results and a caller holding the record see the
+    same keys; fields named in ``_optional`` are left out while None (a ``reason`` only when there is one).
+    Equality is the mapping's: a record equals the dict it is saved as.
+
+    >>> @dataclass(frozen=True, eq=False)
+    ... class Found(Details):
+    ...     _optional = frozenset({"reason"})
+    ...     terms: tuple[str, ...]
+    ...     reason: str | None = None
+    >>> d = Found(("Lyon",))
+    >>> dict(d), d["terms"], d.get("reason"), d == {"terms": ("Lyon",)}
+    ({'terms': ('Lyon',)}, ('Lyon',), None, True)
+    """
+
+    _optional: ClassVar[frozenset[str]] = frozenset()
+
+    def _keys(self) -> list[str]:
+        return [f.name for f in fields(self) if f.name not in self._optional or getattr(self, f.name) is not None]
+
+    def __getitem__(self, key: str) -> Any:
+        # membership without listing every key (a subclass's _keys may reorder them, never add one)
+        if isinstance(key, str) and key in self.__dataclass_fields__:
+            value = getattr(self, key)
+            if value is not None or key not in self._optional:
+                return value
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+
+class FrozenMap(Mapping[str, Any]):
+    """A read-only mapping for evidence whose keys are data, not a record's fields (a detector's features by
+    name); picklable, unlike ``types.MappingProxyType``, so a record holding one crosses to a worker process.
+
+    >>> m = FrozenMap({"support": 0.25})
+    >>> m["support"], dict(m), m == {"support": 0.25}
+    (0.25, {'support': 0.25}, True)
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]):
+        object.__setattr__(self, "_data", dict(data))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"FrozenMap is read-only (cannot set {name!r})")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._data!r})"
+
+    def __reduce__(self):
+        return FrozenMap, (self._data,)
+
+
+def freeze(value: Any) -> Any:
+    """Evidence as a judge or a parser gave it, made read-only all the way down: a dict as a :class:`FrozenMap`,
+    a list as a tuple (a record, a text or a number as it is).
+
+    >>> freeze({"verdict": 1, "spans": ["a", "b"]})
+    FrozenMap({'verdict': 1, 'spans': ('a', 'b')})
+    """
+    if isinstance(value, Details):
+        return value
+    if isinstance(value, Mapping):
+        return FrozenMap({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+@dataclass(frozen=True, eq=False)
+class Repeated(Details):
+    """A metric's details over repeated judge calls: the first determined repeat's details, then every repeat's
+    value (None: undetermined or failed) and the failed repeats' errors. It reads and saves as one flat object,
+    the inner keys first (``{"claims": ..., "repeats": [80.0, None, 100.0]}``); the runner checks the inner
+    details against the metric's declared type.
+
+    >>> r = Repeated(Undetermined("no ground truth"), (None, None))
+    >>> dict(r), r["reason"]
+    ({'reason': 'no ground truth', 'repeats': (None, None)}, 'no ground truth')
+    """
+
+    inner: Mapping[str, Any]
+    repeats: tuple[Any, ...]
+    repeat_errors: tuple[str, ...] | None = None
+
+    def _keys(self) -> list[str]:
+        own = ["repeats"] + (["repeat_errors"] if self.repeat_errors else [])
+        return [k for k in self.inner if k not in own] + own
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "repeats" or (key == "repeat_errors" and self.repeat_errors):
+            return getattr(self, key)
+        if key in self.inner:
+            return self.inner[key]
+        raise KeyError(key)
+
+
+@dataclass(frozen=True, eq=False)
+class NoEvidence(Details):
+    """The details of a metric whose value is its whole evidence (an exact match, a cosine): saved as ``{}``, or
+    with the reason when the value was set without comparing (0 for an empty ground truth)."""
+
+    _optional = frozenset({"reason"})
+    reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Undetermined(Details):
+    """Why a metric gives no value on a row: an empty answer, an answer in another language (``language``: the
+    detected code), no contexts, no ground truth or nothing in it to compare.
+
+    >>> dict(Undetermined("not English (detected: de)", "de"))
+    {'reason': 'not English (detected: de)', 'language': 'de'}
+    """
+
+    _optional = frozenset({"language"})
+    reason: str
+    language: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Declined(Undetermined):
+    """An answer that declines to answer, left undetermined by a metric that checks claims (there are none):
+    the reason, and the declining phrases matched.
+
+    >>> dict(Declined("an abstention makes no claim to check", matched=("i don't know",)))
+    {'reason': 'an abstention makes no claim to check', 'abstention': True, 'matched': ("i don't know",)}
+    """
+
+    abstention: bool = True
+    matched: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -14,8 +166,9 @@ class Score:
 
     ``value`` is a float/bool/label, or None when the metric is *undetermined*
     for this row (``details["reason"]`` says why; aggregates count such rows
-    instead of averaging a NaN). ``details`` is JSON-serialisable evidence (what was checked
-    and found). ``stats`` holds the row's typed sufficient statistics (e.g.
+    instead of averaging a NaN). ``details`` is the evidence (what was checked and found): a
+    :class:`Details` record for a metric that declares its type (``Metric.details``), else a JSON-serialisable
+    mapping. ``stats`` holds the row's typed sufficient statistics (e.g.
     :class:`evalkit.metrics.stats.AnchorSupport`) for metrics that declare them, from which
     corpus-level (micro) values are summed.
     """
@@ -55,7 +208,7 @@ class VerdictRole:
     on_threshold: tuple[tuple[float, str], ...] = ()
 
 
-_LAZY_FIELDS = frozenset({"fn", "batch", "evidence", "worked"})
+_LAZY_FIELDS = frozenset({"fn", "batch", "evidence", "worked", "details"})
 
 
 def resolve(target: str) -> Callable[..., Any]:
@@ -108,7 +261,9 @@ class Metric:
         aligned sentences, ...), a function or ``"module:function"``; the evidence view reads a row through it.
     worked : the arithmetic behind one scored row's value, in Markdown (``worked(row, params, name) -> str``; the
         triad notebooks work through a typical, a failing and a borderline row with it), a function or
-        ``"module:function"`` (:mod:`evalkit.explain` holds the built-ins'); None: no worked examples.
+        ``"module:function"`` (:mod:`evalkit.metrics.worked` holds the built-ins'); None: no worked examples.
+    details : the :class:`Details` type of its ``Score.details`` (or ``"module:Class"``), checked by the runner on
+        every row (:class:`Undetermined` is always allowed: a row it never judged); None: a plain mapping.
     stats : the :mod:`evalkit.metrics.stats` type of the row's sufficient statistics (``Score.stats``),
         written as integer columns ``<name>_<field>`` and summed to a micro value; None for none.
     english_only : its rules are English word lists or an English parser (stop words, question keywords,
@@ -139,6 +294,7 @@ class Metric:
     evidence: Callable[[Mapping[str, Any], str], Any] | None = None
     worked: Callable[[Mapping[str, Any], Mapping[str, Any], str], str] | None = None
     in_words: str = ""
+    details: type | None = None
     stats: type | None = None
     english_only: bool = False
     cites: tuple[str, ...] = ()

@@ -5,12 +5,20 @@ benchmark tables put every metric beside them with the same machinery.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from ..text import AnswerDecision, word_tokens
-from .base import Score
+from .base import Details, NoEvidence, Score, Undetermined
 from .guard import decision_for, skipped
 from .stats import NovelTokens
+
+
+@dataclass(frozen=True, eq=False)
+class NovelTokensFound(Details):
+    """The answer's distinct tokens that no context contains, sorted."""
+
+    novel: tuple[str, ...]
 
 
 def answer_length(answer: str | None, *, decision: AnswerDecision | None = None) -> Score:
@@ -23,7 +31,7 @@ def answer_length(answer: str | None, *, decision: AnswerDecision | None = None)
     """
     if (guarded := skipped(decision_for(answer, decision), "answer_length")) is not None:
         return guarded
-    return Score(float(len(word_tokens(answer))), {})
+    return Score(float(len(word_tokens(answer))), NoEvidence())
 
 
 def novel_token_rate(answer: str | None, contexts: Sequence[str] | None, *,
@@ -40,7 +48,8 @@ def novel_token_rate(answer: str | None, contexts: Sequence[str] | None, *,
         return guarded
     toks = word_tokens(answer)
     if not toks:
-        return Score(None, {"reason": "empty answer"})
+        return Score(None, Undetermined("empty answer"))
     ctx = set(word_tokens("\n".join(contexts or [])))
     novel = [t for t in toks if t not in ctx]
-    return Score(len(novel) / len(toks), {"novel": sorted(set(novel))}, NovelTokens(novel=len(novel), tokens=len(toks)))
+    return Score(len(novel) / len(toks), NovelTokensFound(tuple(sorted(set(novel)))),
+                 NovelTokens(novel=len(novel), tokens=len(toks)))

@@ -44,7 +44,7 @@ from typing import Any, Mapping, Sequence
 from ..config import ConfigError, CustomMetricSpec, EvalConfig
 from ..judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
 from ..judge.prompts import Prompt, parse_prompt
-from .base import Metric, Score
+from .base import Details, Metric, Score, Undetermined
 from .guard import decision_for, skipped
 from .judged import threaded
 from .registry import (CUSTOM_FAMILY, PYTHON_FAMILY, RegistryView, _lock, _name_problem, _overlay, _register,
@@ -141,6 +141,14 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+@dataclass(frozen=True, eq=False)
+class JudgedScore(Details):
+    """A config's judged metric on one row: the judge's reason for its score, and the scale it scored on."""
+
+    reason: str
+    scale: tuple[float, ...]
+
+
 def score_row(spec: CustomMetricSpec, steps: Sequence[str], *, judge: Any, decision: Any = None,
               **inputs: Any) -> Score:
     """One row: the judge's integer on the spec's scale, with its reason in the details.
@@ -154,10 +162,10 @@ def score_row(spec: CustomMetricSpec, steps: Sequence[str], *, judge: Any, decis
         return guarded
     empty = [c for c in spec.inputs if not _text(inputs.get(c)).strip()]
     if empty:
-        return Score(None, {"reason": f"empty {', '.join(empty)}"})
+        return Score(None, Undetermined(f"empty {', '.join(empty)}"))
     d = judge.complete(scoring_prompt(spec, steps), {c: _text(inputs.get(c)) for c in spec.inputs},
                        metric=spec.name).data
-    return Score(float(d["score"]), {"reason": str(d.get("reason", "")), "scale": list(spec.scale)})
+    return Score(float(d["score"]), JudgedScore(str(d.get("reason", "")), tuple(spec.scale)))
 
 
 def metric_from_spec(spec: CustomMetricSpec) -> Metric:
@@ -189,7 +197,7 @@ def metric_from_spec(spec: CustomMetricSpec) -> Metric:
     return Metric(spec.name, row, needs=spec.inputs, direction=spec.direction, range=(float(lo), float(hi)),
                   batch=batch, resources=("judge",), family=CUSTOM_FAMILY,
                   formula=f"judge, integer {lo}..{hi}: {spec.criteria}", empty_policy=policy,
-                  evidence_keys=("reason",))
+                  evidence_keys=("reason",), details=JudgedScore)
 
 
 def spec_sha256(spec: CustomMetricSpec) -> str:

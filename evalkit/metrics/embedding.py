@@ -5,8 +5,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .base import Score
+from .base import NoEvidence, Score
 from .guard import decision_for, decisions_for, skipped
+
+_EMPTY = "empty answer or ground truth"
 
 
 def compute_semantic_similarity(a_vec: np.ndarray, b_vec: np.ndarray) -> float:
@@ -37,13 +39,13 @@ def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder
     if (guarded := skipped(decision_for(answer, decision), "semantic_similarity")) is not None:
         return guarded
     if not (answer or "").strip() or not (ground_truth or "").strip():
-        return Score(0.0, {"reason": "empty answer or ground truth"})
+        return Score(0.0, NoEvidence(_EMPTY))
     if encoder is None:
         from ..encoders import get_encoder
 
         encoder = get_encoder()
     v = encoder.encode([answer, ground_truth])
-    return Score(compute_semantic_similarity(v[0], v[1]), {})
+    return Score(compute_semantic_similarity(v[0], v[1]), NoEvidence())
 
 
 def _pairwise_batch(inputs: Mapping[str, Sequence[Any]], score_pairs, metric: str) -> list[Score]:
@@ -51,10 +53,10 @@ def _pairwise_batch(inputs: Mapping[str, Sequence[Any]], score_pairs, metric: st
     ground truth scores 0, each with a reason."""
     ans, gts = list(inputs["answer"]), list(inputs["ground_truth"])
     idx = [i for i, (a, g) in enumerate(zip(ans, gts)) if (a or "").strip() and (g or "").strip()]
-    out = [skipped(d, metric) or Score(0.0, {"reason": "empty answer or ground truth"})
+    out = [skipped(d, metric) or Score(0.0, NoEvidence(_EMPTY))
            for d in decisions_for(inputs)]
     for i, v in zip(idx, score_pairs([ans[i] for i in idx], [gts[i] for i in idx]) if idx else []):
-        out[i] = Score(v, {})
+        out[i] = Score(v, NoEvidence())
     return out
 
 
@@ -91,12 +93,12 @@ def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None, 
     if (guarded := skipped(decision_for(answer, decision), "bert_score_f1")) is not None:
         return guarded
     if not (answer or "").strip() or not (ground_truth or "").strip():
-        return Score(0.0, {"reason": "empty answer or ground truth"})
+        return Score(0.0, NoEvidence(_EMPTY))
     if scorer is None:
         from ..encoders import get_bert_scorer
 
         scorer = get_bert_scorer()
-    return Score(_f1_x100(scorer.f1([answer], [ground_truth])[0]), {})
+    return Score(_f1_x100(scorer.f1([answer], [ground_truth])[0]), NoEvidence())
 
 
 def bert_score_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,

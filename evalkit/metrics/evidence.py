@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..data import DetailsError, details_of_cell
+
 
 @dataclass(frozen=True)
 class Anchor:
@@ -162,3 +164,27 @@ def decline_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
     ('not sure',)
     """
     return Evidence(declined=_strings(details.get("matched")))
+
+
+def details_of(row: Mapping[str, Any], metric: str) -> dict[str, Any]:
+    """The row's ``<metric>_details`` as a dict (saved as JSON text; already a dict after some readers); an
+    unreadable cell reads as a reason, so a view of an old or damaged file still draws.
+
+    >>> details_of({"relevance_details": '{"matched": 2}'}, "relevance")
+    {'matched': 2}
+    """
+    raw = row.get(f"{metric}_details")
+    try:
+        return details_of_cell(raw)
+    except DetailsError:
+        return {"reason": f"unreadable evidence: {str(raw)[:80]}"}
+
+
+def evidence_of(row: Mapping[str, Any], metric: str) -> Evidence:
+    """What ``metric``'s details on this row say, as typed records, through the reader its registry entry names
+    (empty when it has no reader or no details)."""
+    from . import REGISTRY
+
+    m = REGISTRY.get(metric)
+    reader = m.evidence if m is not None else None
+    return Evidence() if reader is None else reader(details_of(row, metric), metric)

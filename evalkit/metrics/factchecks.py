@@ -35,7 +35,7 @@ import yaml
 from ..config import load_yaml
 
 from ..text import extract_numbers, normalize_ws, phrase_pattern
-from .base import Score
+from .base import Details, Score, Undetermined
 from .guard import decision_for, skipped
 from .stats import CheckPasses
 
@@ -220,6 +220,35 @@ def run_rule(rule: Rule, answer: str | None) -> list[dict[str, Any]]:
     return out
 
 
+@dataclass(frozen=True, eq=False)
+class CheckResult(Details):
+    """One check of a rule on the answer: the rule, the kind of check (must_contain, numbers, any_of, forbid,
+    list_items), its target, whether it passed, and for a list pattern the items found."""
+
+    _optional = frozenset({"found"})
+    rule: str
+    check: str
+    target: str | tuple[str, ...]
+    passed: bool
+    found: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class FactCheckDetails(Details):
+    """Every check of every rule that applies to the question, the rules' names, and whether the answer is
+    correct by each rule's ``is_correct`` policy (all of them)."""
+
+    checks: tuple[CheckResult, ...]
+    rules: tuple[str, ...]
+    is_correct: bool
+
+
+def _check_result(rule: str, c: Mapping[str, Any]) -> CheckResult:
+    target = tuple(c["target"]) if isinstance(c["target"], list) else c["target"]
+    found = tuple(c["found"]) if "found" in c else None
+    return CheckResult(rule, c["check"], target, c["passed"], found)
+
+
 def _is_correct(rule: Rule, checks: list[dict[str, Any]]) -> bool:
     ic = rule.is_correct
     if ic == "all":
@@ -250,18 +279,19 @@ def fact_checks(answer: str | None, *, id: str | None = None, question_type: str
     if (guarded := skipped(decision_for(answer, decision), "fact_checks")) is not None:
         return guarded
     if rules is None:
-        return Score(None, {"reason": "no fact-check rules configured (set fact_checks: rules.yaml)"})
+        return Score(None, Undetermined("no fact-check rules configured (set fact_checks: rules.yaml)"))
     applied = rules.for_question(id, question_type)
     if not applied:
-        return Score(None, {"reason": "no fact-check rule applies to this question"})
-    checks, correct = [], True
+        return Score(None, Undetermined("no fact-check rule applies to this question"))
+    checks: list[CheckResult] = []
+    correct = True
     for rule in applied:
         res = run_rule(rule, answer)
         correct = correct and _is_correct(rule, res)
-        checks += [{"rule": rule.name, **c} for c in res]
-    score = sum(c["passed"] for c in checks) / len(checks)
-    return Score(score, {"checks": checks, "rules": [r.name for r in applied], "is_correct": correct},
-                 CheckPasses(passed=sum(c["passed"] for c in checks), checks=len(checks)))
+        checks += [_check_result(rule.name, c) for c in res]
+    passed = sum(c.passed for c in checks)
+    return Score(passed / len(checks), FactCheckDetails(tuple(checks), tuple(r.name for r in applied), correct),
+                 CheckPasses(passed=passed, checks=len(checks)))
 
 
 def fact_checks_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,

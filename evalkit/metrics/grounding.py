@@ -45,7 +45,7 @@ from ..text.acronyms import acronym_supported
 from ..text.meta import meta_prefix_length
 from .anchors import (ABSTENTION_REASON, ContextIndex, _joined, context_indexes, default_hedges,
                       extract_claims, hallucination_from_parsed)
-from .base import Score
+from .base import Details, FrozenMap, Score, Undetermined
 from .guard import guard_rows
 from .grounding_substitution import KINDS as SUB_KINDS, substitutions
 
@@ -383,11 +383,11 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     entail = _entailment_inputs(inputs, answers, joined, decisions, model)
     for a, d, j, dec, e in zip(answers, docs, joined, decisions, entail):
         if dec.abstained:  # checked before the contexts: an abstention is grounded whatever they hold
-            out.append(Score(0.0, {"abstention": True, "reason": ABSTENTION_REASON, "matched": list(dec.matched),
-                                   "model": model["name"], "align": align}))
+            out.append(Score(0.0, GroundingDetails(True, model["name"], align, reason=ABSTENTION_REASON,
+                                                   matched=tuple(dec.matched))))
             continue
         if not j:
-            out.append(Score(None, {"reason": "no contexts to ground the answer in"}))
+            out.append(Score(None, Undetermined("no contexts to ground the answer in")))
             continue
         f, per = answer_features(a, d, evs[j], hedges, encoder, None if e is None else e.value)
         rows.append((len(out), f, per, e))
@@ -396,12 +396,49 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
         p = predict_proba([f for _, f, _, _ in rows], model)
         for (i, f, per, e), prob in zip(rows, p):
             weakest = None if e is None else _weakest_claim(e)
-            details = {"abstention": False, "probability": float(prob), "sentences": per,
-                       "fired": fired(f, per, weakest), "features": dict(f), "model": model["name"], "align": align}
-            if weakest is not None:
-                details["entailment"] = weakest
-            out[i] = Score(float(prob), details)
+            out[i] = Score(float(prob), GroundingDetails(
+                False, model["name"], align, probability=float(prob), sentences=tuple(FrozenMap(x) for x in per),
+                fired=tuple(fired(f, per, weakest)), features=FrozenMap(f), entailment=weakest))
     return out
+
+
+@dataclass(frozen=True, eq=False)
+class WeakestClaim(Details):
+    """The support model's verdict on the answer's weakest claim, as the detector's evidence: P(supported), the
+    claim and its best passage; or no probability, with the support metric's reason."""
+
+    _optional = frozenset({"claim", "passage", "reason"})
+    support: float | None
+    claim: str | None = None
+    passage: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class GroundingDetails(Details):
+    """grounding_risk's evidence on one row: the abstention decision (with its reason and declining phrases),
+    the calibrated probability, each answer sentence's evidence and checks (:func:`sentence_features`), the
+    reasons the detector may flag the answer (``fired``), the model's inputs (``features``), the model's name,
+    the alignment used, and the support model's weakest claim when the model reads it."""
+
+    _optional = frozenset({"reason", "matched", "probability", "sentences", "fired", "features", "entailment"})
+    abstention: bool
+    model: str
+    align: str
+    reason: str | None = None
+    matched: tuple[str, ...] | None = None
+    probability: float | None = None
+    sentences: tuple[FrozenMap, ...] | None = None
+    fired: tuple[str, ...] | None = None
+    features: FrozenMap | None = None
+    entailment: WeakestClaim | None = None
+
+    # saved in this order: the decision first, then the value and its evidence, then what produced it
+    def _keys(self) -> list[str]:
+        order = ("abstention", "reason", "matched", "probability", "sentences", "fired", "features", "model",
+                 "align", "entailment")
+        present = set(super()._keys())
+        return [k for k in order if k in present]
 
 
 def _entailment_inputs(inputs: Mapping[str, Sequence[Any]], answers: list[str], joined: list[str],
@@ -420,12 +457,12 @@ def _entailment_inputs(inputs: Mapping[str, Sequence[Any]], answers: list[str], 
     return out
 
 
-def _weakest_claim(s: Score) -> dict[str, Any]:
+def _weakest_claim(s: Score) -> WeakestClaim:
     """The support metric's verdict on the answer's weakest claim, as the detector's evidence."""
     if s.value is None:
-        return {"support": None, "reason": s.details.get("reason")}
+        return WeakestClaim(None, reason=s.details.get("reason"))
     weakest = s.details["sentences"][s.details["weakest"]]
-    return {"support": s.value, "claim": weakest["sentence"], "passage": weakest["window_text"]}
+    return WeakestClaim(s.value, weakest["sentence"], weakest["window_text"])
 
 
 def grounding_risk(answer: str | None, contexts: Sequence[str] | None, question: str | None = None, *,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from ..text.abstention import AnswerDecision, decide_answer
-from .base import Score
+from .base import Score, Undetermined
 
 _DECLINE_KEYS = ("phrases", "short_tokens", "short_chars")
 
@@ -59,8 +59,8 @@ def skipped(decision: AnswerDecision, metric: str | None) -> Score | None:
     the registry), else None.
 
     >>> skipped(AnswerDecision(True), "exact_match")
-    Score(value=None, details={'reason': 'empty answer'}, stats=None)
-    >>> skipped(AnswerDecision(False, language="zh"), "relevance").details
+    Score(value=None, details=Undetermined(reason='empty answer', language=None), stats=None)
+    >>> dict(skipped(AnswerDecision(False, language="zh"), "relevance").details)
     {'reason': 'not English (detected: zh)', 'language': 'zh'}
     >>> skipped(AnswerDecision(False, language="zh"), "exact_match") is None
     True
@@ -68,7 +68,7 @@ def skipped(decision: AnswerDecision, metric: str | None) -> Score | None:
     reason = decision.skip_reason(english_only(metric))
     if reason is None:
         return None
-    return Score(None, {"reason": reason} if decision.empty else {"reason": reason, "language": decision.language})
+    return Score(None, Undetermined(reason, None if decision.empty else decision.language))
 
 
 def guard_rows(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None, resources: Any,

@@ -9,19 +9,113 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
 from ..judge.prompts import load_prompts
-from .base import Score
+from .base import Details, FrozenMap, Repeated, Score, Undetermined, freeze
 from .guard import decision_for, skipped
 
 RAGAS_WEIGHTS = {"faithfulness": 0.30, "context_precision": 0.20, "context_recall": 0.20, "answer_relevance": 0.30}
+_NO_GT = "no ground truth"
+_NO_CLAIMS = "no claims in the answer"
 GEVAL_WEIGHTS = {"correctness": 0.5, "completeness": 0.3, "consistency": 0.2}
 GRADES = ((80, "A"), (60, "B"), (40, "C"), (20, "D"))
 
+
+
+# --- the judged metrics' details: what the judge said, as frozen records ------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class ClaimVerdict(Details):
+    """One claim of the answer and the judge's verdict on it (1: the contexts support it), with its reason."""
+
+    claim: str
+    verdict: int
+    reason: Any = ""
+
+
+@dataclass(frozen=True, eq=False)
+class FaithfulnessDetails(Details):
+    """faithfulness's claims with their verdicts, how many are supported of how many, and the reason for a value
+    given without asking about the contexts (no claims, no contexts)."""
+
+    _optional = frozenset({"reason"})
+    claims: tuple[ClaimVerdict, ...]
+    supported: int
+    total: int
+    reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ContextPrecisionDetails(Details):
+    """The judge's verdict on each context in retrieval order, the average precision at k, and what the contexts
+    were judged against (the ground truth, else the answer); the reason for 0 without contexts."""
+
+    _optional = frozenset({"average_precision_at_k", "reference", "reason"})
+    verdicts: tuple[FrozenMap, ...]
+    average_precision_at_k: float | None = None
+    reference: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ContextRecallDetails(Details):
+    """The judge's classification of each ground-truth statement, how many the contexts attribute of how many;
+    the reason for 0 without contexts."""
+
+    _optional = frozenset({"attributed", "total", "reason"})
+    classifications: tuple[Any, ...]
+    attributed: int | None = None
+    total: int | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class AnswerRelevanceDetails(Details):
+    """How answer_relevance was judged: by rubric (with the judge's reason), or by embedding the questions the
+    judge generated from the answer (with its noncommittal flag and each question's cosine)."""
+
+    _optional = frozenset({"reason", "questions", "noncommittal", "cosines"})
+    method: str
+    reason: Any = None
+    questions: tuple[str, ...] | None = None
+    noncommittal: int | None = None
+    cosines: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class RagasScoreDetails(Details):
+    """The components the composite used (missing ones are left out), and the reason when none was there."""
+
+    _optional = frozenset({"reason"})
+    used: tuple[str, ...]
+    reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class FactualAccuracyDetails(Details):
+    """G-Eval's three criteria as the judge gave them (0..10), the letter grade and the judge's reasoning."""
+
+    correctness: float
+    completeness: float
+    consistency: float
+    grade: str
+    reasoning: Any = ""
+
+
+@dataclass(frozen=True, eq=False)
+class AnswerClassDetails(Details):
+    """Which rule gave the class: ``dont_know`` (the row abstains; the declining phrases matched) or ``judge``
+    (with the judge's reason)."""
+
+    _optional = frozenset({"matched", "reason"})
+    rule: str
+    matched: tuple[str, ...] | None = None
+    reason: Any = None
 
 def _need(judge) -> None:
     if judge is None:
@@ -163,9 +257,9 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
                              metric="faithfulness").data["statements"]
         stm = [s.strip() for s in stm if isinstance(s, str) and s.strip()]
         if not stm:
-            return Score(100.0, {"claims": [], "supported": 0, "total": 0, "reason": "no claims in the answer"})
-        return Score(0.0, {"claims": [{"claim": s, "verdict": 0, "reason": "no contexts"} for s in stm],
-                           "supported": 0, "total": len(stm), "reason": "no contexts"})
+            return Score(100.0, FaithfulnessDetails((), 0, 0, _NO_CLAIMS))
+        return Score(0.0, FaithfulnessDetails(tuple(ClaimVerdict(s, 0, "no contexts") for s in stm), 0, len(stm),
+                                              "no contexts"))
     got = judge.complete(P["faithfulness_claims"], {"question": question or "", "answer": answer, "context": ctx},
                          metric="faithfulness").data["claims"]
     claims = []
@@ -174,12 +268,11 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
             raise JudgeError(f"judge gave claim {c!r}; expected an object with statement and verdict")
         s = c.get("statement")
         if isinstance(s, str) and s.strip():
-            claims.append({"claim": s.strip(), "verdict": _binary(c.get("verdict"), "verdict"),
-                           "reason": c.get("reason", "")})
+            claims.append(ClaimVerdict(s.strip(), _binary(c.get("verdict"), "verdict"), freeze(c.get("reason", ""))))
     if not claims:
-        return Score(100.0, {"claims": [], "supported": 0, "total": 0, "reason": "no claims in the answer"})
-    vs = [c["verdict"] for c in claims]
-    return Score(compute_faithfulness(vs), {"claims": claims, "supported": sum(vs), "total": len(vs)})
+        return Score(100.0, FaithfulnessDetails((), 0, 0, _NO_CLAIMS))
+    vs = [c.verdict for c in claims]
+    return Score(compute_faithfulness(vs), FaithfulnessDetails(tuple(claims), sum(vs), len(vs)))
 
 
 def _ask_contexts(judge, question: str | None, contexts: Sequence[str], reference: str, metric: str) -> dict:
@@ -241,13 +334,13 @@ def context_precision(question: str | None, contexts: Sequence[str] | None, grou
     _need(judge)
     ctxs = [c for c in (contexts or []) if c and c.strip()]
     if not ctxs:
-        return Score(0.0, {"verdicts": [], "reason": "no contexts"})
+        return Score(0.0, ContextPrecisionDetails((), reason="no contexts"))
     reference = ground_truth if ground_truth else (answer or "")
     d = _ask_contexts(judge, question, ctxs, reference, "context_precision")
     rows = _ranked_verdicts(d["verdicts"], len(ctxs))
     mean, ap = compute_context_precision([r["verdict"] for r in rows])
-    return Score(mean, {"verdicts": rows, "average_precision_at_k": ap,
-                        "reference": "ground_truth" if ground_truth else "answer"})
+    return Score(mean, ContextPrecisionDetails(tuple(freeze(r) for r in rows), ap,
+                                               "ground_truth" if ground_truth else "answer"))
 
 
 def context_recall(question: str | None, contexts: Sequence[str] | None, ground_truth: str | None, *,
@@ -273,13 +366,13 @@ def context_recall(question: str | None, contexts: Sequence[str] | None, ground_
     """
     _need(judge)
     if not (ground_truth or "").strip():
-        return Score(None, {"reason": "no ground truth"})
+        return Score(None, Undetermined(_NO_GT))
     ctxs = [c for c in (contexts or []) if c and c.strip()]
     if not ctxs:
-        return Score(0.0, {"classifications": [], "reason": "no contexts"})
+        return Score(0.0, ContextRecallDetails((), reason="no contexts"))
     cls = _ask_contexts(judge, question, ctxs, ground_truth, "context_recall")["classifications"]
     att = [_binary(c.get("attributed") if isinstance(c, dict) else c, "attributed") for c in cls]
-    return Score(compute_context_recall(att), {"classifications": cls, "attributed": sum(att), "total": len(att)})
+    return Score(compute_context_recall(att), ContextRecallDetails(freeze(tuple(cls)), sum(att), len(att)))
 
 
 RELEVANCE_METHODS = ("auto", "embedding", "rubric")
@@ -344,7 +437,7 @@ def answer_relevance(question: str | None, answer: str | None, *, judge=None, en
         s = float(d["score"])
         if not 0 <= s <= 1:
             raise JudgeError(f"judge rubric score {s} outside 0..1")
-        return Score(100.0 * s, {"method": "rubric", "reason": d.get("reason", "")})
+        return Score(100.0 * s, AnswerRelevanceDetails("rubric", freeze(d.get("reason", ""))))
     if encoder is None:
         from ..encoders import get_encoder
 
@@ -356,8 +449,8 @@ def answer_relevance(question: str | None, answer: str | None, *, judge=None, en
         raise JudgeError("judge generated no questions")
     vecs = encoder.encode([question or ""] + qs)
     return Score(compute_answer_relevance(vecs[0], vecs[1:], nc),
-                 {"method": "embedding", "questions": qs, "noncommittal": nc,
-                  "cosines": [round(float(x), 6) for x in vecs[1:] @ vecs[0]]})
+                 AnswerRelevanceDetails("embedding", questions=tuple(qs), noncommittal=nc,
+                                        cosines=tuple(round(float(x), 6) for x in vecs[1:] @ vecs[0])))
 
 
 def ragas_score(faithfulness: float | None, context_precision: float | None, context_recall: float | None,
@@ -377,8 +470,8 @@ def ragas_score(faithfulness: float | None, context_precision: float | None, con
     v = compute_ragas_score(comps, weights or RAGAS_WEIGHTS)
     used = sorted(k for k, x in comps.items() if x is not None and not (isinstance(x, float) and math.isnan(x)))
     if v is None:
-        return Score(None, {"reason": "every component is missing", "used": []})
-    return Score(v, {"used": used})
+        return Score(None, RagasScoreDetails((), "every component is missing"))
+    return Score(v, RagasScoreDetails(tuple(used)))
 
 
 def factual_accuracy(question: str | None, answer: str | None, ground_truth: str | None, *, judge=None,
@@ -404,7 +497,7 @@ def factual_accuracy(question: str | None, answer: str | None, ground_truth: str
     if (guarded := skipped(decision_for(answer, decision), "factual_accuracy")) is not None:
         return guarded
     if not (ground_truth or "").strip():
-        return Score(None, {"reason": "no ground truth"})
+        return Score(None, Undetermined(_NO_GT))
     d = judge.complete(load_prompts()["geval_factual"], {"question": question or "", "reference": ground_truth,
                                                          "answer": answer}, metric="factual_accuracy").data
     parts = {}
@@ -414,7 +507,7 @@ def factual_accuracy(question: str | None, answer: str | None, ground_truth: str
             raise JudgeError(f"judge gave {k} = {v!r}; expected a number in 0..10")
         parts[k] = float(v)
     s, g = compute_factual_accuracy(parts)
-    return Score(s, {**parts, "grade": g, "reasoning": d.get("reasoning", "")})
+    return Score(s, FactualAccuracyDetails(**parts, grade=g, reasoning=freeze(d.get("reasoning", ""))))
 
 
 def answer_class(question: str | None, answer: str | None, ground_truth: str | None, *, judge=None,
@@ -440,16 +533,16 @@ def answer_class(question: str | None, answer: str | None, ground_truth: str | N
     if (guarded := skipped(decision, "answer_class")) is not None:
         return guarded
     if decision.abstained:
-        return Score("DON'T KNOW", {"rule": "dont_know", "matched": list(decision.matched)})
+        return Score("DON'T KNOW", AnswerClassDetails("dont_know", matched=tuple(decision.matched)))
     _need(judge)
     if not (ground_truth or "").strip():
-        return Score(None, {"reason": "no ground truth"})
+        return Score(None, Undetermined(_NO_GT))
     d = judge.complete(load_prompts()["answer_correct"], {"question": question or "", "reference": ground_truth,
                                                           "answer": answer}, metric="answer_class").data
     v = str(d["verdict"]).strip().upper()
     if v not in ("CORRECT", "WRONG"):
         raise JudgeError(f"judge verdict {d['verdict']!r} is neither CORRECT nor WRONG")
-    return Score(v, {"rule": "judge", "reason": d.get("reason", "")})
+    return Score(v, AnswerClassDetails("judge", reason=freeze(d.get("reason", ""))))
 
 
 # ---------------------------------------------------------------------------
@@ -465,7 +558,7 @@ def combine_repeats(results: Sequence[Score | Exception]) -> Score | Exception:
 
     >>> s = combine_repeats([Score(80.0, {"total": 5}), Score(None, {"reason": "x"}), Score(100.0, {"total": 5})])
     >>> s.value, s.details["repeats"], s.details["total"]
-    (90.0, [80.0, None, 100.0], 5)
+    (90.0, (80.0, None, 100.0), 5)
     >>> combine_repeats([Score("WRONG", {}), Score("CORRECT", {}), Score("CORRECT", {})]).value
     'CORRECT'
     """
@@ -476,7 +569,7 @@ def combine_repeats(results: Sequence[Score | Exception]) -> Score | Exception:
     determined = [v for v in values if v is not None]
     errors = [f"repeat {i}: {type(r).__name__}: {r}" for i, r in enumerate(results) if isinstance(r, Exception)]
     first = next((r for r in scores if r.value is not None), scores[0])
-    details = {**first.details, "repeats": values, **({"repeat_errors": errors} if errors else {})}
+    details = Repeated(first.details, tuple(values), tuple(errors) or None)
     if not determined:
         return Score(None, details)
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in determined):

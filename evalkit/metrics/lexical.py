@@ -5,6 +5,7 @@ Both compare the question Q with the response R only (no contexts).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -12,13 +13,37 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from ..text import AnswerDecision, get_tokenizer, stop_words
-from .base import Score
+from .base import Details, Score
 from .guard import decision_for, decisions_for, guard_rows, skipped
 from .stats import KeywordHits
 
 # sklearn's smooth idf with n = 2 documents: idf = ln((1 + 2) / (1 + df)) + 1
 _IDF_ONE_DOC = math.log(3 / 2) + 1.0  # term in only one of Q, R
 _IDF_BOTH = 1.0  # term in both
+
+
+@dataclass(frozen=True, eq=False)
+class RelevanceDetails(Details):
+    """relevance's parts on one row: the TF-IDF cosine and the token Jaccard (to 6 places), the IDF's scope, and
+    the reason for a row it scores 0 without comparing (an empty question)."""
+
+    _optional = frozenset({"idf_scope", "reason"})
+    cosine: float
+    jaccard: float
+    idf_scope: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class CompletenessDetails(Details):
+    """completeness's keywords on one row: the question's, those the answer mentions and those it misses (in the
+    question's order), and the reason when the question has none."""
+
+    _optional = frozenset({"reason"})
+    keywords: tuple[str, ...]
+    matched: tuple[str, ...]
+    missing: tuple[str, ...]
+    reason: str | None = None
 
 
 def _pair_cosines(questions: Sequence[str], answers: Sequence[str]) -> np.ndarray:
@@ -86,11 +111,11 @@ def relevance_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
     for i, (q, r) in enumerate(zip(questions, answers)):
         if not q.strip() or not r.strip():
             which = "question" if not q.strip() else "answer"
-            out.append(Score(0.0, {"reason": f"empty {which}", "cosine": 0.0, "jaccard": 0.0}))
+            out.append(Score(0.0, RelevanceDetails(0.0, 0.0, reason=f"empty {which}")))
             continue
         jac = _jaccard(set(tok.tokenize(q)), set(tok.tokenize(r)))
         c = float(cos[i])
-        out.append(Score((c + jac) / 2, {"cosine": round(c, 6), "jaccard": round(jac, 6), "idf_scope": idf_scope}))
+        out.append(Score((c + jac) / 2, RelevanceDetails(round(c, 6), round(jac, 6), idf_scope)))
     return out
 
 
@@ -150,19 +175,19 @@ def completeness(question: str | None, answer: str | None, *, stop_list: str = "
     Examples
     --------
     >>> s = completeness("What is the base premium for Territory 118?", "The premium is $604.")
-    >>> s.value, s.details["missing"]
-    (0.25, ['base', 'territory', '118'])
+    >>> s.value, s.details.missing
+    (0.25, ('base', 'territory', '118'))
     """
     if (guarded := skipped(decision_for(answer, decision), "completeness")) is not None:
         return guarded
     kw = question_keywords(question, stop_list=stop_list, tokenizer=tokenizer)
     if not kw:
-        return Score(1.0, {"keywords": [], "matched": [], "missing": [], "reason": "question has no keywords"},
+        return Score(1.0, CompletenessDetails((), (), (), "question has no keywords"),
                      KeywordHits(matched=0, expected=0))
     r_tokens = set(get_tokenizer(tokenizer).tokenize(answer or ""))
-    matched = [k for k in kw if k in r_tokens]
-    missing = [k for k in kw if k not in r_tokens]
-    return Score(len(matched) / len(kw), {"keywords": kw, "matched": matched, "missing": missing},
+    matched = tuple(k for k in kw if k in r_tokens)
+    missing = tuple(k for k in kw if k not in r_tokens)
+    return Score(len(matched) / len(kw), CompletenessDetails(tuple(kw), matched, missing),
                  KeywordHits(matched=len(matched), expected=len(kw)))
 
 

@@ -23,10 +23,11 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import lru_cache
+from dataclasses import dataclass
 from typing import Any, Callable, Coroutine, Iterator, Mapping, Sequence, TypeVar
 
 from ..judge.client import JudgeConfig, JudgeRequest
-from .base import Score
+from .base import Details, Score, freeze
 from .judged import combine_repeats, repeats_of
 
 T = TypeVar("T")
@@ -199,11 +200,21 @@ def ragas_signature(cfg: JudgeConfig) -> str:
     return f"ragas-{version}:evalkit-judge:{cfg.model}@t{cfg.temperature:g}"
 
 
+@dataclass(frozen=True, eq=False)
+class RagasDetails(Details):
+    """What ragas said beside its value (its own reason, when it gives one), and why there is no value when it
+    returned NaN."""
+
+    _optional = frozenset({"reason", "ragas_reason"})
+    reason: str | None = None
+    ragas_reason: Any = None
+
+
 def _one_score(result: Any) -> Score:
     v = result.value
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return Score(None, {"reason": "ragas returned NaN (e.g. no statements)", "ragas_reason": result.reason})
-    return Score(float(v), {"ragas_reason": result.reason} if result.reason else {})
+        return Score(None, RagasDetails("ragas returned NaN (e.g. no statements)", freeze(result.reason)))
+    return Score(float(v), RagasDetails(ragas_reason=freeze(result.reason) if result.reason else None))
 
 
 def ragas_scores(name: str, rows: Sequence[Mapping[str, Any]], judge: Any) -> list[Score | Exception]:

@@ -6,11 +6,12 @@ so "$604" matches "604" and "604.00", and "-0.133%" never matches "0.133%".
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..text import (AnswerDecision, contains_phrase, extract_numbers, normalize_ws, phrase_pattern, stop_words,
                     word_tokens)
-from .base import Score
+from .base import Details, NoEvidence, Score, Undetermined
 from .guard import decision_for, skipped
 from .stats import KeywordHits
 
@@ -20,6 +21,44 @@ _NO_GT = "no ground truth"
 # identifiers/numbers ("Territory 118", "Rule C-1", "New York City").
 _CAP_PHRASE = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|\d[\w.,%-]*))*")
 
+
+
+@dataclass(frozen=True, eq=False)
+class KeywordMatch(Details):
+    """What of the ground truth the answer states (keywords, or numeric values) and what it misses, in the ground
+    truth's order; the reason when the ground truth has nothing to look for."""
+
+    _optional = frozenset({"reason"})
+    matched: tuple[str, ...]
+    missing: tuple[str, ...]
+    reason: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class LengthAndKeywords(Details):
+    """answer_completeness's two halves: the answer's length against the ground truth's (capped at 1, 6 places)
+    and its keyword coverage, with the keywords it misses."""
+
+    length_ratio: float
+    keyword_coverage: float
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class SourcesFound(Details):
+    """The source indicators the answer uses ("according to", "page", ...), and how many."""
+
+    found: tuple[str, ...]
+    count: int
+
+
+@dataclass(frozen=True, eq=False)
+class DeclineDetails(Details):
+    """The declining phrases the answer matched, and the reason when one occurs but the answer still answers."""
+
+    _optional = frozenset({"reason"})
+    matched: tuple[str, ...]
+    reason: str | None = None
 
 def exact_match(answer: str | None, ground_truth: str | None, *, decision: AnswerDecision | None = None) -> Score:
     """True when answer and ground truth are equal after lower-casing and collapsing whitespace.
@@ -33,8 +72,8 @@ def exact_match(answer: str | None, ground_truth: str | None, *, decision: Answe
     if (guarded := skipped(decision_for(answer, decision), "exact_match")) is not None:
         return guarded
     if ground_truth is None:
-        return Score(None, {"reason": _NO_GT})
-    return Score(normalize_ws(answer) == normalize_ws(ground_truth), {})
+        return Score(None, Undetermined(_NO_GT))
+    return Score(normalize_ws(answer) == normalize_ws(ground_truth), NoEvidence())
 
 
 def expected_keywords(ground_truth: str | None, *, stop_list: str = "sklearn") -> dict[str, list[str]]:
@@ -94,18 +133,17 @@ def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list:
     answer not in English ("not English (detected: de)"), by the row's ``decision``.
 
     >>> s = keyword_coverage("Territory 118 pays 604 dollars.", "Territory 118 pays $604, a 0.305% increase.")
-    >>> s.value, s.details["missing"]
-    (0.6, ['0.305%', 'increase'])
+    >>> s.value, s.details.missing
+    (0.6, ('0.305%', 'increase'))
     """
     if (guarded := skipped(decision_for(answer, decision), "keyword_coverage")) is not None:
         return guarded
     if ground_truth is None:
-        return Score(None, {"reason": _NO_GT})
+        return Score(None, Undetermined(_NO_GT))
     kw = expected_keywords(ground_truth, stop_list=stop_list)
     expected = kw["phrases"] + kw["numbers"] + kw["words"]
     if not expected:
-        return Score(1.0, {"matched": [], "missing": [], "reason": "ground truth has no keywords"},
-                     KeywordHits(matched=0, expected=0))
+        return Score(1.0, KeywordMatch((), (), "ground truth has no keywords"), KeywordHits(matched=0, expected=0))
     norm = normalize_ws(answer)
     a_nums = {n.key for n in extract_numbers(answer)}
     a_tokens = set(word_tokens(answer))
@@ -116,7 +154,7 @@ def keyword_coverage(answer: str | None, ground_truth: str | None, *, stop_list:
     matched += [n for n in kw["numbers"] if keys[n] in a_nums]
     matched += [w for w in kw["words"] if w in a_tokens]
     missing = [k for k in expected if k not in matched]
-    return Score(len(matched) / len(expected), {"matched": matched, "missing": missing},
+    return Score(len(matched) / len(expected), KeywordMatch(tuple(matched), tuple(missing)),
                  KeywordHits(matched=len(matched), expected=len(expected)))
 
 
@@ -131,22 +169,22 @@ def number_match(answer: str | None, ground_truth: str | None, *, decision: Answ
     answer"). Numbers are read in any language that writes them apart from the words ("604 Dollar", not
     "604美元").
 
-    >>> number_match("It costs 604.00 and fell 0.133%", "$604; change -0.133%").details["missing"]
-    ['-0.133%']
+    >>> number_match("It costs 604.00 and fell 0.133%", "$604; change -0.133%").details.missing
+    ('-0.133%',)
     """
     if (guarded := skipped(decision_for(answer, decision), "number_match")) is not None:
         return guarded
     if ground_truth is None:
-        return Score(None, {"reason": _NO_GT})
+        return Score(None, Undetermined(_NO_GT))
     expected = {}
     for n in extract_numbers(ground_truth, words=False):
         expected.setdefault(n.key, n.text)
     if not expected:
-        return Score(None, {"reason": "ground truth has no numbers"})
+        return Score(None, Undetermined("ground truth has no numbers"))
     got = {n.key for n in extract_numbers(answer)}
-    matched = [t for k, t in expected.items() if k in got]
-    missing = [t for k, t in expected.items() if k not in got]
-    return Score(len(matched) / len(expected), {"matched": matched, "missing": missing},
+    matched = tuple(t for k, t in expected.items() if k in got)
+    missing = tuple(t for k, t in expected.items() if k not in got)
+    return Score(len(matched) / len(expected), KeywordMatch(matched, missing),
                  KeywordHits(matched=len(matched), expected=len(expected)))
 
 
@@ -164,14 +202,14 @@ def answer_completeness(answer: str | None, ground_truth: str | None, *, stop_li
     if (guarded := skipped(decision, "answer_completeness")) is not None:
         return guarded
     if ground_truth is None:
-        return Score(None, {"reason": _NO_GT})
+        return Score(None, Undetermined(_NO_GT))
     exp_words = len(word_tokens(ground_truth))
     if not exp_words:
-        return Score(None, {"reason": "ground truth has no words"})
+        return Score(None, Undetermined("ground truth has no words"))
     ratio = min(len(word_tokens(answer)) / exp_words, 1.0)
     kc = keyword_coverage(answer, ground_truth, stop_list=stop_list, decision=decision)
-    return Score((ratio + kc.value) / 2, {"length_ratio": round(ratio, 6), "keyword_coverage": kc.value,
-                                          "missing": kc.details.get("missing", [])})
+    missing = tuple(kc.details.get("missing", ()))
+    return Score((ratio + kc.value) / 2, LengthAndKeywords(round(ratio, 6), kc.value, missing))
 
 
 def _lexicon(name: str) -> list:
@@ -192,15 +230,15 @@ def source_citation(answer: str | None, *, indicators: Sequence[str] | None = No
     English ("not English (detected: de)"), by the row's ``decision``.
 
     >>> s = source_citation("According to the PDF (page 3), see Table: 2.")
-    >>> s.value, s.details["found"]
-    (1.0, ['table:', 'page', 'pdf', 'according to'])
+    >>> s.value, s.details.found
+    (1.0, ('table:', 'page', 'pdf', 'according to'))
     """
     if (guarded := skipped(decision_for(answer, decision), "source_citation")) is not None:
         return guarded
     inds = indicators or _lexicon("citation_indicators")
     text = normalize_ws((answer or "").replace("’", "'"))
     found = [p for p in inds if phrase_pattern(p).search(text)]
-    return Score(min(len(found) / 3, 1.0), {"found": found, "count": len(found)})
+    return Score(min(len(found) / 3, 1.0), SourcesFound(tuple(found), len(found)))
 
 
 def dont_know(answer: str | None, *, phrases: Sequence[str] | None = None,
@@ -231,8 +269,7 @@ def dont_know(answer: str | None, *, phrases: Sequence[str] | None = None,
     decision = decision_for(answer, decision, phrases=phrases, short_tokens=short_tokens, short_chars=short_chars)
     if (guarded := skipped(decision, "dont_know")) is not None:
         return guarded
-    declines, matched = decision.abstained, list(decision.matched)
-    details: dict = {"matched": matched}
-    if matched and not declines:
-        details["reason"] = "an uncertainty phrase occurs, but the answer also makes a substantive claim"
-    return Score(declines, details)
+    declines, matched = decision.abstained, tuple(decision.matched)
+    reason = "an uncertainty phrase occurs, but the answer also makes a substantive claim" if matched and not declines \
+        else None
+    return Score(declines, DeclineDetails(matched, reason))

@@ -9,7 +9,7 @@ support model (a MiniLM cross-encoder fine-tuned by ``benchmarks/train_support.p
 A sentence is as supported as its best passage; an answer is as supported as its weakest sentence. Higher is
 better (0..1). Needs the ``embed`` extra (torch, transformers, the packaged all-MiniLM-L6-v2 tokenizer).
 
-Empty policy: an empty answer, an abstaining answer, or no contexts give ``Score(None, {"reason": ...})``
+Empty policy: an empty answer, an abstaining answer, or no contexts give ``Score(None, Undetermined(reason))``
 (undetermined), never 1.0: there is nothing to check, which is not the same as everything checked.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources as _res
 from pathlib import Path
@@ -27,7 +27,7 @@ import numpy as np
 
 from ..signature import file_sha256
 from ..text.tokens import content_words, sentences
-from .base import Score
+from .base import Declined, Details, Score, Undetermined
 
 MODEL_DIR = "resources/support_model"
 WINDOW_SENTENCES = 4  # sentences per window (chosen by leave-one-group-out: benchmarks/results/support_selection.md)
@@ -295,14 +295,32 @@ def candidate_windows(sentence: str, windows: Sequence[str], k: int = TOP_K) -> 
 
 # --- the metric -------------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class SentenceSupport:
+@dataclass(frozen=True, eq=False)
+class SentenceSupport(Details):
     """One answer sentence: its best window (index into the row's windows), that window's probability and text."""
 
     sentence: str
     window: int
     probability: float
     window_text: str
+
+
+@dataclass(frozen=True, eq=False)
+class SupportDetails(Details):
+    """support's evidence on one row: each claim with its best window, the weakest claim (its index), how many
+    windows were built, how many past the cap were left out (and the sentence saying so), the pairs the model
+    ran, how many claims past the cap were left out, and the model's name (its weights' hash)."""
+
+    _optional = frozenset({"cap", "sentences_capped", "model"})
+    sentences: tuple[SentenceSupport, ...]
+    weakest: int
+    windows: int
+    windows_capped: int
+    pairs_checked: int
+    abstention: bool = False
+    cap: str | None = None
+    sentences_capped: int | None = None
+    model: str | None = None
 
 
 def aggregate_support(probabilities: np.ndarray) -> tuple[float, list[int], list[float]]:
@@ -356,7 +374,7 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, question: 
     Score with ``details``: ``sentences`` (each sentence, its best window's index, probability and text),
     ``weakest`` (index of the sentence that sets the value), ``windows``, ``windows_capped``, ``model``.
 
-    Empty policy: undetermined (``Score(None, {"reason": ...})``) for an empty answer (reason "empty answer"),
+    Empty policy: undetermined (``Score(None, Undetermined(reason))``) for an empty answer (reason "empty answer"),
     an answer not in English ("not English (detected: de)"), an abstaining answer
     (``details["abstention"] = True``) or no contexts.
 
@@ -379,11 +397,11 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, question: 
     if (guarded := skipped(decision, "support")) is not None:
         return guarded
     if decision.abstained:
-        return Score(None, {"reason": "the answer declines to answer; an abstention makes no claim to check",
-                            "abstention": True, "matched": list(decision.matched)})
+        return Score(None, Declined("the answer declines to answer; an abstention makes no claim to check",
+                                    matched=tuple(decision.matched)))
     ctx = [c for c in (contexts or []) if (c or "").strip()]
     if not ctx:
-        return Score(None, {"reason": "no contexts: there is nothing to check the answer against"})
+        return Score(None, Undetermined("no contexts: there is nothing to check the answer against"))
     model = get_support_model() if model is None else model
     claims = hypotheses(answer, question)
     sents = claims[:MAX_SENTENCES]
@@ -399,15 +417,10 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, question: 
     for (si, wi), p in zip(pairs, np.asarray(got, dtype=np.float64)):
         probs[si, wi] = p
     value, best, per = aggregate_support(probs)
-    details = {"sentences": [asdict(SentenceSupport(s, b, round(p, 6), windows[b].text))
-                             for s, b, p in zip(sents, best, per)],
-               "weakest": int(np.argmin(per)), "windows": len(windows), "windows_capped": capped,
-               "pairs_checked": len(pairs),
-               "abstention": False}
-    if capped:
-        details["cap"] = f"{capped} windows past the cap of {max_windows} were not checked"
-    if n_sents > len(sents):
-        details["sentences_capped"] = n_sents - len(sents)
-    if hasattr(model, "signature"):
-        details["model"] = model.signature()
+    details = SupportDetails(
+        tuple(SentenceSupport(s, b, round(p, 6), windows[b].text) for s, b, p in zip(sents, best, per)),
+        int(np.argmin(per)), len(windows), capped, len(pairs),
+        cap=f"{capped} windows past the cap of {max_windows} were not checked" if capped else None,
+        sentences_capped=n_sents - len(sents) if n_sents > len(sents) else None,
+        model=model.signature() if hasattr(model, "signature") else None)
     return Score(value, details)

@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ..config import VerdictThresholds
-from ..data import DetailsError, details_of_cell, error_of, is_missing
+from ..data import error_of, is_missing
 from ..metrics import REGISTRY, Metric
-from ..metrics.evidence import AlignedSentence, Anchor, ClaimSupport, Evidence
+from ..metrics.evidence import AlignedSentence, Anchor, ClaimSupport, Evidence, details_of, evidence_of
 from ..text import AnswerDecision
 from ..thresholds import Threshold
 from ..verdict import rules_for, verdict_for
@@ -131,15 +131,6 @@ def _text(v: Any) -> str | None:
     return None if is_missing(v) else str(v)
 
 
-def details_of(row: Mapping[str, Any], metric: str) -> dict[str, Any]:
-    """The row's ``<metric>_details`` as a dict (stored as JSON text; already a dict after some readers)."""
-    raw = row.get(f"{metric}_details")
-    try:
-        return details_of_cell(raw)
-    except DetailsError:
-        return {"reason": f"unreadable evidence: {str(raw)[:80]}"}
-
-
 def _contexts(v: Any) -> tuple[str, ...]:
     if isinstance(v, str):
         return (v,)
@@ -187,13 +178,6 @@ def thresholds_of(results: pd.DataFrame) -> VerdictThresholds:
 
 # ---------------------------------------------------------------------------------------------------------
 # the metrics' typed evidence (each read by the reader its registry entry names)
-def evidence_of(row: Mapping[str, Any], metric: str) -> Evidence:
-    """What ``metric``'s details on this row say, as typed records (empty when it has no reader or no details)."""
-    m = REGISTRY.get(metric)
-    reader = m.evidence if m is not None else None
-    return Evidence() if reader is None else reader(details_of(row, metric), metric)
-
-
 def row_evidence(row: Mapping[str, Any]) -> list[Evidence]:
     """The typed evidence of every metric this row holds details of, in registry order (the first metric
     holding a kind of evidence is the one shown: the hallucination metric's anchors before a summary scorer's)."""

@@ -40,7 +40,7 @@ def test_list_items_in_markdown_list_and_regex():
     r = rules(list_items={"items": ["Rule C-1", "Rule C-2"], "pattern": r"Rule C-\d+", "min_count": 3})
     md = "Rules:\n- Rule C-1: factor\n* Rule C-3\n1. Rule C-2 discount"
     s = fact_checks(md, id="q1", rules=r)
-    assert s.value == 1.0 and s.details["checks"][-1]["found"] == ["Rule C-1", "Rule C-2", "Rule C-3"]
+    assert s.value == 1.0 and s.details["checks"][-1]["found"] == ("Rule C-1", "Rule C-2", "Rule C-3")
     prose = fact_checks("Rule C-1 and Rule C-2 apply.", id="q1", rules=r)  # not a list, only 2 matches
     assert [c["passed"] for c in prose.details["checks"]] == [False, False, False]
 

@@ -66,7 +66,7 @@ def test_abstention_is_grounded():
     # issue 13: the abstention below scored 0.31 through the model
     for ctx in ([CTX], []):
         s = grounding_risk("I don't know; the documents do not mention a speed limit.", ctx)
-        assert s.value == 0.0 and s.details["abstention"] is True and s.details["matched"] == ["i don't know"]
+        assert s.value == 0.0 and s.details["abstention"] is True and s.details["matched"] == ("i don't know",)
         assert s.details["reason"] == "the answer declines to answer; an abstention makes no claim to check"
     assert grounding_risk("The premium is $640.", [CTX]).details["abstention"] is False
     assert grounding_risk("No comment.", [CTX], phrases=["no comment"]).details["abstention"] is True
@@ -171,7 +171,7 @@ def test_metric_output_and_empty_policy():
     s = grounding_risk("The premium is $640 and Paul Brandt approved it.", [CTX])
     assert 0 <= s.value <= 1 and any("not in the context" in f for f in s.details["fired"])
     good = grounding_risk("The base premium for Territory 118 is $604 per year.", [CTX])
-    assert good.value < s.value and good.details["fired"] == []
+    assert good.value < s.value and good.details["fired"] == ()
     assert grounding_risk("", [CTX]).value is None and grounding_risk("x", []).value is None
 
 

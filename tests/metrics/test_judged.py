@@ -36,7 +36,7 @@ def test_ragas_score_renormalises(comps, expected):
     assert compute_ragas_score(comps) == (pytest.approx(expected) if expected is not None else None)
     s = ragas_score(**comps)
     assert s.value == (pytest.approx(expected) if expected is not None else None)
-    assert s.details["used"] == sorted(k for k, v in comps.items() if v is not None and v == v)
+    assert list(s.details["used"]) == sorted(k for k, v in comps.items() if v is not None and v == v)
 
 
 def test_faithfulness_with_scripted_judge(scripted_judge):
@@ -65,7 +65,7 @@ def test_answer_relevance_methods(scripted_judge, encoder):
     a = "The base premium for Territory 118 is $604 per year."
     emb = answer_relevance(q, a, judge=scripted_judge, encoder=encoder, method="embedding")
     assert emb.details["method"] == "embedding" and len(emb.details["questions"]) == 3
-    vecs = encoder.encode([q] + emb.details["questions"])
+    vecs = encoder.encode([q, *emb.details["questions"]])
     assert emb.value == pytest.approx(100 * float(np.mean(vecs[1:] @ vecs[0])), rel=1e-6)  # all cosines > 0 here
     # the scripted rubric: shared content words / the question's {base, premium, territory, 118}
     assert answer_relevance(q, a, judge=scripted_judge, method="rubric").value == 100.0
@@ -158,8 +158,8 @@ def test_combine_repeats_mean_majority_and_errors():
     from evalkit.metrics.judged import combine_repeats
 
     s = combine_repeats([Score(50.0, {"total": 2}), JudgeError("bad reply"), Score(100.0, {"total": 2})])
-    assert s.value == 75.0 and s.details["repeats"] == [50.0, None, 100.0]
-    assert s.details["repeat_errors"] == ["repeat 1: JudgeError: bad reply"]
+    assert s.value == 75.0 and s.details["repeats"] == (50.0, None, 100.0)
+    assert s.details["repeat_errors"] == ("repeat 1: JudgeError: bad reply",)
     assert combine_repeats([Score(None, {"reason": "no ground truth"})] * 2).value is None
     assert combine_repeats([Score("WRONG", {}), Score("CORRECT", {}), Score("WRONG", {})]).value == "WRONG"
     err = JudgeError("down")

@@ -110,7 +110,7 @@ def test_completeness_worked_example():
     s = completeness("What is the base premium for Territory 118?", "The premium is $604.")
     # keywords: base, premium, territory, 118 -> only 'premium' present
     assert s.value == 0.25
-    assert s.details["missing"] == ["base", "territory", "118"]
+    assert s.details["missing"] == ("base", "territory", "118")
 
 
 def test_completeness_drops_non_alphanumeric_tokens():

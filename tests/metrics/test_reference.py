@@ -28,8 +28,8 @@ def test_keyword_coverage_worked_example():
     s = keyword_coverage("Territory 118 pays 604 dollars.", "Territory 118 pays $604, a 0.305% increase.")
     # expected: Territory 118, $604, 0.305%, pays, increase -> matched 3 of 5
     assert s.value == pytest.approx(3 / 5)
-    assert s.details["matched"] == ["Territory 118", "$604", "pays"]
-    assert s.details["missing"] == ["0.305%", "increase"]
+    assert s.details["matched"] == ("Territory 118", "$604", "pays")
+    assert s.details["missing"] == ("0.305%", "increase")
 
 
 def test_keyword_coverage_policies():
@@ -68,7 +68,7 @@ def test_answer_completeness_worked_example():
 ])
 def test_source_citation_whole_words(text, found):
     s = source_citation(text)
-    assert s.details["found"] == found and s.value == pytest.approx(min(len(found) / 3, 1))
+    assert s.details["found"] == tuple(found) and s.value == pytest.approx(min(len(found) / 3, 1))
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -88,7 +88,7 @@ def test_dont_know(text, expected):
 
 def test_dont_know_explains_a_phrase_that_does_not_decline():
     s = dont_know("I don't know, but the premium is $604.")
-    assert s.value is False and s.details["matched"] == ["i don't know"]
+    assert s.value is False and s.details["matched"] == ("i don't know",)
     assert s.details["reason"] == "an uncertainty phrase occurs, but the answer also makes a substantive claim"
     # issue 25: an empty answer is undetermined, not a non-answer (the seed said True)
     for empty in ("", None, "   "):
@@ -100,7 +100,7 @@ def test_dont_know_agrees_with_declines_to_answer():
     from evalkit.text import declines_to_answer
 
     for a in ("Sorry, I don't know.", "Unknowns", "None.", "The premium is unknown; it was $604 last year."):
-        assert (dont_know(a).value, dont_know(a).details["matched"]) == declines_to_answer(a)
+        assert (dont_know(a).value, list(dont_know(a).details["matched"])) == declines_to_answer(a)
 
 
 def test_dont_know_phrases_configurable():
@@ -120,7 +120,7 @@ def test_number_match_reads_both_ends_of_a_range():
 def test_keyword_coverage_reads_range_ends_in_context():
     # an answer identical to its reference covers every keyword; the lower end of "5-10%" is 5 percent
     s = keyword_coverage("Costs fell 5-10% in 2020-2021.", "Costs fell 5-10% in 2020-2021.")
-    assert s.value == 1.0 and s.details["missing"] == []
+    assert s.value == 1.0 and s.details["missing"] == ()
     # by hand: keywords 5, 10%, 2020, 2021, costs, fell -> the answer has 5%, 2020, costs, fell = 4 of 6
     s = keyword_coverage("Costs fell 5% in 2020.", "Costs fell 5-10% in 2020-2021.")
     assert s.value == 4 / 6 and sorted(s.details["missing"]) == ["10%", "2021"]

@@ -99,7 +99,7 @@ def test_support_by_hand():
     assert s.value == 0.30  # min(max(0.95, 0.10), max(0.05, 0.30))
     d = s.details
     assert d["weakest"] == 1 and d["windows"] == 2 and d["windows_capped"] == 0 and d["abstention"] is False
-    assert d["sentences"] == [
+    assert list(d["sentences"]) == [
         {"sentence": "Ann won.", "window": 0, "probability": 0.95, "window_text": w0},
         {"sentence": "Ed won.", "window": 1, "probability": 0.3, "window_text": w1},
     ]

@@ -6,9 +6,10 @@ mean of the five scores.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..base import Score
+from ..base import Details, FrozenMap, Score, Undetermined, freeze
 from .arithmetic import ORDER, judge_lock, overall, twin_lock
 from .labels_judge import JudgeLabeler
 from .labels_offline import OfflineLabeler
@@ -42,19 +43,51 @@ def make_labeler(provider: str, judge: Any = None, nlp: Any = None,
     raise ValueError(f"summary labels provider must be 'offline' or 'judge', got {provider!r}")
 
 
+@dataclass(frozen=True, eq=False)
+class SummaryDetails(Details):
+    """A summary scorer's evidence on one row: the variant, each of the five metrics' objects (score, band, caps
+    and what they were computed from: claims, key points, QAG answers), Judge-Lock's evidence spans, who gave
+    the labels, each metric's score, and the reason when a metric's labels were malformed (no value)."""
+
+    _optional = frozenset({"evidence_spans", "reason"})
+    variant: str
+    coverage: FrozenMap
+    alignment: FrozenMap
+    hallucination: FrozenMap
+    relevance: FrozenMap
+    bias_toxicity: FrozenMap
+    provider: Any
+    coverage_score: float | None
+    alignment_score: float | None
+    hallucination_score: float | None
+    relevance_score: float | None
+    bias_toxicity_score: float | None
+    evidence_spans: tuple[str, ...] | None = None
+    reason: str | None = None
+
+    # saved in the scorer's own order: the five objects, Judge-Lock's spans, then who labelled and the scores
+    def _keys(self) -> list[str]:
+        present = super()._keys()
+        head = ["variant", *ORDER] + (["evidence_spans"] if "evidence_spans" in present else [])
+        return head + [k for k in present if k not in head]
+
+
 def _lock(variant: str, answer: str | None, contexts: Sequence[str] | None, labeler: Any) -> Score:
     article = "\n\n".join(c for c in (contexts or []) if c)
     if not (answer or "").strip():  # the same outcome as every metric's (evalkit.metrics.guard)
-        return Score(None, {"reason": "empty answer"})
+        return Score(None, Undetermined("empty answer"))
     if not article.strip():
-        return Score(None, {"reason": "empty article"})
+        return Score(None, Undetermined("empty article"))
     labels = labeler.labels(article, answer, variant)
     result = (twin_lock if variant == "twin" else judge_lock)(labels)
-    details = {**result, "provider": labels.get("provider", {}),
-               **{f"{k}_score": result[k].get("score") for k in ORDER}}
     value = overall(result)
-    if value is None:
-        details["reason"] = "; ".join(f"{k}: {result[k]['error']}" for k in ORDER if "error" in result[k])
+    reason = None if value is not None else "; ".join(f"{k}: {result[k]['error']}" for k in ORDER
+                                                      if "error" in result[k])
+    spans = result.get("evidence_spans")
+    details = SummaryDetails(result["variant"], **{k: freeze(result[k]) for k in ORDER},
+                             provider=freeze(labels.get("provider", {})),
+                             **{f"{k}_score": result[k].get("score") for k in ORDER},
+                             evidence_spans=None if spans is None else tuple(spans), reason=reason)
     return Score(value, details)
 
 
