@@ -588,6 +588,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def as_saved(value: Any, *, sort_keys: bool = False) -> Any:
+    """``value`` as it reads back once saved as JSON (tuples as lists, keys as text, anything JSON has no type
+    for as its ``str``; with ``sort_keys``, every mapping's keys in sorted order): the form a checkpoint manifest
+    or a run's metadata holds on disk, so what a run builds in memory compares equal to what an earlier run saved.
+
+    >>> as_saved({"sizes": (1, 2), 3: Path("a")})
+    {'sizes': [1, 2], '3': 'a'}
+    """
+    return json.loads(json.dumps(value, default=str, sort_keys=sort_keys))
+
+
 def details_cell(details: Mapping[str, Any]) -> str:
     """The ``<metric>_details`` column's text for one Score's details, a dict or a typed record (any mapping,
     :class:`evalkit.metrics.base.Details`): JSON, keys in the metric's own order (deterministic, and it keeps

@@ -26,9 +26,8 @@ Examples
 """
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -184,11 +183,9 @@ def metric_variance(df: pd.DataFrame, metric: str, *, n_resamples: int = 2000, c
 
 def _numeric_repeats(cell: Any) -> bool | None:
     """Whether a details cell's repeats are numbers (None: the cell has no repeats)."""
-    if isinstance(cell, str):
-        if '"repeats"' not in cell:
-            return None
-        cell = json.loads(cell)
-    reps = cell.get("repeats") if isinstance(cell, dict) else None
+    if not isinstance(cell, (str, Mapping)) or (isinstance(cell, str) and '"repeats"' not in cell):
+        return None  # most cells: no repeats, no need to parse them
+    reps = details_of_cell(cell).get("repeats")
     if reps is None:
         return None
     return all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in reps)
@@ -216,6 +213,7 @@ def judge_variance(df: pd.DataFrame, metrics: Sequence[str] | None = None, *, n_
 
     Examples
     --------
+    >>> import json
     >>> df = pd.DataFrame({"m": [1.5, 3.0, 5.0], "m_details": [json.dumps({"repeats": r}) for r in
     ...                                                         ([1, 2], [3, 3], [5, 5])]})
     >>> t = judge_variance(df, n_resamples=200)

@@ -25,6 +25,7 @@ Examples
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import json
@@ -39,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .config import EvalConfig
-from .data import DataError, canonicalize
+from .data import DataError, as_saved, canonicalize
 from .runner import as_config, score, shows_a_bar
 from .sources import canonical_chunk, count_rows, fingerprint, frame_chunks, input_files, raw_chunks
 
@@ -87,7 +88,7 @@ def score_chunk(index: int, chunk: pd.DataFrame, job: ChunkJob) -> ChunkResult:
     out.attrs = {}
     buf = io.BytesIO()
     out.to_parquet(buf, index=False)
-    return ChunkResult(index, len(out), buf.getvalue(), json.loads(json.dumps(meta, default=str)), errors)
+    return ChunkResult(index, len(out), buf.getvalue(), as_saved(meta), errors)
 
 
 class LocalEngine:
@@ -326,7 +327,7 @@ def _open_input(data: pd.DataFrame | str | Path, size: int, columns: Mapping[str
 def _header(inp: _Input, metrics: Sequence[str] | None, config: EvalConfig, size: int, on_error: str) -> dict:
     run = {"metrics": list(metrics) if metrics is not None else None, "config": config.as_dict(),
            "chunk_size": size, "columns": dict(inp.columns or {}), "on_error": on_error}
-    run = json.loads(json.dumps(run, sort_keys=True, default=str))
+    run = as_saved(run, sort_keys=True)
     return {"format": FORMAT_VERSION, "input": {"source": inp.source, "fingerprint": inp.fingerprint, "rows": inp.total,
                                                 "sha256": inp.sha256},
             "run": run, "run_sha256": hashlib.sha256(json.dumps(run, sort_keys=True).encode()).hexdigest()}
@@ -473,7 +474,7 @@ def run_meta(out: pd.DataFrame | str, first: Mapping[str, Any]) -> dict[str, Any
     per-invocation judge usage."""
     from .signature import rows_sha256, sig_string
 
-    meta = json.loads(json.dumps(first))
+    meta = copy.deepcopy(dict(first))  # the first chunk's metadata, already in its saved form
     if meta.get("judge"):
         meta["judge"]["usage"] = None  # counts of this invocation's HTTP calls: not a property of the results
         meta["judge"].pop("total", None)

@@ -216,3 +216,17 @@ def test_the_details_columns_are_read_back_by_one_loader_that_names_a_bad_cell()
     df = pd.DataFrame({"m": [1.0, 2.0], "m_details": ['{"repeats": [1, 2]}', "[3]"]})
     with pytest.raises(ValueError, match=r"row 1, column m_details: not a JSON object"):
         repeat_matrix(df, "m")
+
+
+def test_as_saved_is_what_json_reads_back():
+    """A checkpoint's header built in memory equals the one read from its manifest: written out by hand."""
+    from pathlib import Path
+
+    from evalkit.data import as_saved
+
+    header = {"b": (1, 2), "a": {"z": Path("p/q"), "y": None}, "c": 0.5}
+    assert as_saved(header) == {"b": [1, 2], "a": {"z": "p/q", "y": None}, "c": 0.5}
+    assert list(as_saved(header)) == ["b", "a", "c"]
+    sorted_ = as_saved(header, sort_keys=True)
+    assert list(sorted_) == ["a", "b", "c"] and list(sorted_["a"]) == ["y", "z"]
+    assert as_saved({3: 1}) == {"3": 1}

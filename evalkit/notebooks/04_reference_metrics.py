@@ -58,13 +58,13 @@ evidence_table(res, "number_match", rows=res["number_match"].notna(), n=10)
 # ## Fact checks: each check's result for the questions that have rules
 
 # %%
-import json
 import pandas as pd
+from evalkit.metrics.evidence import details_of  # a details cell read back the one way results are read
 
 if not run.skip("fact_checks", why="fact checks need a rules file named by the experiment (fact_checks: path)"):
     rows = []
     for _, r in res[res["fact_checks"].notna()].iterrows():
-        for c in json.loads(r["fact_checks_details"])["checks"]:
+        for c in details_of(r, "fact_checks")["checks"]:
             rows.append({"id": r["id"], "system": r.get("system"), "rule": c["rule"], "check": c["check"],
                          "target": c["target"], "passed": c["passed"]})
     display(pd.DataFrame(rows))

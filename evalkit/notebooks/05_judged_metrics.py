@@ -71,12 +71,12 @@ else:  # opened on its own: a demonstration run, labelled as such
 # ## Evidence: a faithfulness example, claim by claim
 
 # %%
-import json
+from evalkit.metrics.evidence import details_of
 
 if "faithfulness_details" in judged:
     row = judged[judged["faithfulness"] < 100].iloc[0] if (judged["faithfulness"] < 100).any() else judged.iloc[0]
     print(row["answer"])
-    display(pd.DataFrame(json.loads(row["faithfulness_details"])["claims"]))
+    display(pd.DataFrame(details_of(row, "faithfulness")["claims"]))
 
 # %% [markdown]
 # ## Scores by system

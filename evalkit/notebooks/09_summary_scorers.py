@@ -50,9 +50,9 @@ run = evalkit.notebook.notebook_run(experiment_path, report_dir)
 res = run.results
 
 # %%
-import json
 import pandas as pd
 from evalkit import plots
+from evalkit.metrics.evidence import details_of
 
 order = ["coverage", "alignment", "hallucination", "relevance", "bias_toxicity"]
 variants = [v for v in ("twin_lock", "judge_lock") if run.has(v)]
@@ -72,7 +72,7 @@ for v in variants:
 v = variants[0]
 row = res.loc[res[v].astype(float).idxmin()] if res[v].notna().any() else res.iloc[0]
 print(f"{v} {row[v]} for id {row['id']}:", row["answer"])
-d = json.loads(row[f"{v}_details"])
+d = details_of(row, v)
 print("provider:", d.get("provider", {}).get("note", ""))
 display(pd.DataFrame([{"metric": k, "score": d[k].get("score"), "band": d[k].get("band"),
                        "caps": "; ".join(d[k].get("caps", [])), "error": d[k].get("error", "")} for k in order]))

@@ -13,6 +13,7 @@ import math
 import pandas as pd
 import pytest
 
+import evalkit
 from evalkit.data import details_cell
 from evalkit.metrics import REGISTRY
 from evalkit.metrics.anchors import AnchorCheck, HallucinationDetails, hallucination
@@ -164,3 +165,15 @@ def test_a_summary_scorer_saves_its_five_objects_then_its_scores():
     assert keys[6:12] == ["provider", "coverage_score", "alignment_score", "hallucination_score", "relevance_score",
                           "bias_toxicity_score"]
     assert s.details.hallucination_score == s.details["hallucination"]["score"]
+
+
+def test_details_cells_are_parsed_by_one_loader_only():
+    """Outside the loader (data.details_of_cell), no module or notebook parses a details cell itself."""
+    import re
+    from pathlib import Path
+
+    root = Path(evalkit.__file__).parent
+    parse = re.compile(r"json\.loads\([^)]*details")
+    found = [f"{p.relative_to(root)}:{i}" for p in sorted(root.rglob("*.py")) if p.name != "data.py"
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if parse.search(line)]
+    assert not found, f"details parsed outside data.details_of_cell: {found}"
