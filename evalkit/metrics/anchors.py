@@ -432,9 +432,15 @@ class HallucinationDetails(Details):
     unsupported: tuple[str, ...] | None = None
     reason: str | None = None
 
-    # saved in this order (matched after the abstention it explains, the overlap before the penalty it sets)
     def _keys(self) -> list[str]:
-        order = ("abstention", "matched", "anchors", "s_claims", "ngram_overlap", "p_drift", "unsupported", "reason")
+        # saved in the order each path has always written: a declining answer's reason and phrases after the
+        # abstention; an empty answer's reason first; otherwise the overlap before the penalty it sets, reason last
+        if self.abstention:
+            order = ("abstention", "reason", "matched", "anchors", "s_claims", "p_drift", "unsupported")
+        elif self.unsupported is None:
+            order = ("reason", "abstention", "anchors", "s_claims", "ngram_overlap", "p_drift")
+        else:
+            order = ("abstention", "anchors", "s_claims", "ngram_overlap", "p_drift", "unsupported", "reason")
         present = set(super()._keys())
         return [k for k in order if k in present]
 

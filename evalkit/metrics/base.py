@@ -14,7 +14,8 @@ class Details(Mapping[str, Any]):
     A subclass is a ``@dataclass(frozen=True, eq=False)`` whose fields are the evidence, in the order they are
     saved. It reads as the JSON object the runner writes once into ``<metric>_details``
     (:func:`evalkit.data.details_cell`), so a reader of saved results and a caller holding the record see the
-    same keys; fields named in ``_optional`` are left out while None (a ``reason`` only when there is one).
+    same keys; fields named in ``_optional`` are left out while None (a ``reason`` only when there is one),
+    unless ``_kept()`` names them for this record (a judge's reason is saved even when the judge gave none).
     Equality is the mapping's: a record equals the dict it is saved as.
 
     >>> @dataclass(frozen=True, eq=False)
@@ -29,14 +30,20 @@ class Details(Mapping[str, Any]):
 
     _optional: ClassVar[frozenset[str]] = frozenset()
 
+    def _kept(self) -> frozenset[str]:
+        """The optional fields this record saves even while None (none by default)."""
+        return frozenset()
+
     def _keys(self) -> list[str]:
-        return [f.name for f in fields(self) if f.name not in self._optional or getattr(self, f.name) is not None]
+        kept = self._kept()
+        return [f.name for f in fields(self)
+                if f.name not in self._optional or getattr(self, f.name) is not None or f.name in kept]
 
     def __getitem__(self, key: str) -> Any:
         # membership without listing every key (a subclass's _keys may reorder them, never add one)
         if isinstance(key, str) and key in self.__dataclass_fields__:
             value = getattr(self, key)
-            if value is not None or key not in self._optional:
+            if value is not None or key not in self._optional or key in self._kept():
                 return value
         raise KeyError(key)
 

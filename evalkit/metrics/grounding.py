@@ -45,7 +45,7 @@ from ..text.acronyms import acronym_supported
 from ..text.meta import meta_prefix_length
 from .anchors import (ABSTENTION_REASON, ContextIndex, _joined, context_indexes, default_hedges,
                       extract_claims, hallucination_from_parsed)
-from .base import Details, FrozenMap, Score, Undetermined
+from .base import Details, FrozenMap, Score, Undetermined, freeze
 from .guard import guard_rows
 from .grounding_substitution import KINDS as SUB_KINDS, substitutions
 
@@ -397,7 +397,7 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
         for (i, f, per, e), prob in zip(rows, p):
             weakest = None if e is None else _weakest_claim(e)
             out[i] = Score(float(prob), GroundingDetails(
-                False, model["name"], align, probability=float(prob), sentences=tuple(FrozenMap(x) for x in per),
+                False, model["name"], align, probability=float(prob), sentences=tuple(freeze(x) for x in per),
                 fired=tuple(fired(f, per, weakest)), features=FrozenMap(f), entailment=weakest))
     return out
 

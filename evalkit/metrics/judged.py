@@ -86,6 +86,10 @@ class AnswerRelevanceDetails(Details):
     noncommittal: int | None = None
     cosines: tuple[float, ...] | None = None
 
+    def _kept(self) -> frozenset[str]:
+        # a rubric's reason is the judge's, saved as given (null when it gave none)
+        return frozenset({"reason"}) if self.method == "rubric" else frozenset()
+
 
 @dataclass(frozen=True, eq=False)
 class RagasScoreDetails(Details):
@@ -116,6 +120,10 @@ class AnswerClassDetails(Details):
     rule: str
     matched: tuple[str, ...] | None = None
     reason: Any = None
+
+    def _kept(self) -> frozenset[str]:
+        # the judge's reason, saved as given (null when it gave none)
+        return frozenset({"reason"}) if self.rule == "judge" else frozenset()
 
 def _need(judge) -> None:
     if judge is None:

@@ -33,6 +33,11 @@ class RelevanceDetails(Details):
     idf_scope: str | None = None
     reason: str | None = None
 
+    def _keys(self) -> list[str]:
+        # a row scored 0 without comparing says why first
+        keys = super()._keys()
+        return ["reason", *(k for k in keys if k != "reason")] if self.reason is not None else keys
+
 
 @dataclass(frozen=True, eq=False)
 class CompletenessDetails(Details):

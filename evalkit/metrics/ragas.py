@@ -209,6 +209,10 @@ class RagasDetails(Details):
     reason: str | None = None
     ragas_reason: Any = None
 
+    def _kept(self) -> frozenset[str]:
+        # beside the NaN reason, ragas' own reason is saved even when ragas gave none (null)
+        return frozenset({"ragas_reason"}) if self.reason is not None else frozenset()
+
 
 def _one_score(result: Any) -> Score:
     v = result.value

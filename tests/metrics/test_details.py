@@ -62,14 +62,47 @@ def test_relevance_is_saved_as_the_json_it_reads_as():
     assert json.loads(details_cell(s.details)) == {"cosine": round(cosine, 6), "jaccard": 0.666667, "idf_scope": "pair"}
     empty_question = relevance("", "An answer.").details
     assert (empty_question.cosine, empty_question.reason) == (0.0, "empty question")
-    assert details_cell(empty_question) == '{"cosine": 0.0, "jaccard": 0.0, "reason": "empty question"}'
+    # the order results saved before typed records wrote: a row scored without comparing says why first
+    assert details_cell(empty_question) == '{"reason": "empty question", "cosine": 0.0, "jaccard": 0.0}'
 
 
 def test_a_declining_answer_saves_its_decision_before_its_anchors():
     s = hallucination("I don't know; the documents do not say.", ["Trucks pay $40."])
-    assert list(json.loads(details_cell(s.details))) == ["abstention", "matched", "anchors", "s_claims", "p_drift",
-                                                        "unsupported", "reason"]
+    assert list(json.loads(details_cell(s.details))) == ["abstention", "reason", "matched", "anchors", "s_claims",
+                                                        "p_drift", "unsupported"]
     assert s.details.abstention is True and s.details.anchors == ()
+
+
+def test_each_hallucination_path_keeps_the_key_order_saved_results_have():
+    # the orders the dict details of 313d316 wrote, typed out: an empty answer's reason first, a scored
+    # answer's reason last
+    from evalkit.metrics.anchors import hallucination_from_parsed
+
+    # (the metric leaves an empty answer undetermined before it gets here; a caller of the parsed form does not)
+    empty = json.loads(details_cell(hallucination_from_parsed("", None, None).details))
+    assert list(empty) == ["reason", "abstention", "anchors", "s_claims", "ngram_overlap", "p_drift"]
+    no_anchor = json.loads(details_cell(hallucination("Yes, certainly.", ["Trucks pay $40."]).details))
+    assert list(no_anchor) == ["abstention", "anchors", "s_claims", "ngram_overlap", "p_drift", "unsupported",
+                               "reason"]
+    assert no_anchor["reason"] == "no anchors in the answer"
+
+
+def test_a_reason_the_judge_or_ragas_left_out_is_saved_as_null():
+    from types import SimpleNamespace
+
+    from evalkit.metrics.judged import AnswerClassDetails, AnswerRelevanceDetails
+    from evalkit.metrics.ragas import _one_score
+
+    nan = _one_score(SimpleNamespace(value=float("nan"), reason=None))
+    assert details_cell(nan.details) == '{"reason": "ragas returned NaN (e.g. no statements)", "ragas_reason": null}'
+    assert nan.details["ragas_reason"] is None and "ragas_reason" in nan.details
+    assert details_cell(_one_score(SimpleNamespace(value=0.5, reason=None)).details) == "{}"
+    assert details_cell(AnswerRelevanceDetails("rubric", None)) == '{"method": "rubric", "reason": null}'
+    assert details_cell(AnswerClassDetails("judge", reason=None)) == '{"rule": "judge", "reason": null}'
+    assert details_cell(AnswerClassDetails("dont_know", matched=("no idea",))) == \
+        '{"rule": "dont_know", "matched": ["no idea"]}'
+    with pytest.raises(KeyError):
+        AnswerClassDetails("dont_know", matched=())["reason"]
 
 
 def test_anchors_are_records_that_read_as_the_saved_objects():
@@ -177,3 +210,23 @@ def test_details_cells_are_parsed_by_one_loader_only():
     found = [f"{p.relative_to(root)}:{i}" for p in sorted(root.rglob("*.py")) if p.name != "data.py"
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if parse.search(line)]
     assert not found, f"details parsed outside data.details_of_cell: {found}"
+
+
+def test_grounding_sentences_are_frozen_all_the_way_down():
+    from evalkit.metrics.base import FrozenMap
+    from evalkit.metrics.grounding import grounding_risk
+
+    s = grounding_risk("Revenue was $9 million in 2023, said Alice Moreau.", ["Revenue was $5 million in 2023."])
+
+    def mutable(x):
+        if isinstance(x, (list, dict, set)):
+            return True
+        if isinstance(x, (tuple, FrozenMap)):
+            return any(mutable(v) for v in (x.values() if isinstance(x, FrozenMap) else x))
+        return False
+
+    assert s.details.sentences and not mutable(s.details.sentences)
+    lists = [k for k, v in s.details.sentences[0].items() if isinstance(v, tuple)]
+    assert lists, "a sentence record holds sequences (missing entities, novel words): they must be tuples"
+    with pytest.raises(AttributeError):
+        s.details.sentences[0][lists[0]].append("x")
