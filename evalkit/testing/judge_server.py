@@ -40,6 +40,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import random
@@ -292,7 +293,7 @@ def _scale(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]
 
 
 def _fixed(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
-    return json.loads(json.dumps(a["reply"]))  # a fresh copy
+    return copy.deepcopy(a["reply"])  # a fresh copy, so whatever edits the reply later cannot change the script
 
 
 ANSWERS: Mapping[str, Callable[..., dict[str, Any]]] = MappingProxyType({
