@@ -21,6 +21,9 @@ import sys
 from pathlib import Path
 
 
+# the named verdict profiles (evalkit.config.VERDICT_PROFILES; spelled here so --help imports nothing)
+VERDICT_PROFILE_NAMES = ("seed", "evalkit")
+
 def _default_text(metric) -> str:
     """Whether ``evalkit score`` without --metrics runs it: always, or when the judge / encoder it needs is there."""
     from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS
@@ -135,6 +138,10 @@ def _load_config(args):
         except ConfigError as e:
             raise ConfigError(f"{getattr(args, 'config', None) or 'command line'}: {e}") from None
         cfg = dataclasses.replace(cfg, thresholds=thresholds_from_profile(args.thresholds, cfg.thresholds))
+    if getattr(args, "profile", None):  # the flag wins over the config file's ``profile:``
+        import dataclasses
+
+        cfg = dataclasses.replace(cfg, thresholds=dataclasses.replace(cfg.thresholds, named=args.profile))
     return cfg
 
 
@@ -404,7 +411,7 @@ def _verdict_cmd(args) -> int:
     _check_output_path(args.output)
     _refuse_overwriting(args.output, args.results, args.thresholds)
     df = _read_results(args.results, _columns(args), args)
-    out, notes = apply_verdicts(df, thresholds_from_profile(args.thresholds, VerdictThresholds()))
+    out, notes = apply_verdicts(df, thresholds_from_profile(args.thresholds, VerdictThresholds(named=args.profile)))
     for n in notes:
         print(f"evalkit: warning: {n}", file=sys.stderr)
     save(out, args.output)
@@ -495,6 +502,10 @@ def _add_score(sub) -> None:
     s.add_argument("--metrics", help="comma-separated metric names (default: every default metric that applies)")
     s.add_argument("--config", help="scoring config YAML (see evalkit.config.EvalConfig)")
     s.add_argument("--thresholds", help="calibrated threshold profile (YAML) for the verdict")
+    s.add_argument("--profile", choices=VERDICT_PROFILE_NAMES,
+                   help="the named verdict profile: 'seed' (the seed documents' word-overlap triad, exact) or "
+                        "'evalkit' (unsupported facts, answers the question, coverage); default: the config's "
+                        "profile: key, else seed")
     s.add_argument("--columns", help=COLUMNS_HELP)
     _add_reading(s)
     s.add_argument("--strict", action="store_true",
@@ -574,6 +585,8 @@ def _add_verdict_and_compare(sub) -> None:
              "  evalkit verdict results.parquet --thresholds profile.yaml -o results_v2.parquet", _verdict_cmd)
     v.add_argument("results", help="scored results with hallucination, relevance and completeness")
     v.add_argument("--thresholds", required=True, help="threshold profile YAML (evalkit calibrate -o)")
+    v.add_argument("--profile", choices=VERDICT_PROFILE_NAMES, default="seed",
+                   help="the named verdict profile the calibrated rules extend")
     v.add_argument("-o", "--output", required=True, help="output path (.parquet, .csv or .jsonl)")
     v.add_argument("--columns", help=COLUMNS_HELP)
     _add_reading(v)

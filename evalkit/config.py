@@ -107,17 +107,30 @@ class VerdictThresholds:
     hallucination_fail: float = 0.5
     relevance_fail: float = 0.1
     completeness_warn: float = 0.6
+    # the evalkit profile's cut values (evalkit.metrics.checks): one unsupported fact fails, an answer that does
+    # not answer the question fails, one that covers less than coverage_warn of it warns
+    unsupported_fail: float = 0.0
+    answers_fail: float = 0.5
+    coverage_warn: float = 0.6
     # opt-in: FAIL an answer whose weakest claim's support is strictly below this (the support detector needs
     # the embed extra); None: no such rule. A calibrated profile's rule on support replaces it.
     support_fail: float | None = None
     # rules read from a calibrated threshold profile (evalkit.thresholds.Threshold), applied by the
     # verdict after the defaults above are replaced for the metrics they name
     profile: tuple = ()
+    # the named verdict profile in force: "seed" (the seed documents' rules on relevance, completeness and
+    # hallucination, exact) or "evalkit" (unsupported_facts, answers_question, question_coverage)
+    named: str = "seed"
 
     def as_dict(self) -> dict[str, float]:
-        """The default cut values, and the opt-in ones that are set (the profile's rules are in ``profile``)."""
-        out = {"hallucination_fail": self.hallucination_fail, "relevance_fail": self.relevance_fail,
-               "completeness_warn": self.completeness_warn}
+        """The cut values of the named profile's rules, and the opt-in ones that are set (a calibrated profile's
+        rules are in ``profile``)."""
+        if self.named == "evalkit":
+            out = {"unsupported_fail": self.unsupported_fail, "answers_fail": self.answers_fail,
+                   "coverage_warn": self.coverage_warn}
+        else:
+            out = {"hallucination_fail": self.hallucination_fail, "relevance_fail": self.relevance_fail,
+                   "completeness_warn": self.completeness_warn}
         if self.support_fail is not None:
             out["support_fail"] = self.support_fail
         return out
@@ -128,6 +141,7 @@ class VerdictThresholds:
 Thresholds = VerdictThresholds
 
 _OPT_IN = ("support_fail",)  # thresholds that are off unless set (null: off)
+VERDICT_PROFILES = ("seed", "evalkit")  # the named verdict profiles (config key ``profile:``, ``--profile``)
 
 # the judge's endpoint and model can come from the environment; the API key only ever does
 JUDGE_ENV = {"base_url": "EVALKIT_JUDGE_BASE_URL", "model": "EVALKIT_JUDGE_MODEL",
@@ -400,13 +414,17 @@ class EvalConfig:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None, *, source: str = "config") -> "EvalConfig":
         d = dict(d or {})
-        known = {f.name for f in dataclasses.fields(cls)}
+        known = {f.name for f in dataclasses.fields(cls)} | {"profile"}  # profile: the named verdict profile
         unknown = sorted(set(d) - known)
         if unknown:
             raise ConfigError(f"{source}: unknown key{'s' if len(unknown) > 1 else ''} {unknown}; known keys: {sorted(known)}")
+        named = d.pop("profile", None)
+        if named is not None and named not in VERDICT_PROFILES:
+            raise ConfigError(f"{source}: profile must be one of {', '.join(VERDICT_PROFILES)}, got {named!r}")
         if "thresholds" in d:
             th = d["thresholds"] or {}
-            tk = {f.name for f in dataclasses.fields(VerdictThresholds)} - {"profile"}  # profiles come from --thresholds
+            # calibrated rules come from --thresholds, the named profile from the key ``profile``
+            tk = {f.name for f in dataclasses.fields(VerdictThresholds)} - {"profile", "named"}
             bad = sorted(set(th) - tk)
             if bad:
                 raise ConfigError(f"{source}: thresholds has unknown key(s) {bad}; known: {sorted(tk)}")
@@ -420,6 +438,8 @@ class EvalConfig:
             raise ConfigError(f"{source}: lexicons has unknown key(s) {bad}; known: {sorted(default_lexicons())}")
         if "custom_metrics" in d:
             d["custom_metrics"] = _custom_specs(d["custom_metrics"] or (), source)
+        if named is not None:
+            d["thresholds"] = dataclasses.replace(d.get("thresholds") or VerdictThresholds(), named=named)
         cfg = cls(**d)
         cfg.validate(source)
         return cfg

@@ -24,7 +24,7 @@ import pandas as pd
 
 from .config import EvalConfig
 from .runner import as_config, score
-from .verdict import TRIAD, apply_verdicts, decision_counts, decision_note, row_decisions
+from .verdict import apply_verdicts, decision_counts, decision_note, profile_metrics, row_decisions
 
 log = logging.getLogger("evalkit")
 
@@ -62,7 +62,7 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
             out = score_chunks(data, metrics, config, parts_dir=parts_dir, chunk_size=chunk_size or DEFAULT_CHUNK,
                                resume=resume, columns=columns, on_error=on_error, engine=runner_engine,
                                progress=progress, strict_columns=strict_columns)
-    if not all(m in out.attrs["evalkit"]["metrics"] for m in TRIAD):
+    if not all(m in out.attrs["evalkit"]["metrics"] for m in profile_metrics(config.thresholds)):
         return out
     attrs = out.attrs["evalkit"]
     out, notes = _with_verdicts(out, config)
@@ -129,7 +129,7 @@ def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metric
             raise
         scored = cp.chunks[0]["meta"].get("metrics", []) if cp.chunks else []
         written = write_output(cp, output, keep=keep,
-                               transform=verdicts if all(m in scored for m in TRIAD) else None)
+                               transform=verdicts if all(m in scored for m in profile_metrics(config.thresholds)) else None)
         if parts_dir is not None:
             remove_parts(parts_dir)
     if (total := decision_note(counts=counts)) is not None:

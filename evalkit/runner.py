@@ -250,7 +250,10 @@ def resolve_metrics(names: Iterable[str] | None, columns: Iterable[str],
     cols = set(columns)
     config = config or EvalConfig()
     if names is None:
-        cand = [REGISTRY[n] for n in DEFAULT_METRICS + OPTIONAL_DEFAULTS]
+        # the named verdict profile's metrics run whenever the verdict does (the evalkit profile's are not defaults)
+        profile = tuple(m.name for m in REGISTRY.values() if m.verdict_role is not None
+                        and m.verdict_role.profile == config.thresholds.named and m.name not in DEFAULT_METRICS)
+        cand = [REGISTRY[n] for n in profile + DEFAULT_METRICS + OPTIONAL_DEFAULTS]
         cand += [REGISTRY[s.name] for s in config.custom_metrics if s.name in REGISTRY]  # defined to be run
         cand = [m for m in cand if m.derived or set(m.needs) <= cols]
         cand = [m for m in cand if resource_problem(m, config) is None]

@@ -158,6 +158,7 @@ def build_signature(config: EvalConfig | None, data_sha256: str | None, metrics:
         "spacy_model": config.spacy_model,
         "tokenizer": get_tokenizer(config.tokenizer).signature(),
         "stop_words": config.stop_words,
+        "verdict_profile": getattr(th, "named", "seed"),
         "thresholds": th.as_dict(),
         "threshold_profile": [str(t) for t in getattr(th, "profile", ())],
         "config_sha256": config_hash(config),

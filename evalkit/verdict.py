@@ -57,10 +57,28 @@ if TYPE_CHECKING:
     from collections import Counter
 
 VERDICTS = ("PASS", "WARN", "FAIL", "ABSTAIN", "UNDETERMINED")
-# the metrics with a verdict role, in the order the verdict checks them: hallucination, relevance, completeness
-ROLES = tuple(sorted(((m.name, m.verdict_role) for m in REGISTRY.values() if m.verdict_role is not None),
-                     key=lambda pair: pair[1].order))
+
+
+def roles_for(profile: str = "seed") -> tuple:
+    """The ``(metric, VerdictRole)`` pairs of a named profile, in the order the verdict checks them.
+
+    >>> [name for name, _ in roles_for("seed")], [name for name, _ in roles_for("evalkit")]
+    (['hallucination', 'relevance', 'completeness'], ['unsupported_facts', 'answers_question', 'question_coverage'])
+    """
+    return tuple(sorted(((m.name, m.verdict_role) for m in REGISTRY.values()
+                         if m.verdict_role is not None and m.verdict_role.profile == profile),
+                        key=lambda pair: pair[1].order))
+
+
+# the seed profile's metrics with a verdict role, in the order the verdict checks them: hallucination, relevance,
+# completeness (the evalkit profile's: roles_for("evalkit"))
+ROLES = roles_for("seed")
 TRIAD = tuple(name for name, _ in ROLES)
+
+
+def profile_metrics(t: VerdictThresholds | None = None) -> tuple[str, ...]:
+    """The metrics the named profile of ``t`` reads (the seed's triad by default)."""
+    return tuple(name for name, _ in roles_for((t or VerdictThresholds()).named))
 # a profile rule on a metric without a role is a FAIL rule checked after what the answer asserts
 # (hallucination, order 0) and before whether it answers the question (relevance, completeness)
 PROFILE_ORDER = 1
@@ -76,7 +94,7 @@ def default_rules(t: VerdictThresholds | None = None) -> tuple[Threshold, ...]:
     (strict comparisons, as the seed writes them)."""
     t = t or VerdictThresholds()
     return tuple(Threshold(name, getattr(t, role.threshold), role.flag, role.inclusive, role.outcome)
-                 for name, role in ROLES)
+                 for name, role in roles_for(t.named))
 
 
 def rules_for(t: VerdictThresholds | None = None) -> tuple[Threshold, ...]:
@@ -92,10 +110,11 @@ def rules_for(t: VerdictThresholds | None = None) -> tuple[Threshold, ...]:
     t = t or VerdictThresholds()
     by_metric = {r.metric: r for r in t.profile}
     staged = []
-    for (_, role), r in zip(ROLES, default_rules(t)):
+    roles = roles_for(t.named)
+    for (_, role), r in zip(roles, default_rules(t)):
         p = by_metric.get(r.metric)
         staged.append((role.order, Threshold(r.metric, p.value, p.flag, p.inclusive, r.outcome) if p else r))
-    staged += [(PROFILE_ORDER, r) for r in t.profile if r.metric not in TRIAD]
+    staged += [(PROFILE_ORDER, r) for r in t.profile if r.metric not in {name for name, _ in roles}]
     if t.support_fail is not None and "support" not in by_metric:  # opt-in; a calibrated profile's rule wins
         staged.append((PROFILE_ORDER, Threshold("support", t.support_fail, "below", False, "FAIL")))
     return tuple(r for _, r in sorted(staged, key=lambda pair: pair[0]))  # stable: a profile's own order kept
@@ -197,10 +216,12 @@ def apply_verdicts(results: pd.DataFrame, thresholds: VerdictThresholds | None =
     >>> apply_verdicts(df)[0]["verdict"].tolist()
     ['PASS', 'FAIL']
     """
-    missing = [m for m in TRIAD if m not in results.columns]
+    needed = profile_metrics(thresholds)
+    missing = [m for m in needed if m not in results.columns]
     if missing:
-        raise ProfileError(f"the verdict needs the columns {', '.join(missing)}: score them first "
-                           f"(evalkit score --metrics {','.join(TRIAD)})")
+        raise ProfileError(f"the verdict needs the columns {', '.join(missing)}: score them first (evalkit score "
+                           f"--metrics {','.join(needed)}; the {(thresholds or VerdictThresholds()).named} profile "
+                           "reads them)")
     notes = []
     rules = []
     for r in rules_for(thresholds):

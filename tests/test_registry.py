@@ -75,14 +75,17 @@ def test_every_metric_declares_a_formula_on_one_line():
 def test_verdict_roles_are_the_seeds_rules_in_the_verdicts_order():
     from evalkit.verdict import TRIAD
 
-    roles = {n: (m.verdict_role.flag, m.verdict_role.outcome, m.verdict_role.threshold)
+    roles = {n: (m.verdict_role.flag, m.verdict_role.outcome, m.verdict_role.threshold, m.verdict_role.profile)
              for n, m in REGISTRY.items() if m.verdict_role is not None}
-    assert roles == {"hallucination": ("above", "FAIL", "hallucination_fail"),
-                     "relevance": ("below", "FAIL", "relevance_fail"),
-                     "completeness": ("below", "WARN", "completeness_warn")}
-    assert TRIAD == ("hallucination", "relevance", "completeness")
+    assert roles == {"hallucination": ("above", "FAIL", "hallucination_fail", "seed"),
+                     "relevance": ("below", "FAIL", "relevance_fail", "seed"),
+                     "completeness": ("below", "WARN", "completeness_warn", "seed"),
+                     "unsupported_facts": ("above", "FAIL", "unsupported_fail", "evalkit"),
+                     "answers_question": ("below", "FAIL", "answers_fail", "evalkit"),
+                     "question_coverage": ("below", "WARN", "coverage_warn", "evalkit")}
+    assert TRIAD == ("hallucination", "relevance", "completeness")  # the seed profile's, in its order
     fields = {f.name for f in dataclasses.fields(VerdictThresholds)}
-    assert {t for _, _, t in roles.values()} <= fields
+    assert {t for _, _, t, _ in roles.values()} <= fields
 
 
 def test_evidence_keys_are_what_the_metrics_emit(sample_results):

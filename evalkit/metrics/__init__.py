@@ -33,6 +33,11 @@ _HALLUCINATION_ROLE = VerdictRole(order=0, flag="above", outcome="FAIL", thresho
                                   on_threshold=((0.5, "one unsupported anchor of two gives exactly 0.5 and passes"),))
 _RELEVANCE_ROLE = VerdictRole(order=2, flag="below", outcome="FAIL", threshold="relevance_fail")
 _COMPLETENESS_ROLE = VerdictRole(order=3, flag="below", outcome="WARN", threshold="completeness_warn")
+# the evalkit profile's rules (evalkit.metrics.checks): one unsupported fact fails the answer, an answer that does
+# not answer the question fails, one that answers part of it warns
+_FACTS_ROLE = VerdictRole(order=0, flag="above", outcome="FAIL", threshold="unsupported_fail", profile="evalkit")
+_ANSWERS_ROLE = VerdictRole(order=2, flag="below", outcome="FAIL", threshold="answers_fail", profile="evalkit")
+_COVERAGE_ROLE = VerdictRole(order=3, flag="below", outcome="WARN", threshold="coverage_warn", profile="evalkit")
 _RAGAS_EMPTY = "ragas raises on empty inputs (row error); NaN -> undetermined"
 # the row decision's guards (evalkit.metrics.guard): an empty answer is undetermined in every metric that reads it;
 # the English-only ones (english_only=True) are also undetermined for an answer in another language
@@ -70,6 +75,37 @@ _REGISTRY_LIST = [
            worked=_WORKED + "hallucination_worked",
            in_words="The contexts support {supported} of the {anchors} numbers, dates and claims in the answer, so "
                     "hallucination is {value:.2f} (the share unsupported).",
+           english_only=True),
+    Metric("unsupported_facts", _M + "checks:unsupported_facts", needs=("question", "answer", "contexts"),
+           direction="lower", range=(0.0, 1.0), batch=_M + "checks:unsupported_facts_batch", resources=("nlp",),
+           family="checks", verdict_role=_FACTS_ROLE, details=_M + "checks:FactDetails",
+           formula="unsupported facts / facts: amounts (pint units, number words, rates), dates, names bound to the "
+                   "same item as in the context, yes/no polarity, and clauses whose content words the contexts "
+                   "lack",
+           empty_policy="undetermined for an empty answer" + _NOT_EN + "; 0.0 for an abstention; no contexts: "
+                        "every fact unsupported",
+           evidence_keys=("unsupported",),
+           in_words="{value:.2f} of the answer's facts are not supported by the contexts.",
+           english_only=True),
+    Metric("answers_question", _M + "checks:answers_question", needs=("question", "answer"), optional=("contexts",),
+           direction="higher", range=(0.0, 1.0), batch=_M + "checks:answers_question_batch", resources=("nlp",),
+           family="checks", verdict_role=_ANSWERS_ROLE, details=_M + "checks:AnswersDetails",
+           formula="1 if the answer gives the kind of answer the question asks for (an amount of its dimension, a "
+                   "count, a date, a frequency, a name, yes/no) or says what the context sentence answering the "
+                   "question says; 0.5 for the latter alone on a typed question; else 0",
+           empty_policy="undetermined for an empty answer" + _NOT_EN + "; 1.0 for an abstention (judged apart)",
+           evidence_keys=("reason", "found"),
+           in_words="Whether it answers the question asked: {value:.1f} (1 yes, 0.5 partly, 0 no).",
+           english_only=True),
+    Metric("question_coverage", _M + "checks:question_coverage", needs=("question", "answer"),
+           optional=("ground_truth",), direction="higher", range=(0.0, 1.0), batch=_M + "checks:question_coverage_batch",
+           resources=("nlp",), family="checks", verdict_role=_COVERAGE_ROLE, details=_M + "checks:CoverageDetails",
+           formula="the reference's amounts, dates and names (else content words) stated in the answer / all of "
+                   "them; without a reference, the question's asks answered / asks",
+           empty_policy="undetermined for an empty answer" + _NOT_EN + "; 1.0 for an abstention and a one-part "
+                        "question without a reference",
+           evidence_keys=("missing",),
+           in_words="It covers {value:.2f} of what the question asks.",
            english_only=True),
     Metric("exact_match", _M + "reference:exact_match", needs=("answer", "ground_truth"), direction="higher", range=(0.0, 1.0),
            kind="bool", details=_NO_EVIDENCE, family="reference",
@@ -304,7 +340,8 @@ def get_metric(name: str) -> Metric:
 
 
 _FUNCTIONS = {f: m for m, fs in {
-    "anchors": ["hallucination"], "baselines": ["answer_length", "novel_token_rate"],
+    "anchors": ["hallucination"], "checks": ["answers_question", "question_coverage", "unsupported_facts"],
+    "baselines": ["answer_length", "novel_token_rate"],
     "embedding": ["bert_score_f1", "semantic_similarity"], "factchecks": ["fact_checks"],
     "grounding": ["grounding_risk"], "lexical": ["completeness", "relevance"],
     "judged": ["answer_class", "answer_relevance", "context_precision", "context_recall", "factual_accuracy",

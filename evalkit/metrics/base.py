@@ -205,6 +205,8 @@ class VerdictRole:
     inclusive : whether a value on the threshold triggers (the seed's rules are strict).
     on_threshold : ``(cut value, why)`` pairs: how a row comes to sit exactly on that cut value, said where the
         report counts the rows a strict rule lets through on its threshold.
+    profile : the named verdict profile the rule belongs to: 'seed' (the seed documents' word-overlap triad,
+        kept exact) or 'evalkit' (the default, validated against careful readers).
     """
 
     order: int
@@ -213,6 +215,7 @@ class VerdictRole:
     threshold: str
     inclusive: bool = False
     on_threshold: tuple[tuple[float, str], ...] = ()
+    profile: str = "seed"
 
 
 _LAZY_FIELDS = frozenset({"fn", "batch", "evidence", "worked", "details"})

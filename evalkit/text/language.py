@@ -1,20 +1,17 @@
-"""Which language an answer is written in: a cheap guard for the English-only lexical metrics.
+"""Which language an answer is written in: a guard for the English-only metrics.
 
-Two signals, no model: the script of the letters (Han, kana, Hangul, Cyrillic, Arabic, ... decide alone
-when they are more than ``script_share`` of the letters and at least ``script_min_letters`` of them; a letter
-standing alone is a symbol, not a word: "μ = 3.2, σ = 1.1", "π ≈ 3.14159" are not Greek), and for Latin
-script the words that are function words of a language (``resources/languages.yaml``: English, German,
-French, Spanish, Dutch, Italian, Portuguese, Swedish; for English also the endings -ed and -ly). A
-Latin-script answer is called another language only when it has at least ``min_words`` words, and that
-language's hits are at least ``min_share`` of them, at least ``min_hits`` (or ``min_hits_with_letters`` when
-one of them shows the language's own letters or endings: "ß", "-ung", "ij", "ñ"), and at least
-``english_ratio`` times the English-only function words. A hit is a lower-case word inside a sentence from
-the language's list (words that are also English function words do not count) or matching its letters and
-endings, a capitalised word inside a sentence by its ending only (a German noun: "Versicherung"; not a
-name: "Núñez"), or a sentence's first word from the list ("Die"; not "José"). So "42", "Paris.",
-"Tilburg, Antwerp and Ghent.", "Men die in war.", "José Núñez won." and "Our menu has crème brûlée, café au
-lait, pâté and rosé." are English. The guard is for the metrics, not a language identifier: it names a
-language only when the English rules plainly do not apply.
+Two signals: the script of the letters (Han, kana, Hangul, Cyrillic, Arabic, ... decide alone when they are
+more than ``script_share`` of the letters and at least ``script_min_letters`` of them; a letter standing alone
+is a symbol, not a word: "μ = 3.2, σ = 1.1", "π ≈ 3.14159" are not Greek), and for Latin script the
+statistical detector of ``lingua-language-detector`` (models inside its wheel) over the languages
+``resources/languages.yaml`` lists. Names are not a language: capitalised words inside a sentence are left
+out, and an answer with fewer than ``min_words`` other words is too short to tell (treated as English:
+"42", "Paris.", "José Núñez won.", "Tilburg, Antwerp and Ghent."). Another language is named when lingua's
+most likely language is not English with confidence at least ``min_confidence`` and ``ratio_to_english``
+times English's, unless the answer is plainly English (at least ``english_min_hits`` English function words
+making up ``english_share`` of its words: "Our menu has crème brûlée, café au lait, pâté and rosé."). The
+guard is for the metrics, not a general language identifier: it names a language only when the English
+rules plainly do not apply.
 """
 from __future__ import annotations
 
@@ -61,18 +58,12 @@ class LanguageGuess:
 
 
 @lru_cache(maxsize=1)
-def _lists() -> tuple[dict[str, Any], frozenset[str], dict[str, tuple[frozenset[str], re.Pattern | None]]]:
+def _lists() -> tuple[dict[str, Any], frozenset[str]]:
     import yaml
 
     with resources.files("evalkit").joinpath("resources/languages.yaml").open(encoding="utf-8") as f:
         doc = yaml.safe_load(f)
-    english = frozenset(doc["english"].split())
-    raw = {code: frozenset(words.split()) for code, words in doc["languages"].items()}
-    pats = doc.get("patterns") or {}
-    others = {code: (words - english, re.compile("|".join(f"(?:{p})" for p in pats[code])) if pats.get(code) else None)
-              for code, words in raw.items()}
-    english_only = english.difference(*raw.values())  # "in", "a", "de" say nothing about English either
-    return doc, english_only, others
+    return doc, frozenset(doc["english"].split())
 
 
 @lru_cache(maxsize=1)
@@ -81,37 +72,7 @@ def _english_pattern() -> re.Pattern | None:
     return re.compile("|".join(f"(?:{p})" for p in pats)) if pats else None
 
 
-@lru_cache(maxsize=1)
-def _any_other() -> tuple[frozenset[str], re.Pattern]:
-    """Every other language's words and patterns at once: most English words match neither, so the
-    per-language counts run only on the few that do."""
-    _, _, others = _lists()
-    words = frozenset().union(*(lst for lst, _ in others.values()))
-    return words, re.compile("|".join(f"(?:{p.pattern})" for _, p in others.values() if p is not None))
-
-
 _LOWER, _NAME, _INITIAL = "lower", "name", "initial"
-
-
-def _hits(words: list[tuple[str, str]], lst: frozenset[str], pattern: re.Pattern | None) -> tuple[int, int]:
-    """The words that are hits for a language, and how many of them by its letters or endings.
-
-    A lower-case word counts when it is in the list or matches the pattern; a name (capitalised inside a
-    sentence: "São Paulo", "Le Monde") only by an ending (German writes its nouns capitalised:
-    "Versicherung"); a sentence's first word only when it is in the list ("Die", not "José")."""
-    hits = letters = 0
-    for w, kind in words:
-        if kind == _LOWER:
-            if pattern is not None and pattern.search(w) is not None:
-                hits, letters = hits + 1, letters + 1
-            elif w in lst:
-                hits += 1
-        elif kind == _NAME:
-            if pattern is not None and len(w) > 5 and pattern.search(w[-6:]) is not None and w[-6:].isascii():
-                hits, letters = hits + 1, letters + 1
-        elif w in lst:
-            hits += 1
-    return hits, letters
 
 
 def _words(text: str) -> list[tuple[str, str]]:
@@ -161,7 +122,7 @@ def detect_language(text: str | None) -> LanguageGuess:
     >>> detect_language("Paris.").code is None, detect_language("42").english
     (True, True)
     """
-    doc, english, others = _lists()
+    doc, english = _lists()
     text = unicodedata.normalize("NFKC", text or "")
     letters = [(i, c) for i, c in enumerate(text) if c.isalpha()]
     if not letters:
@@ -183,20 +144,38 @@ def detect_language(text: str | None) -> LanguageGuess:
         minimum = doc["script_min_letters"]
         if share > float(doc["script_share"]) and n >= int(minimum.get(code, minimum["default"])):
             return LanguageGuess(code, "script", round(share, 3))
-    words = _words(text.replace("’", "'"))
+    return _latin_language(text, doc, english)
+
+
+def _latin_language(text: str, doc: dict[str, Any], english: frozenset[str]) -> LanguageGuess:
+    """A Latin-script text's language: lingua's statistical detector on the words that are not names, with
+    two guards that keep the English-only rules where they apply (a name is not a language; an answer that
+    is a quarter English function words is English however many dish names it quotes)."""
+    found = _words(text.replace("’", "'"))
+    # a name is not a language, also at a sentence's start ("José Núñez won.": the first word of a full name;
+    # an article before a German noun is short: "Die Versicherung kostet ...")
+    words = [(w, kind) for (w, kind), (_, after) in zip(found, found[1:] + [("", _LOWER)])
+             if kind != _NAME and not (kind == _INITIAL and after == _NAME and len(w) > 3)]
     if len(words) < int(doc["min_words"]):
         return LanguageGuess(None, "too short")
     en_pattern = _english_pattern()
-    en_hits = sum(w in english or (en_pattern is not None and kind != _NAME and en_pattern.search(w) is not None)
-                  for w, kind in words)
-    any_words, any_pattern = _any_other()
-    candidates = [(w, kind) for w, kind in words if w in any_words or any_pattern.search(w)]
-    if not candidates:
+    en_hits = sum(w in english or (en_pattern is not None and en_pattern.search(w) is not None) for w, _ in words)
+    if en_hits >= int(doc["english_min_hits"]) and en_hits >= float(doc["english_share"]) * len(words):
         return LanguageGuess("en", "words", round(en_hits / len(words), 3))
-    best, (hits, by_letters) = max(((code, _hits(candidates, lst, pat)) for code, (lst, pat) in others.items()),
-                                   key=lambda kv: kv[1])
-    share = hits / len(words)
-    enough = hits >= int(doc["min_hits"]) or (by_letters and hits >= int(doc["min_hits_with_letters"]))
-    if enough and share >= float(doc["min_share"]) and hits >= float(doc["english_ratio"]) * en_hits:
-        return LanguageGuess(best, "words", round(share, 3))
-    return LanguageGuess("en", "words", round(en_hits / len(words), 3))
+    confidences = _detector().compute_language_confidence_values(" ".join(w for w, _ in words))
+    top = confidences[0]
+    code = top.language.iso_code_639_1.name.lower()
+    en = next((c.value for c in confidences if c.language.iso_code_639_1.name.lower() == "en"), 0.0)
+    if code != "en" and top.value >= float(doc["min_confidence"]) and top.value >= float(doc["ratio_to_english"]) * en:
+        return LanguageGuess(code, "lingua", round(top.value, 3))
+    return LanguageGuess("en", "lingua", round(en, 3))
+
+
+@lru_cache(maxsize=1)
+def _detector():
+    """lingua's detector over the Latin-script languages ``resources/languages.yaml`` lists (its models ship
+    in the wheel and load on first use; nothing is downloaded)."""
+    from lingua import IsoCode639_1, LanguageDetectorBuilder
+
+    codes = _lists()[0]["lingua_languages"].split()
+    return LanguageDetectorBuilder.from_iso_codes_639_1(*(getattr(IsoCode639_1, c.upper()) for c in codes)).build()

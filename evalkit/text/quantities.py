@@ -1,0 +1,252 @@
+"""Quantities with their units, read so that equal amounts compare equal: 1.2 kg = 1,200 g, 75 cm = 0.75 m,
+90 minutes = an hour and a half, twice a year = every six months, €99 = 99 euros.
+
+Number words are read by ``text2num`` (``alpha2digit``: "twelve hundred" -> 1200, "four" -> 4), units by
+``pint`` (any unit it knows after a number: "kg", "grams", "litres", "°C", "V", "mAh", "km/h"), so no table
+of conversions lives here. What pint does not do is read here, each a rule with its example:
+
+* currency is a unit of its own, never converted ("€99", "99 euros", "USD 99", "$1.2 million");
+* a frequency is a rate: "every 4 weeks" = 1 / (4 week), "twice a year" = "2 times a year" = 2 / year,
+  "monthly" = 1 / month, so "twice a year" equals "every six months";
+* idioms pint and text2num leave alone: "an hour and a half" = 1.5 hour, "half an hour" = 0.5 hour,
+  "a dozen" = 12, "once" / "twice" / "three times" = 1 / 2 / 3 times;
+* a clock time is no amount: "2 pm" and "14:00" are times of day, so "two workshops" is not "2 pm";
+* a number without a unit is a count, compared with counts only; a year inside a date is not a count.
+
+Examples
+--------
+>>> [q.key() for q in read_quantities("It weighs 1.2 kg and costs €99.")]
+[('[mass]', 1.2), ('EUR', 99.0)]
+>>> same_amount(read_quantities("1,200 grams")[0], read_quantities("1.2 kg")[0])
+True
+>>> same_amount(read_quantities("twice a year")[0], read_quantities("every six months")[0])
+True
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# words after a number that are English, not units, although pint knows a unit by that name or symbol
+_NOT_UNITS = frozenset("a an and as at by do for from in is it of on or per the to with are be day-to-day "
+                       "pm am x times time".split())
+_CURRENCY = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "eur": "EUR", "euro": "EUR", "euros": "EUR",
+             "usd": "USD", "dollar": "USD", "dollars": "USD", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
+             "chf": "CHF", "francs": "CHF", "sek": "SEK", "kronor": "SEK", "nok": "NOK", "dkk": "DKK",
+             "jpy": "JPY", "yen": "JPY", "cents": "EUR/100"}
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "bn": 1e9}
+_ADVERB_RATES = {"hourly": "hour", "daily": "day", "weekly": "week", "fortnightly": "fortnight",
+                 "monthly": "month", "quarterly": "quarter", "annually": "year", "yearly": "year"}
+_IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+half\b", re.I), r"1.5 \1s"),
+           (re.compile(r"\bhalf\s+an?\s+(hour|day|week|month|year|minute)\b", re.I), r"0.5 \1"),
+           (re.compile(r"\b(\d+(?:\.\d+)?)\s+and\s+a\s+half\s+(hours|days|weeks|months|years|minutes)\b", re.I),
+            lambda m: f"{float(m.group(1)) + 0.5:g} {m.group(2)}"),
+           (re.compile(r"\ban?\s+hour\s+and\s+(?:a\s+)?(?:three\s+quarters|3\s+quarters)\b", re.I), "1.75 hours"),
+           (re.compile(r"\ban?\s+hour\s+and\s+a\s+quarter\b", re.I), "1.25 hours"),
+           (re.compile(r"\b(?:three|3)\s+quarters\s+of\s+an\s+hour\b", re.I), "0.75 hours"),
+           (re.compile(r"\ba\s+quarter\s+of\s+an\s+hour\b", re.I), "0.25 hours"),
+           (re.compile(r"\ba\s+dozen\b", re.I), "12"),
+           (re.compile(r"\bonce\b", re.I), "1 times"),
+           (re.compile(r"\btwice\b", re.I), "2 times"),
+           (re.compile(r"\bthrice\b", re.I), "3 times"),
+           (re.compile(r"\b(every|each)\s+(hour|day|week|month|year|quarter|fortnight)\b", re.I), r"\1 1 \2"),
+           (re.compile(r"\bper\s+(hour|day|week|month|year)\b", re.I), r"a \1"))
+_NUMBER = re.compile(r"(?<![\w.,/:-])(?P<cur>[€$£¥])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+                     r"(?![\d/])(?:\s?(?P<scale>thousand|million|billion|trillion)\b|"
+                     r"(?<=\d)(?P<cscale>bn|k|m)\b(?![.,]?\w))?")
+_CODE_BEFORE = re.compile(r"\b(?P<code>EUR|USD|GBP|CHF|SEK|NOK|DKK|JPY)\s?$")
+_CLOCK = re.compile(r"^\s?(?:[ap]\.?m\.?(?!\w)|o'clock|h\b|in the (?:morning|afternoon|evening)\b)|^:\d\d", re.I)
+_MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*")
+_DAY_OF_MONTH = re.compile(r"^(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b|^(?:st|nd|rd|th)\b", re.I)
+_MONTH_BEFORE = re.compile(r"\b" + _MONTH + r"\.?\s+$", re.I)
+_UNIT_AFTER = re.compile(r"^\s?-?(?P<unit>°\s?[CF]\b|(?:degrees?|deg)(?:\s+(?:celsius|fahrenheit|c|f))?\b|"
+                         r"[^\W\d_][\w°/²³µ]*(?:\s?/\s?[^\W\d_]+)?|%)", re.I)
+_RATE_AFTER = re.compile(r"^\s*(?:times\s+)?(?:a|an|per|each|every)\s+(?P<per>hour|day|week|month|year|quarter|"
+                         r"fortnight)\b|^\s*times\s+(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b", re.I)
+_EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.I)
+_RANGE_BETWEEN = re.compile(r"^\s*(?:-|–|—|to|and)\s*$", re.I)
+_ADVERB = re.compile(r"\b(" + "|".join(_ADVERB_RATES) + r")\b", re.I)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """An amount as read: ``magnitude`` in the base unit of its ``dimension`` (pint's base units: kg, m, s,
+    K, ...; a currency code; "%"; "count" for a bare number; a rate's is "1 / [time]").
+
+    ``text`` is the words it was read from (after number words became digits), ``noun`` the word after a
+    count ("1,200 members") and ``clock`` whether it is a time of day (not an amount).
+    """
+
+    magnitude: float
+    dimension: str
+    text: str
+    noun: str | None = None
+    clock: bool = False
+    written: float | None = None  # the number as written, before its unit was converted ("10 seconds": 10)
+
+    def key(self) -> tuple[str, float]:
+        """``(dimension, magnitude)`` rounded to 6 significant digits, for display and sets."""
+        return (self.dimension, float(f"{self.magnitude:.6g}"))
+
+
+@lru_cache(maxsize=1)
+def _units():
+    """pint's registry (its definitions ship in the package; built once per process)."""
+    import pint
+
+    return pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+
+
+@lru_cache(maxsize=4096)
+def _unit_of(word: str):
+    """pint's unit for ``word`` when it names a physical unit, else None ("members", "of", "pm")."""
+    w = word.strip().replace(" ", "").rstrip(".")
+    low = w.lower()
+    if not w or low in _NOT_UNITS or w.isdigit():
+        return None
+    if low.startswith("°") or low.startswith("deg"):
+        w = "degF" if low.endswith("f") or low.endswith("fahrenheit") else "degC"
+    ureg = _units()
+    for candidate in dict.fromkeys((w, low, "liter" if low == "l" else low)):  # symbols first: "V", "W", "mAh"
+        try:
+            unit = ureg.parse_units(candidate)
+        except Exception:  # pint raises several types for a word that is no unit; none is ours to pass on
+            continue
+        if str(unit.dimensionality) in _physical_dimensions():
+            return unit
+    return None
+
+
+# the kinds of amount an answer about a product, a service or a plan states; pint knows many more units
+# ("units" is a unit of luminous flux there), which in prose are more often words
+_PHYSICAL = ("m", "kg", "s", "K", "l", "m**2", "km/h", "V", "W", "A", "mAh", "Wh", "Hz", "bar",
+             "J", "N", "ohm", "m/s**2", "g/l")
+
+
+@lru_cache(maxsize=1)
+def _physical_dimensions() -> frozenset[str]:
+    ureg = _units()
+    return frozenset(str(ureg.parse_units(u).dimensionality) for u in _PHYSICAL)
+
+
+def with_digits(text: str) -> str:
+    """``text`` with number words as digits (text2num) and the idioms above rewritten."""
+    from text_to_num import alpha2digit
+
+    # text2num would also read the scale of "1.2 million" as a number of its own: keep scales after digits
+    protected = re.sub(r"(?<=\d)(\s+)(thousand|million|billion|trillion)\b", lambda m: m.group(1) + "SCALE"
+                       + m.group(2).upper(), text, flags=re.I)
+    # a number word joined to its unit ("a two-year warranty") is read as the number and the unit
+    protected = re.sub(r"\b([a-z]+)-(year|month|week|day|hour|minute|second|litre|liter|metre|meter)\b", r"\1 \2",
+                       protected, flags=re.I)
+    out = re.sub(r"SCALE(THOUSAND|MILLION|BILLION|TRILLION)", lambda m: m.group(1).lower(),
+                 alpha2digit(protected, "en", threshold=0))
+    for pattern, repl in _IDIOMS:
+        out = pattern.sub(repl, out)
+    return out
+
+
+def _amount(m: re.Match) -> float:
+    value = float(m.group("num").replace(",", ""))
+    scale = (m.group("scale") or "").lower()
+    if m.group("cscale") and m.group("cur"):  # "$5m" is five million; "5m" is five metres
+        scale = m.group("cscale").lower()
+    return value * _SCALES.get(scale, 1.0)
+
+
+def _physical(value: float, unit_word: str, text: str) -> Quantity | None:
+    unit = _unit_of(unit_word)
+    if unit is None:
+        return None
+    q = _units().Quantity(value, unit).to_base_units()
+    return Quantity(float(q.magnitude), str(q.dimensionality), text, written=value)
+
+
+def _rate(value: float, per: str, every: bool, text: str) -> Quantity:
+    """``value`` times per ``per`` ("2 times a year"), or once every ``value`` ``per`` ("every 4 weeks")."""
+    period = _units().Quantity(value if every else 1.0, per).to_base_units()
+    times = 1.0 if every else value
+    return Quantity(times / float(period.magnitude), str((1 / period).dimensionality), text)
+
+
+def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
+    """The quantity the number at ``m`` states, reading the words around it."""
+    value, after, before = _amount(m), t[m.end():m.end() + 40], t[max(0, m.start() - 12):m.start()]
+    text = m.group(0).strip()
+    if m.group("cur"):
+        return Quantity(value, _CURRENCY[m.group("cur")], text)
+    code = _CODE_BEFORE.search(before)
+    if code:
+        return Quantity(value, code.group("code"), code.group(0) + text)
+    if m.group("cscale"):  # a letter glued to a number that is no money is its unit: "5m", "2k"
+        after = m.group("cscale") + after
+    if _CLOCK.match(after):
+        return Quantity(value, "clock", text, clock=True)
+    if _DAY_OF_MONTH.match(after) or _MONTH_BEFORE.search(before):  # "24 May", "May 24": a date, not an amount
+        return None
+    every = _EVERY_BEFORE.search(before) is not None
+    u = _UNIT_AFTER.match(after)
+    word = u.group("unit") if u else ""
+    if word.lower().rstrip(".") in _CURRENCY:
+        return Quantity(value, _CURRENCY[word.lower().rstrip(".")], text + " " + word)
+    if word == "%" or word.lower() in ("percent", "per"):
+        return Quantity(value, "%", text + "%") if word == "%" or after.lower().lstrip().startswith(("percent", "per cent")) else None
+    rate = _RATE_AFTER.match(after)
+    if rate and not every:
+        per = rate.group("per") or _ADVERB_RATES[rate.group("adverb").lower()]
+        return _rate(value, per, False, t[m.start():m.end() + rate.end()])
+    if every and _unit_of(word) is not None and str(_unit_of(word).dimensionality) == "[time]":
+        return _rate(value, word, True, "every " + text + " " + word)
+    physical = _physical(value, word, text + " " + word) if word else None
+    if physical is None and unit_of_next and word.lower() in ("", "to", "and"):
+        physical = _physical(value, unit_of_next, text + " " + unit_of_next)  # "5 to 35 °C": the range's unit
+    if physical is not None:
+        return physical
+    noun = word.lower() if word and word[0].isalpha() else None
+    return Quantity(value, "count", text, noun=noun)
+
+
+def read_quantities(text: str | None) -> list[Quantity]:
+    """Every amount ``text`` states, in order (see the module docstring for the reading rules).
+
+    Years inside a calendar date and ordinals are not read ("3 March 2024", "the 3rd"); a range gives both
+    ends, the lower end taking the upper end's unit ("5–35 °C", "between 5 and 35 degrees").
+
+    >>> [q.key() for q in read_quantities("Every four weeks; 5–35 °C; an hour and a half; 2 pm")]
+    [('1 / [time]', 4.1336e-07), ('[temperature]', 278.15), ('[temperature]', 308.15), ('[time]', 5400.0), ('clock', 2.0)]
+    """
+    if not text:
+        return []
+    from .dates import extract_dates
+
+    t = with_digits(text)
+    dates = [(d.start, d.end) for d in extract_dates(t) if d.year is not None or d.day is not None]
+    found = [m for m in _NUMBER.finditer(t) if not any(s <= m.start() < e for s, e in dates)]
+    out = []
+    for i, m in enumerate(found):
+        nxt = found[i + 1] if i + 1 < len(found) else None
+        unit_next = None
+        if nxt is not None and _RANGE_BETWEEN.match(t[m.end():nxt.start()] or "-"):
+            u = _UNIT_AFTER.match(t[nxt.end():nxt.end() + 40])
+            unit_next = u.group("unit") if u else None
+        q = _read_one(t, m, unit_next)
+        if q is not None:
+            out.append(q)
+    out += [_rate(1.0, _ADVERB_RATES[a.group(1).lower()], True, a.group(1)) for a in _ADVERB.finditer(t)
+            if not re.search(r"\btimes\s+$", t[:a.start()], re.I)]
+    return out
+
+
+def same_amount(a: Quantity, b: Quantity, rel_tol: float = 0.005) -> bool:
+    """Whether two quantities state the same amount: the same dimension and magnitudes within ``rel_tol``
+    (0.5%: "1.7 l" and "1,700 ml"; not "1.7 l" and "1.8 l")."""
+    if a.dimension != b.dimension or a.clock != b.clock:
+        return False
+    return math.isclose(a.magnitude, b.magnitude, rel_tol=rel_tol, abs_tol=1e-12)
+
+
+def dimension_of(unit: str) -> str:
+    """The dimension :class:`Quantity` records for an amount in ``unit`` ("V" -> pint's voltage dimension)."""
+    return str(_units().parse_units(unit).dimensionality)
