@@ -96,7 +96,10 @@ def test_unicode_and_huge_inputs():
     # 4 shared of 8 -> 0.5; the cosine from scikit-learn on the pair
     q, r = "Qu'est-ce que la prime à Zürich?", "La prime à Zürich est 604 €."
     # issue 25: a French answer is undetermined for this English-only metric ...
-    assert relevance(q, r) == Score(None, {"reason": "not English (detected: fr)", "language": "fr"})
+    # (which Romance language four function words are, lingua cannot tell: "la prime à est" reads as pt, it, fr
+    # alike; that it is not English is what makes the metric undetermined)
+    s = relevance(q, r)
+    assert s.value is None and s.details["reason"].startswith("not English") and s.details["language"] != "en"
     # ... and the tokenizer's arithmetic, when the row decision says English, is unchanged
     s = relevance(q, r, decision=AnswerDecision(False))
     assert s.details["jaccard"] == 0.5
