@@ -156,7 +156,7 @@ def _latin_language(text: str, doc: dict[str, Any], english: frozenset[str]) -> 
     # an article before a German noun is short: "Die Versicherung kostet ...")
     words = [(w, kind) for (w, kind), (_, after) in zip(found, found[1:] + [("", _LOWER)])
              if kind != _NAME and not (kind == _INITIAL and after == _NAME and len(w) > 3)]
-    if len(words) < int(doc["min_words"]):
+    if len({w for w, _ in words}) < int(doc["min_words"]):  # distinct words: "word word word" says nothing
         return LanguageGuess(None, "too short")
     en_pattern = _english_pattern()
     en_hits = sum(w in english or (en_pattern is not None and en_pattern.search(w) is not None) for w, _ in words)
