@@ -22,7 +22,8 @@ import pandas as pd
 from .config import PARAM_LEXICONS, VERDICT_COLUMNS, EvalConfig
 from .text import DECISION_COLUMNS
 from .data import DataError, RowError, canonicalize, details_cell, error_cell, is_missing, load
-from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, RENAMED, Metric, Score, get_metric
+from .metrics import (DEFAULT_METRICS, OPTIONAL_DEFAULTS, REGISTRY, RENAMED, Metric, Score, get_metric,
+                      verdict_roles)
 from .metrics.base import BatchFn, Repeated, Undetermined
 from .run_resources import Resources, resource_problem, shipped_models, wants_judge
 
@@ -251,8 +252,7 @@ def resolve_metrics(names: Iterable[str] | None, columns: Iterable[str],
     config = config or EvalConfig()
     if names is None:
         # the named verdict profile's metrics run whenever the verdict does (the evalkit profile's are not defaults)
-        profile = tuple(m.name for m in REGISTRY.values() if m.verdict_role is not None
-                        and m.verdict_role.profile == config.thresholds.named and m.name not in DEFAULT_METRICS)
+        profile = tuple(n for n, _ in verdict_roles(config.thresholds.named) if n not in DEFAULT_METRICS)
         cand = [REGISTRY[n] for n in profile + DEFAULT_METRICS + OPTIONAL_DEFAULTS]
         cand += [REGISTRY[s.name] for s in config.custom_metrics if s.name in REGISTRY]  # defined to be run
         cand = [m for m in cand if m.derived or set(m.needs) <= cols]

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import pandas as pd
 
 from .config import VerdictThresholds
-from .metrics import REGISTRY
+from .metrics import verdict_roles
 from .thresholds import Threshold
 from .data import is_missing
 from .text import DECISION_COLUMNS, AnswerDecision, decide_answer
@@ -59,15 +59,8 @@ if TYPE_CHECKING:
 VERDICTS = ("PASS", "WARN", "FAIL", "ABSTAIN", "UNDETERMINED")
 
 
-def roles_for(profile: str = "seed") -> tuple:
-    """The ``(metric, VerdictRole)`` pairs of a named profile, in the order the verdict checks them.
-
-    >>> [name for name, _ in roles_for("seed")], [name for name, _ in roles_for("evalkit")]
-    (['hallucination', 'relevance', 'completeness'], ['unsupported_facts', 'answers_question', 'question_coverage'])
-    """
-    return tuple(sorted(((m.name, m.verdict_role) for m in REGISTRY.values()
-                         if m.verdict_role is not None and m.verdict_role.profile == profile),
-                        key=lambda pair: pair[1].order))
+# the (metric, role) pairs of a named profile, in the verdict's order: the registry's declarations
+roles_for = verdict_roles
 
 
 # the seed profile's metrics with a verdict role, in the order the verdict checks them: hallucination, relevance,

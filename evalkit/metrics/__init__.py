@@ -289,6 +289,17 @@ OPTIONAL_DEFAULTS = ("faithfulness", "context_precision", "context_recall", "ans
                      "factual_accuracy", "answer_class", "semantic_similarity", "bert_score_f1", "support")
 
 
+def verdict_roles(profile: str = "seed") -> tuple:
+    """The ``(metric, VerdictRole)`` pairs of a named verdict profile, in the order the verdict checks them.
+
+    >>> [name for name, _ in verdict_roles("seed")], [name for name, _ in verdict_roles("evalkit")]
+    (['hallucination', 'relevance', 'completeness'], ['unsupported_facts', 'answers_question', 'question_coverage'])
+    """
+    return tuple(sorted(((m.name, m.verdict_role) for m in REGISTRY.values()
+                         if m.verdict_role is not None and m.verdict_role.profile == profile),
+                        key=lambda pair: pair[1].order))
+
+
 def _caller_outside_evalkit() -> int:
     """``stacklevel`` of the nearest caller outside evalkit: the warning then names the user's line, and
     Python's default filters (DeprecationWarning shown for ``__main__`` only) show it in scripts and notebooks."""
@@ -361,5 +372,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["REGISTRY", "register_metric", "unregister_metric", "DEFAULT_METRICS", "RENAMED", "Metric",
+__all__ = ["REGISTRY", "verdict_roles", "register_metric", "unregister_metric", "DEFAULT_METRICS", "RENAMED", "Metric",
            "MetricRenamedWarning", "Score", "VerdictRole", "canonical_name", "get_metric", *_FUNCTIONS]
