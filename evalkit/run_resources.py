@@ -232,6 +232,8 @@ class Resources:
 
     config: EvalConfig
     context_index: dict = field(default_factory=dict)
+    # contexts read into clauses, amounts and dates once per run for the evalkit profile's three checks
+    read_passages: dict = field(default_factory=dict)
     # makes each judge from its settings (default: evalkit.judge.make_judge); a dry run's judge counts, never calls
     judge_factory: Any = None
     _loaded: dict = field(default_factory=dict)  # (resource, key) -> object, in the order they were made

