@@ -13,16 +13,17 @@ entry becomes one :class:`evalkit.thresholds.Threshold`.
 from __future__ import annotations
 
 import math
+import dataclasses
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Mapping
 
 from .aggregate import json_ready
 from .config import VerdictThresholds, read_yaml_mapping
-from .metrics import REGISTRY, canonical_name
+from .metrics import REGISTRY, canonical_name, verdict_roles
 from .safeio import write_text
 from .thresholds import Threshold, ThresholdError
-from .verdict import ROLES, ProfileError  # ProfileError: the verdict raises it too (a profile it cannot apply)
+from .verdict import ProfileError  # ProfileError: the verdict raises it too (a profile it cannot apply)
 
 
 def read_profile(profile: Mapping[str, Any] | str | Path) -> dict[str, Any]:
@@ -91,12 +92,10 @@ def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: Verdi
             rules.append(Threshold.from_dict(metric, entry))
         except (ThresholdError, TypeError) as e:
             raise ProfileError(f"{where}profile entry {metric!r}: {e}") from None
-    values = base.as_dict()
-    keys = {name: role.threshold for name, role in ROLES}
-    for r in rules:
-        if r.metric in keys:
-            values[keys[r.metric]] = float(r.value)
-    return VerdictThresholds(**values, profile=tuple(rules))
+    # the base's named profile and every cut value kept; a rule on one of that profile's metrics sets its value
+    keys = {name: role.threshold for name, role in verdict_roles(base.named)}
+    return dataclasses.replace(base, **{keys[r.metric]: float(r.value) for r in rules if r.metric in keys},
+                               profile=tuple(rules))
 
 
 def profile_entry(result: Any, metric: str, label: str, positive: Any = None) -> dict[str, Any]:
