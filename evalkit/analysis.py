@@ -161,7 +161,7 @@ def compare_pair(results: pd.DataFrame, cmp: Mapping[str, Any]) -> tuple[str, st
 def calibration_numbers(results: pd.DataFrame, cal: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
     """The calibration section: :func:`evalkit.calibrate.calibrate_frame` under the experiment's protocol."""
     tc = calibrate_frame(results, cal.get("score", DEFAULT_CALIBRATION_SCORE), cal["label"], positive=cal.get("positive"),
-                         direction=cal.get("direction", "higher"), criterion=cal.get("criterion", "youden"),
+                         direction=cal.get("direction"), criterion=cal.get("criterion", "youden"),
                          split=cal.get("split"), by=[c for c in cal.get("by") or [] if c in results.columns],
                          groups=cal.get("groups"), n_resamples=int(cal.get("n_resamples", 1000)), seed=seed)
     return {**tc.to_dict(), "summary": tc.summary_lines()}

@@ -359,6 +359,7 @@ def _calibrate_cmd(args) -> int:
                          criterion=args.criterion, split=args.split, by=[c for c in (args.by or "").split(",") if c],
                          groups=args.groups, n_resamples=args.resamples, seed=args.seed)
     print("\n".join(tc.summary_lines()))  # a warning about the positive class comes first
+    _refuse_the_better_side(args, tc.score)
     out = tc.to_dict()
     useless = tc.useless_rule()
     if args.output and useless and not args.force:  # the verdict would FAIL every row, or none
@@ -372,6 +373,20 @@ def _calibrate_cmd(args) -> int:
         write_text(args.json, json.dumps(out, indent=2) + "\n")
         print(f"full result: {args.json}")
     return 0
+
+
+def _refuse_the_better_side(args, score: str) -> None:
+    """A profile that flags the better side of a registered metric (a high support, a low hallucination) would FAIL
+    the good answers: refused unless --force."""
+    from .calibrate import flagged_direction
+
+    side = flagged_direction(score)
+    if args.output and args.direction and side and args.direction != side and not args.force:
+        from .metrics import REGISTRY
+
+        raise ValueError(f"not writing {args.output}: --direction {args.direction} flags the better side of {score} "
+                         f"({REGISTRY[score].direction} is better; its bad answers are flagged with --direction "
+                         f"{side}, the default); pass --force to write it anyway")
 
 
 def _named_label(path: str, label: str, func):
@@ -562,8 +577,9 @@ def _add_calibrate(sub) -> None:
     c.add_argument("--labels", help="a labels CSV (id,label,labeller,timestamp, as evalkit.labeler writes) joined on id "
                                     "(and system): its labels make the new column --label; rows it does not name are "
                                     "unlabelled and left out")
-    c.add_argument("--direction", default="higher", choices=["higher", "lower"],
-                   help="higher: a high score indicates the positive label")
+    c.add_argument("--direction", choices=["higher", "lower"],
+                   help="the side of the score that flags the positive label (higher: a high score flags); default: "
+                        "the metric's own from the registry (support is better high, so low flags), else higher")
     c.add_argument("--criterion", default="youden", help="youden | f1 | precision>=X | recall>=X | cost:fp=A,fn=B")
     c.add_argument("--split", help="'seeded' or a column with calibration/test values (honest protocol); "
                                    "default: same rows (optimistic, and said so)")

@@ -28,7 +28,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .calibrate.active import SYSTEM, _direction, labels_csv, read_labels
+from .calibrate.active import SYSTEM, labels_csv, read_labels
+from .calibrate.core import flagged_direction
 from .calibrate.core import CalibrationError, confusion_at, operating_point, select_threshold
 from .calibrate.labels import binary_labels
 
@@ -52,7 +53,7 @@ def threshold_view(results: pd.DataFrame, *, score: str, label: str, threshold: 
     for direction 'lower': the inclusive rule calibration chooses and a calibrated profile writes; the seed's
     default verdict rules are strict), precision, recall and F1 with seeded bootstrap intervals, and the
     positions of the ``n_rows`` labelled rows nearest the threshold."""
-    direction = direction or _direction(score)
+    direction = direction or flagged_direction(score) or "higher"
     s, y, rows = _scored_labelled(results, score, label, positive)
     op = operating_point(s, y, float(threshold), direction, n_resamples=n_resamples, seed=seed)
     nearest = rows[np.argsort(np.abs(s - threshold), kind="mergesort")[:n_rows]]
@@ -162,7 +163,7 @@ def explore(results: pd.DataFrame, score: str, label: str, *, positive: Any = No
     threshold drawn with their evidence, all updated as the slider moves. Starts at Youden's threshold (or
     ``threshold``). ``positive`` and ``direction`` as in :func:`evalkit.calibrate.calibrate_frame`; the
     direction defaults to the metric's (a good score is high: the flagged class is low)."""
-    direction = direction or _direction(score)
+    direction = direction or flagged_direction(score) or "higher"
     s, y, _ = _scored_labelled(results, score, label, positive)
     if y.min() == y.max():
         raise CalibrationError(f"{label}: a single class among the {len(y)} labelled rows; label both kinds first")

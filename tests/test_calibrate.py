@@ -1,5 +1,7 @@
 import json
 
+import pandas as pd
+import yaml
 import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
@@ -190,3 +192,43 @@ def test_wrong_positive_class_warns_first_and_the_rule_flags_everything():
     # every J = TPR - FPR is negative except at the loosest threshold (0.1), which flags all 7 rows
     assert tc.result.threshold == 0.1 and (tc.result.choice_flagged, tc.result.choice_rows) == (7, 7)
     assert tc.useless_rule() == "the threshold s >= 0.1 flags all of the 7 rows it was chosen on"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the direction comes from the registry (issue 38): support is higher-is-better, so a low support flags
+def _support_table(tmp_path):
+    # faithful answers have high support; the 4 unfaithful ones low: by hand, the flagged side is "support <= t"
+    df = pd.DataFrame({"id": [f"r{i}" for i in range(12)],
+                       "support": [0.95, 0.9, 0.88, 0.85, 0.8, 0.92, 0.97, 0.83, 0.1, 0.2, 0.3, 0.15],
+                       "faithful": ["Y"] * 8 + ["N"] * 4})
+    path = tmp_path / "r.csv"
+    df.to_csv(path, index=False)
+    return df, path
+
+
+def test_calibrate_frame_reads_the_metrics_direction(tmp_path):
+    from evalkit.calibrate import calibrate_frame, flagged_direction
+
+    df, _ = _support_table(tmp_path)
+    assert (flagged_direction("support"), flagged_direction("hallucination"), flagged_direction("s")) == \
+        ("lower", "higher", None)
+    tc = calibrate_frame(df, "support", "faithful", positive="N", n_resamples=20)
+    # flagged low: the four N rows (0.1..0.3) are separated from the eight Y rows (>= 0.8): AUC 1, threshold 0.3
+    assert (tc.result.direction, tc.result.roc_auc.estimate, tc.result.threshold) == ("lower", 1.0, 0.3)
+    assert calibrate_frame(df, "support", "faithful", positive="N", direction="higher",
+                           n_resamples=20).result.roc_auc.estimate == 0.0  # what the old default gave
+
+
+def test_calibrate_refuses_a_profile_that_flags_the_better_side(tmp_path, capsys):
+    from evalkit.cli import main
+
+    _, path = _support_table(tmp_path)
+    out = tmp_path / "p.yaml"
+    assert main(["calibrate", str(path), "--score", "support", "--label", "faithful", "--positive", "N",
+                 "--direction", "higher", "-o", str(out), "--resamples", "20"]) == 2
+    assert "--direction higher flags the better side of support (higher is better" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["calibrate", str(path), "--score", "support", "--label", "faithful", "--positive", "N",
+                 "-o", str(out), "--resamples", "20"]) == 0
+    entry = yaml.safe_load(out.read_text())["metrics"]["support"]
+    assert (entry["flag"], entry["threshold"]) == ("below", 0.3)

@@ -25,7 +25,8 @@ Examples
 """
 from __future__ import annotations
 
-from .core import (CalibrationError, Interval, OperatingPoint, CalibrationResult, confusion_at, threshold_table,
+from .core import (CalibrationError, flagged_direction, Interval, OperatingPoint, CalibrationResult, confusion_at,
+                   threshold_table,
                    parse_criterion, select_threshold, bootstrap_indices, bootstrap_ci, roc_auc, pr_auc,
                    operating_point, seeded_split, calibrate, SMALL_N, SMALL_CLASS)
 from .labels import LabelSuggestion, Positive, binary_labels, parse_positive, suggest_label
@@ -33,7 +34,7 @@ from .tables import TableCalibration, calibrate_frame
 from .agreement import rank_correlation, cohen_kappa, krippendorff_alpha
 from ..profiles import profile_entry, write_profile  # the profile format lives in evalkit.profiles
 
-__all__ = ["CalibrationError", "Interval", "OperatingPoint", "CalibrationResult", "confusion_at", "threshold_table",
+__all__ = ["CalibrationError", "flagged_direction", "Interval", "OperatingPoint", "CalibrationResult", "confusion_at", "threshold_table",
            "parse_criterion", "select_threshold", "bootstrap_indices", "bootstrap_ci", "roc_auc", "pr_auc",
            "operating_point", "seeded_split", "calibrate", "SMALL_N", "SMALL_CLASS", "binary_labels",
            "Positive", "parse_positive", "LabelSuggestion", "suggest_label",

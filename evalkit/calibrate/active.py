@@ -42,7 +42,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .core import CalibrationError, select_threshold
+from .core import CalibrationError, flagged_direction, select_threshold
 from .labels import binary_labels
 
 LABEL_COLUMNS = ("id", "label", "labeller", "timestamp")
@@ -173,7 +173,7 @@ def label_next(results: pd.DataFrame, *, score: str, n: int = 20, labels: Any = 
         raise CalibrationError(f"random_share must be within 0..1, got {random_share}")
     if score not in results.columns:
         raise CalibrationError(f"no score column {score!r} in the results")
-    direction = direction or _direction(score)
+    direction = direction or flagged_direction(score) or "higher"
     df = results if labels is None else join_labels(results, _as_labels(labels), label or "label")
     lab_col = label or ("label" if labels is not None else None)
     s = pd.to_numeric(df[score], errors="coerce").to_numpy(dtype=float)
@@ -236,15 +236,6 @@ def _pick(s: np.ndarray, pool: np.ndarray, t: float | None, n: int, random_share
     if t is not None:
         near.sort(key=lambda i: (abs(s[i] - t), i))
     return near + random, [near_why] * len(near) + ["random share (keeps the whole range covered)"] * len(random)
-
-
-def _direction(score: str) -> str:
-    from ..metrics import REGISTRY
-
-    m = REGISTRY.get(score)
-    if m is None or m.direction not in ("higher", "lower"):
-        return "higher"
-    return "lower" if m.direction == "higher" else "higher"  # a good score is high: the flagged class is low
 
 
 def _as_labels(labels: Any) -> pd.DataFrame:

@@ -84,6 +84,22 @@ class CalibrationResult:
 
 
 
+def flagged_direction(score: str) -> str | None:
+    """The side of a registered metric's score that flags the bad answer: ``"lower"`` for a metric whose registry
+    entry says higher is better (support, relevance), ``"higher"`` for one where lower is better (hallucination);
+    None for a column the registry does not know (a plain CSV's score) or a metric without a better side.
+
+    >>> flagged_direction("support"), flagged_direction("hallucination"), flagged_direction("my_score")
+    ('lower', 'higher', None)
+    """
+    from ..metrics import REGISTRY
+
+    m = REGISTRY.get(score)
+    if m is None or m.direction not in ("higher", "lower"):
+        return None
+    return "lower" if m.direction == "higher" else "higher"
+
+
 def _prepare(scores: Sequence[float], labels: Sequence[Any], direction: str) -> tuple[np.ndarray, np.ndarray]:
     if direction not in ("higher", "lower"):
         raise CalibrationError(f"direction must be 'higher' or 'lower', got {direction!r}")

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..thresholds import Threshold
-from .core import CalibrationError, CalibrationResult, calibrate
+from .core import CalibrationError, CalibrationResult, calibrate, flagged_direction
 from .labels import binary_labels, parse_positive
 
 
@@ -106,12 +106,14 @@ def _need_columns(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
             raise CalibrationError(f"no column {c!r} for {what} (columns: {', '.join(map(str, df.columns))})")
 
 
-def calibrate_frame(df: pd.DataFrame, score: str, label: str, *, positive: Any = None, direction: str = "higher",
+def calibrate_frame(df: pd.DataFrame, score: str, label: str, *, positive: Any = None, direction: str | None = None,
                     criterion: str = "youden", split: str | None = None, by: Sequence[str] = (),
                     groups: str | None = None, n_resamples: int = 1000, seed: int = 0) -> TableCalibration:
     """Calibrate a score column against a label column of any table (results file or a plain CSV).
 
-    Rows whose score or label is missing are excluded and counted. ``split`` is None (same rows,
+    ``direction`` is the side of the score that flags the positive (bad) label; by default the metric's own, from
+    the registry (support is higher-is-better, so a low support flags), and "higher" for a column the registry
+    does not know. Rows whose score or label is missing are excluded and counted. ``split`` is None (same rows,
     stated as optimistic), ``'seeded'`` or the name of a column with calibration/test values; ``by``
     names subgroup columns; ``groups`` a cluster column for the bootstrap (e.g. a document id).
 
@@ -130,6 +132,7 @@ def calibrate_frame(df: pd.DataFrame, score: str, label: str, *, positive: Any =
     _need_columns(df, list(by), "--by")
     extra = [c for c in (groups, split) if c and c != "seeded"]
     _need_columns(df, extra, "the split/group option")
+    direction = direction or flagged_direction(score) or "higher"
     s = _numeric_scores(df, score)
     y = pd.Series(binary_labels(df[label].tolist(), positive=positive, column=label), index=df.index, dtype=object)
     ok = s.notna() & y.notna()
