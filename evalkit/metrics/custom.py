@@ -45,7 +45,7 @@ from ..config import ConfigError, CustomMetricSpec, EvalConfig
 from ..judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
 from ..judge.prompts import Prompt, parse_prompt
 from .base import Details, Metric, Score, Undetermined
-from .guard import decision_for, skipped
+from .guard import decision_for, skipped_or_declined
 from .judged import threaded
 from .registry import (CUSTOM_FAMILY, PYTHON_FAMILY, RegistryView, _lock, _name_problem, _overlay, _register,
                        columns_written, register_metric, registered, scoped, unregister_metric)
@@ -153,12 +153,13 @@ def score_row(spec: CustomMetricSpec, steps: Sequence[str], *, judge: Any, decis
               **inputs: Any) -> Score:
     """One row: the judge's integer on the spec's scale, with its reason in the details.
 
-    Empty policy: undetermined for an empty answer (the row's decision) and for any other input the spec names
-    that is empty (reason says which)."""
+    Empty policy: undetermined for an empty answer and an answer that declines (the row's decision), and for any
+    other input the spec names that is empty (reason says which)."""
     if judge is None:
         raise JudgeNotConfigured(NOT_CONFIGURED)
-    if "answer" in spec.inputs and (guarded := skipped(decision_for(inputs.get("answer"), decision),
-                                                        None)) is not None:  # a judge reads any language
+    # a judge reads any language; an answer that declines asserts nothing to judge (the verdict counts it apart)
+    if "answer" in spec.inputs and (guarded := skipped_or_declined(decision_for(inputs.get("answer"), decision),
+                                                                   None)) is not None:
         return guarded
     empty = [c for c in spec.inputs if not _text(inputs.get(c)).strip()]
     if empty:

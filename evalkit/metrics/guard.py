@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from ..text.abstention import AnswerDecision, decide_answer
-from .base import Score, Undetermined
+from .base import Declined, Score, Undetermined
 
 _DECLINE_KEYS = ("phrases", "short_tokens", "short_chars")
 
@@ -90,3 +90,23 @@ def guard_rows(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | 
         for i, s in zip(keep, batch(part, params, resources)):
             out[i] = s
     return out, decisions
+
+
+DECLINED = "the answer declines to answer; an abstention makes no claim to check"
+
+
+def skipped_or_declined(decision: AnswerDecision, metric: str | None) -> Score | None:
+    """:func:`skipped`, and for a metric that checks what the answer asserts, an undetermined Score for an answer
+    that declines (the row's ``abstained`` decision): it asserts nothing to check, and a value there (faithfulness
+    100 for "I don't know.") would raise a system's mean; the verdict counts the row apart (ABSTAIN).
+
+    >>> from evalkit.text import decide_answer
+    >>> dict(skipped_or_declined(decide_answer("I don't know."), "faithfulness").details)["abstention"]
+    True
+    >>> skipped_or_declined(decide_answer("The premium is $604."), "faithfulness") is None
+    True
+    """
+    guarded = skipped(decision, metric)
+    if guarded is not None or not decision.abstained:
+        return guarded
+    return Score(None, Declined(DECLINED, matched=tuple(decision.matched)))

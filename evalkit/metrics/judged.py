@@ -17,7 +17,7 @@ import numpy as np
 from ..judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
 from ..judge.prompts import load_prompts
 from .base import Details, FrozenMap, Repeated, Score, Undetermined, freeze
-from .guard import decision_for, skipped
+from .guard import decision_for, skipped, skipped_or_declined
 
 RAGAS_WEIGHTS = {"faithfulness": 0.30, "context_precision": 0.20, "context_recall": 0.20, "answer_relevance": 0.30}
 _NO_GT = "no ground truth"
@@ -241,8 +241,9 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
     (:func:`compute_faithfulness`). Without contexts only the statements are asked for
     (``faithfulness_statements``), to list the claims that nothing supports.
 
-    Empty policy: undetermined for an empty answer (reason "empty answer", the row's ``decision``); 100 when
-    the answer has no claims; 0 when there are claims but no contexts (nothing can support them).
+    Empty policy: undetermined for an empty answer (reason "empty answer", the row's ``decision``) and for one
+    that declines to answer (the row's ``abstained`` decision: it asserts nothing to check); 100 when the answer
+    has no claims; 0 when there are claims but no contexts (nothing can support them).
 
     Examples
     --------
@@ -257,7 +258,7 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
     """
     _need(judge)
     P = load_prompts()
-    if (guarded := skipped(decision_for(answer, decision), "faithfulness")) is not None:
+    if (guarded := skipped_or_declined(decision_for(answer, decision), "faithfulness")) is not None:
         return guarded
     ctx = _joined(contexts)
     if not ctx:
@@ -436,7 +437,7 @@ def answer_relevance(question: str | None, answer: str | None, *, judge=None, en
         raise ValueError(f"answer_relevance: method must be one of {list(RELEVANCE_METHODS)}, got {method!r}")
     if method == "auto":
         method = "embedding" if encoder is not None else "rubric"
-    if (guarded := skipped(decision_for(answer, decision), "answer_relevance")) is not None:
+    if (guarded := skipped_or_declined(decision_for(answer, decision), "answer_relevance")) is not None:
         return guarded
     P = load_prompts()
     if method == "rubric":
@@ -502,7 +503,7 @@ def factual_accuracy(question: str | None, answer: str | None, ground_truth: str
     (85.0, 'A')
     """
     _need(judge)
-    if (guarded := skipped(decision_for(answer, decision), "factual_accuracy")) is not None:
+    if (guarded := skipped_or_declined(decision_for(answer, decision), "factual_accuracy")) is not None:
         return guarded
     if not (ground_truth or "").strip():
         return Score(None, Undetermined(_NO_GT))

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..signature import file_sha256
 from ..text.tokens import content_words, sentences
-from .base import Declined, Details, Score, Undetermined
+from .base import Details, Score, Undetermined
 
 MODEL_DIR = "resources/support_model"
 WINDOW_SENTENCES = 4  # sentences per window (chosen by leave-one-group-out: benchmarks/results/support_selection.md)
@@ -391,14 +391,11 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, question: 
     >>> support_score("I don't know.", ["Rain fell."], model=Overlap()).value is None
     True
     """
-    from .guard import decision_for, skipped
+    from .guard import decision_for, skipped_or_declined
 
     decision = decision_for(answer, decision, phrases=phrases, short_tokens=short_tokens, short_chars=short_chars)
-    if (guarded := skipped(decision, "support")) is not None:
+    if (guarded := skipped_or_declined(decision, "support")) is not None:
         return guarded
-    if decision.abstained:
-        return Score(None, Declined("the answer declines to answer; an abstention makes no claim to check",
-                                    matched=tuple(decision.matched)))
     ctx = [c for c in (contexts or []) if (c or "").strip()]
     if not ctx:
         return Score(None, Undetermined("no contexts: there is nothing to check the answer against"))

@@ -8,6 +8,8 @@ context recall; calls about the same question, contexts and reference are asked 
 import json
 from pathlib import Path
 
+import pandas as pd
+
 import evalkit
 from evalkit.testing import ScriptedJudgeServer
 
@@ -15,6 +17,10 @@ from .three_contexts import three_context_rows
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "judged_three_contexts.json"
 METRICS = ["faithfulness", "context_precision", "context_recall", "answer_relevance"]
+# the rows' answers that decline (#38): faithfulness and answer relevance leave them undetermined without a call
+DECLINING = {"I don't know.", "N/A", "I'm not sure; the context does not say.",
+             "There is no information about a river in the sources."}
+READ_THE_ANSWER = ("faithfulness", "answer_relevance")
 
 
 def _details(v):
@@ -32,18 +38,26 @@ def test_three_contexts_a_row_cost_at_most_3_05_calls_with_todays_scores():
         calls = srv.requests
     assert out["error"].isna().all()
     assert calls / len(df) <= 3.05 and golden["calls"] / len(df) > 4.2  # 210 calls (2.5 a row), was 360
-    assert calls == 210
+    declining = df["answer"].isin(DECLINING)
+    assert declining.sum() == 4
+    assert calls == 210 - 2 * 4  # 210 before #38; the declining rows ask neither faithfulness nor answer relevance
     usage = out.attrs["evalkit"]["judge"]["usage"]
     assert usage["context_precision"]["http_calls"] == df["id"].nunique()  # one per distinct row, not per context
     assert usage["context_recall"].get("http_calls", 0) == 0  # context precision's call answers it
-    assert usage["faithfulness"]["http_calls"] == len(df)
+    assert usage["faithfulness"]["http_calls"] == len(df) - 4
     assert {"faithfulness_claims", "context_verdicts"} <= set(out.attrs["evalkit"]["judge"]["prompts"])
-    for want, (_, r) in zip(golden["rows"], out.iterrows()):
+    for want, (_, r), declines in zip(golden["rows"], out.iterrows(), declining):
         assert (r["id"], r["system"]) == (want["id"], want["system"])
         for m in METRICS:
+            if declines and m in READ_THE_ANSWER:  # scored before #38 (faithfulness 100 for "I don't know.")
+                assert pd.isna(r[m]), (r["id"], r["system"], m)
+                continue
             assert round(float(r[m]), 6) == want[m], (r["id"], r["system"], m)
         fd, cd = _details(r["faithfulness_details"]), _details(r["context_precision_details"])
-        assert [c["verdict"] for c in fd["claims"]] == want["faithfulness_verdicts"], (r["id"], r["system"])
+        if declines:
+            assert fd["abstention"] is True
+        else:
+            assert [c["verdict"] for c in fd["claims"]] == want["faithfulness_verdicts"], (r["id"], r["system"])
         assert [c["verdict"] for c in cd["verdicts"]] == want["context_verdicts"], (r["id"], r["system"])
         assert round(cd["average_precision_at_k"], 6) == want["average_precision_at_k"]
 
@@ -74,4 +88,5 @@ def test_every_question_distinct_costs_3_calls_a_row():
         cfg = {"judge": {"base_url": srv.url, "model": "scripted", "cache_path": None},
                "metric_params": {"answer_relevance": {"method": "rubric"}}}
         out = evalkit.evaluate(df, METRICS, cfg, progress=False)
-        assert out["error"].isna().all() and srv.requests == 3 * len(df)
+        # less the 4 declining rows' faithfulness and answer relevance calls (#38)
+        assert out["error"].isna().all() and srv.requests == 3 * len(df) - 2 * len(DECLINING)

@@ -123,7 +123,9 @@ def test_calibrated_compared_summarised_and_shown(tmp_path):
 
     with ScriptedJudgeServer(replies=REPLIES) as srv:
         out = evalkit.evaluate(_frame(), ["conciseness"], _config(tmp_path, srv.url), progress=False)
-    tc = calibrate_frame(out, "conciseness", "label", positive="good", n_resamples=50)
+    # the flagged class here is the good one, on the metric's better (high) side: said explicitly, since the
+    # default flags a higher-is-better metric's low side (#38)
+    tc = calibrate_frame(out, "conciseness", "label", positive="good", direction="higher", n_resamples=50)
     assert tc.result.threshold == 4.0 and tc.n_used == 4  # good rows scored 5 and 4, bad ones 2 and 1
     s = evalkit.summary(out, by="system")
     assert s.set_index("system").loc["A", "mean"] == pytest.approx(3.5)  # (5 + 2) / 2

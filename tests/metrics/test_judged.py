@@ -44,7 +44,14 @@ def test_faithfulness_with_scripted_judge(scripted_judge):
     s = faithfulness("What are the premiums?", "The base premium for Territory 118 is $604. Territory 205 pays $700.",
                      CTX, judge=scripted_judge)
     assert s.value == 50.0 and [c["verdict"] for c in s.details["claims"]] == [1, 0]
-    assert faithfulness("Q", "I don't know.", CTX, judge=scripted_judge).value == 100.0
+    # issue 38: an answer that declines asserts nothing; it was scored 100 and raised a system's mean. Now it is
+    # undetermined (the verdict counts it apart, ABSTAIN), without asking the judge
+    calls = scripted_judge.usage().get("faithfulness", {}).get("http_calls", 0)
+    declined = faithfulness("Q", "I don't know.", CTX, judge=scripted_judge)
+    assert declined.value is None and declined.details["abstention"] is True
+    assert scripted_judge.usage().get("faithfulness", {}).get("http_calls", 0) == calls
+    assert answer_relevance("Q", "I don't know.", judge=scripted_judge).value is None
+    assert factual_accuracy("Q", "The documents do not say.", "$604", judge=scripted_judge).value is None
     assert faithfulness("Q", "Territory 205 pays $512.", [], judge=scripted_judge).value == 0.0
 
 
@@ -71,7 +78,9 @@ def test_answer_relevance_methods(scripted_judge, encoder):
     assert answer_relevance(q, a, judge=scripted_judge, method="rubric").value == 100.0
     rub = answer_relevance(q, "The premium is $604.", judge=scripted_judge, encoder=encoder, method="rubric")
     assert rub.value == 25.0 and rub.details["method"] == "rubric"  # an encoder does not switch the formula
-    assert answer_relevance(q, "I don't know.", judge=scripted_judge, encoder=encoder, method="embedding").value == 0.0
+    # a declining answer is undetermined (#38: judged apart, ABSTAIN), no longer 0 from ragas' noncommittal flag
+    declined = answer_relevance(q, "I don't know.", judge=scripted_judge, encoder=encoder, method="embedding")
+    assert declined.value is None and declined.details["abstention"] is True
     with pytest.raises(ValueError, match=r"method must be one of \['auto', 'embedding', 'rubric'\]"):
         answer_relevance(q, a, judge=scripted_judge, method="cosine")
 
