@@ -105,6 +105,7 @@ class _Passage:
     negated: list[bool]
     clauses: list[str]
     clause_lemmas: list[frozenset[str]]
+    clause_names: list[frozenset[str]]  # the named items a clause speaks of (its own, else the passage's last)
     amounts: list[list[Quantity]]
     dates: list[list[tuple]]
 
@@ -112,6 +113,43 @@ class _Passage:
 def _items_in(text: str) -> list[str]:
     """The product and model codes ``text`` names ("KT-30" and "KT30" alike)."""
     return [_norm(m.group(0)) for m in _CODE.finditer(text)]
+
+
+# a product, service or place named with two or more capitalised words or a code: "PawPlus Adult", "Zone C"
+_NAMED = re.compile(r"\b[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d[\w-]*))+")
+
+
+# words that open a capitalised run without naming anything ("The 48-hour pass", "April 1st", "In May")
+_NOT_NAMES = frozenset("the a an this that these those its our your their each every in on at from to by for with "
+                       "yes no if when after before between during monday tuesday wednesday thursday friday saturday "
+                       "sunday january february march april may june july august september october november december"
+                       .split())
+
+
+def _names_in(text: str) -> frozenset[str]:
+    """The named items of ``text``: runs of capitalised words (at least two, leading articles, prepositions, days and
+    months set aside) and product codes, lower-cased."""
+    runs = set()
+    for m in _NAMED.finditer(text):
+        words = m.group(0).lower().split()
+        while words and words[0] in _NOT_NAMES:
+            words = words[1:]
+        if len(words) >= 2:
+            runs.add(" ".join(words))
+    return frozenset(runs | set(_items_in(text)))
+
+
+def _sibling(wanted: frozenset[str], named: frozenset[str]) -> str | None:
+    """A name in ``named`` of the same family as one in ``wanted`` but another member ("pawplus puppy" for
+    "pawplus adult"), where ``named`` does not also name the wanted one; None when there is no such conflict."""
+    for w in wanted:
+        if w in named:
+            return None
+    for w in wanted:
+        for n in named:
+            if " " in w and " " in n and w.split()[0] == n.split()[0] and not (w in n or n in w):
+                return n
+    return None
 
 
 def _norm(item: str) -> str:
@@ -139,31 +177,44 @@ def _words_of(text: str) -> frozenset[str]:
 def _read_passage(text: str, nlp) -> _Passage:
     sents = sentences(text) or [text]
     docs = nlp.parse_contexts(sents)
-    p = _Passage(sents, [_lemmas(d) for d in docs], [_negated(d) for d in docs], [], [], [], [])
+    p = _Passage(sents, [_lemmas(d) for d in docs], [_negated(d) for d in docs], [], [], [], [], [])
     carried: list[str] = []
+    carried_names: frozenset[str] = frozenset()
     for s in sents:
         parts = [c for c in _CLAUSE_CUT.split(s) if c and c.strip()]
         for part, doc in zip(parts, nlp.parse_contexts(parts)):
             items = _items_in(part)
+            carried = items or carried
+            carried_names = _names_in(part) or carried_names
             p.clauses.append(part)
-            p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(items or carried))
+            p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(carried))
             p.amounts.append(read_quantities(part))
             p.dates.append([d.key for d in extract_dates(part)])
-            carried = items or carried
+            p.clause_names.append(carried_names)
     return p
 
 
 # ---------------------------------------------------------------------------------------------------------
 # unsupported_facts
-def _check_bound(matches: list[int], rivals: list[int], subject: frozenset[str], passages_clauses, kind: str,
+def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages_clauses, kind: str,
                  text: str) -> Fact:
     """A fact the contexts state in the clauses ``matches``: supported when one of them speaks of the answer's
-    subject at least as much as any clause stating a rival value of the same kind (``rivals``); so a value that
-    the context gives for another item or another service is unsupported."""
-    clauses, lemmas = passages_clauses
+    subject (``subject``: the answer clause's words, the question's, and the items they name) at least as much as
+    any clause stating a rival value of the same kind (``rivals``), and does not name another member of the
+    item's family instead ("PawPlus Puppy" for "PawPlus Adult"); so a value the context gives for another item or
+    another service is unsupported."""
+    clauses, lemmas, names = passages_clauses
     if not matches:
         return Fact(kind, text, False, f"no context states {text}")
-    own, question = subject
+    own, question, wanted = subject
+    # a clause speaks of the items it names, else of those the passage named last ("Feed a 10 kg dog ...")
+    lemmas = [lem | frozenset(w for name in names[i] for w in name.split()) for i, lem in enumerate(lemmas)]
+    other = {i: _sibling(wanted, names[i]) for i in matches}
+    if all(other.values()):  # every clause stating it names another member of the family the answer speaks of
+        i = matches[0]
+        return Fact(kind, text, False, f"the context gives {text} for {other[i]}, not for "
+                    f"{', '.join(sorted(wanted))}", clauses[i])
+    matches = [i for i in matches if not other[i]]
     n = len(lemmas)
     df: dict[str, int] = {}
     for lem in lemmas:
@@ -194,14 +245,16 @@ def _listed_count(q: Quantity, answer: str) -> bool:
 
 
 def _same(q: Quantity, a: Quantity) -> bool:
-    """Equal amounts; a count equals a count or a percentage of its number, and an amount with a unit the same
-    number without one ("10 seconds" for "timeout=10.0")."""
+    """Equal amounts; a count equals a count or a percentage of its number, or a clock time's hour, and an amount
+    with a unit the same number without one ("10 seconds" for "timeout=10.0")."""
+    if q.dimension == "count" and a.clock:  # "from 9 to 13" for "9:00–13:00": hours without their minutes
+        return a.magnitude == q.magnitude
     return same_amount(q, a) or (not a.clock and a.dimension in ("count", "%")
                                  and a.magnitude == (q.magnitude if q.dimension == "count" else q.written))
 
 
-def _amount_facts(answer: str, sent: str, subject: frozenset[str], ctx, q_amounts) -> list[Fact]:
-    clauses, lemmas, amounts, _ = ctx
+def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> list[Fact]:
+    clauses, lemmas, amounts, _, names = ctx
     out = []
     for q in read_quantities(sent):
         if q.clock or (q.dimension == "count" and q.magnitude <= 1):
@@ -212,17 +265,17 @@ def _amount_facts(answer: str, sent: str, subject: frozenset[str], ctx, q_amount
         matches = [i for i, found in enumerate(amounts) if any(_same(q, a) for a in found)]
         rivals = [i for i, found in enumerate(amounts) if i not in matches
                   and any(a.dimension == q.dimension and not _same(q, a) for a in found)]
-        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas), "amount", q.text))
+        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names), "amount", q.text))
     return out
 
 
-def _date_facts(sent: str, subject: frozenset[str], ctx) -> list[Fact]:
-    clauses, lemmas, _, dates = ctx
+def _date_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
+    clauses, lemmas, _, dates, names = ctx
     out = []
     for d in extract_dates(sent):
         matches = [i for i, found in enumerate(dates) if date_supported(d.key, found)]
         rivals = [i for i, found in enumerate(dates) if found and i not in matches]
-        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas), "date", d.text))
+        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names), "date", d.text))
     return out
 
 
@@ -306,13 +359,13 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
     known = frozenset().union(*(lem for p in passages for lem in p.lemmas), _lemmas(q_doc),
                               re.findall(r"[a-z]+", contexts_text.lower()))
     ctx = tuple([x for p in passages for x in getattr(p, name)] for name in ("clauses", "clause_lemmas", "amounts",
-                                                                                "dates"))
+                                                                                "dates", "clause_names"))
     q_amounts = read_quantities(question)
     facts: list[Fact] = []
     for sent in doc.sents:
         for part in (c for c in _CLAUSE_CUT.split(sent.text) if c and c.strip()):
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
-            subject = (_words_of(part), _lemmas(q_doc) | _words_of(question))
+            subject = (_words_of(part), _lemmas(q_doc) | _words_of(question), _names_in(part) or _names_in(question))
             facts += _amount_facts(answer, part, subject, ctx, q_amounts)
             facts += _date_facts(part, subject, ctx)
         polarity = _polarity_fact(sent.text, sent, question, q_doc, passages)

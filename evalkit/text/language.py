@@ -152,17 +152,34 @@ def _latin_language(text: str, doc: dict[str, Any], english: frozenset[str]) -> 
     two guards that keep the English-only rules where they apply (a name is not a language; an answer that
     is a quarter English function words is English however many dish names it quotes)."""
     found = _words(text.replace("’", "'"))
-    # a name is not a language, also at a sentence's start ("José Núñez won.": the first word of a full name;
-    # an article before a German noun is short: "Die Versicherung kostet ...")
+    # a name is not a language, also at a sentence's start ("José Núñez won.": the first word of a full name, told
+    # by its letters; a German article before a noun is a word: "Die Versicherung", "Eine Impfung kostet ...")
     words = [(w, kind) for (w, kind), (_, after) in zip(found, found[1:] + [("", _LOWER)])
-             if kind != _NAME and not (kind == _INITIAL and after == _NAME and len(w) > 3)]
-    if len({w for w, _ in words}) < int(doc["min_words"]):  # distinct words: "word word word" says nothing
-        return LanguageGuess(None, "too short")
+             if kind != _NAME and not (kind == _INITIAL and after == _NAME and not w.isascii())]
     en_pattern = _english_pattern()
     en_hits = sum(w in english or (en_pattern is not None and en_pattern.search(w) is not None) for w, _ in words)
+    if len({w for w, _ in words}) < int(doc["min_words"]):  # distinct words: "word word word" says nothing
+        return _capitalised_nouns(found, words, en_hits, doc)
     if en_hits >= int(doc["english_min_hits"]) and en_hits >= float(doc["english_share"]) * len(words):
         return LanguageGuess("en", "words", round(en_hits / len(words), 3))
-    confidences = _detector().compute_language_confidence_values(" ".join(w for w, _ in words))
+    return _lingua(" ".join(w for w, _ in words), doc)
+
+
+def _capitalised_nouns(found: list[tuple[str, str]], words: list[tuple[str, str]], en_hits: int,
+                       doc: dict[str, Any]) -> LanguageGuess:
+    """A text too short once its capitalised words are set aside, which may be German (every noun capitalised:
+    "Eine Impfung kostet 45 Euro."): read whole when it has ``min_words`` + 1 words, two of them lower-case and
+    none an English function word ("Tilburg, Antwerp and Ghent." stays too short), named only with confidence
+    ``min_confidence_whole``."""
+    if len(found) <= int(doc["min_words"]) or len(words) < 2 or en_hits:
+        return LanguageGuess(None, "too short")
+    guess = _lingua(" ".join(w for w, _ in found), doc)
+    return guess if guess.code != "en" and guess.share >= float(doc["min_confidence_whole"]) else \
+        LanguageGuess(None, "too short")
+
+
+def _lingua(text: str, doc: dict[str, Any]) -> LanguageGuess:
+    confidences = _detector().compute_language_confidence_values(text)
     top = confidences[0]
     code = top.language.iso_code_639_1.name.lower()
     en = next((c.value for c in confidences if c.language.iso_code_639_1.name.lower() == "en"), 0.0)

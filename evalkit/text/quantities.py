@@ -67,6 +67,7 @@ _RATE_AFTER = re.compile(r"^\s*(?:times\s+)?(?:a|an|per|each|every)\s+(?P<per>ho
                          r"fortnight)\b|^\s*times\s+(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b", re.I)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.I)
 _RANGE_BETWEEN = re.compile(r"^\s*(?:-|–|—|to|and)\s*$", re.I)
+_AMOUNT_BEFORE = re.compile(r"\d(?:\s?[^\W\d_]+)?\s+$")
 _ADVERB = re.compile(r"\b(" + "|".join(_ADVERB_RATES) + r")\b", re.I)
 
 
@@ -234,8 +235,9 @@ def read_quantities(text: str | None) -> list[Quantity]:
         q = _read_one(t, m, unit_next)
         if q is not None:
             out.append(q)
+    # "monthly" is a rate of its own; after an amount ("3 times daily", "0.15 kg daily") it only says per what
     out += [_rate(1.0, _ADVERB_RATES[a.group(1).lower()], True, a.group(1)) for a in _ADVERB.finditer(t)
-            if not re.search(r"\btimes\s+$", t[:a.start()], re.I)]
+            if not _AMOUNT_BEFORE.search(t[:a.start()])]
     return out
 
 

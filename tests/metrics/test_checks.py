@@ -173,3 +173,26 @@ def test_golden_verdicts_agree_with_careful_readers(split, floor):
     for r, g in zip(rows, got):  # what the row decision decides is never left to the rules
         if r["kind"] in ("empty", "non_english"):
             assert g == r["expected"] or r["kind"] == "non_english", r["id"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# found on a try-out in a new domain (pet food and a vet clinic), each read by hand
+PET = ["PawPlus Adult dry food for dogs comes in 2 kg and 12 kg bags. Feed a 10 kg dog 150 g a day, split into two "
+       "meals. PawPlus Puppy is for dogs up to 12 months old and costs €24 for a 2 kg bag.",
+       "The Lindholm Vet Clinic is open Monday to Friday 8:00–18:00 and Saturday 9:00–13:00."]
+
+
+@pytest.mark.parametrize("question,answer,bad", [
+    ("How much PawPlus Adult should a 10 kg dog eat a day?", "About 0.15 kg daily.", 0),  # 0.15 kg = 150 g; "daily"
+    ("How much does a 2 kg bag of PawPlus Adult cost?", "€24.", 1),       # PawPlus Puppy's price: a sibling item
+    ("How much does a 2 kg bag of PawPlus Puppy cost?", "€24.", 0),
+    ("When is the clinic open on Saturdays?", "From 9 to 13.", 0),         # the hours of 9:00–13:00
+])
+def test_pet_food_and_clinic_by_hand(question, answer, bad):
+    s = unsupported_facts(question, answer, PET)
+    assert len(s.details["unsupported"]) == bad, dict(s.details)
+
+
+def test_german_with_capitalised_nouns_is_not_english():
+    assert detect_language("Eine Impfung kostet 45 Euro.").code == "de"   # every noun capitalised, still German
+    assert detect_language("Tilburg, Antwerp and Ghent.").english            # names and "and": too short to tell
