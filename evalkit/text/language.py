@@ -5,8 +5,10 @@ more than ``script_share`` of the letters and at least ``script_min_letters`` of
 is a symbol, not a word: "μ = 3.2, σ = 1.1", "π ≈ 3.14159" are not Greek), and for Latin script the
 statistical detector of ``lingua-language-detector`` (models inside its wheel) over the languages
 ``resources/languages.yaml`` lists. Names are not a language: capitalised words inside a sentence are left
-out, and an answer with fewer than ``min_words`` other words is too short to tell (treated as English:
-"42", "Paris.", "José Núñez won.", "Tilburg, Antwerp and Ghent."). Another language is named when lingua's
+out, and an answer with fewer than ``min_words`` other distinct words is too short to tell (treated as English:
+"42", "Paris.", "José Núñez won.", "Tilburg, Antwerp and Ghent."), unless it is German whose capitalised nouns
+made it short: read whole, with no English function word among its other words, it is named at confidence
+``min_confidence_whole`` ("Eine Impfung kostet 45 Euro."). Another language is named when lingua's
 most likely language is not English with confidence at least ``min_confidence`` and ``ratio_to_english``
 times English's, unless the answer is plainly English (at least ``english_min_hits`` English function words
 making up ``english_share`` of its words: "Our menu has crème brûlée, café au lait, pâté and rosé."). The
