@@ -14,6 +14,8 @@ Empty policy: an empty answer, an abstaining answer, or no contexts give ``Score
 """
 from __future__ import annotations
 
+import contextlib
+
 import json
 import math
 import threading
@@ -254,12 +256,28 @@ class SupportModel:
         order = sorted(range(len(enc)), key=lambda i: len(enc[i]["input_ids"]))
         out = np.empty(len(enc))
         pad = self.tokenizer.pad_token_id or 0
-        with torch.inference_mode():
+        with torch.inference_mode(), one_thread(torch):
             for b in range(0, len(order), self.batch_size):
                 idx = order[b:b + self.batch_size]
                 logits = self.net(*collate([enc[i] for i in idx], pad))
                 out[idx] = torch.sigmoid(logits.to(torch.float64)).numpy()
         return out
+
+
+@contextlib.contextmanager
+def one_thread(torch):
+    """Run torch on one intra-op thread for the duration, then restore the count it had.
+
+    A pair of at most ~100 word pieces is too small to split: with torch's default (one thread per core) the
+    second thread mostly waits for work, and its OpenMP worker spins while it waits, so beside another busy process
+    a run burnt ~30x the CPU of one thread for the same scores (issue 38). One thread gives the same numbers (the
+    int8 kernels split rows, not the sums inside them: tests/metrics/test_support.py compares both)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _quantised(net):

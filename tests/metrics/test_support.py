@@ -261,3 +261,30 @@ def test_a_sentence_longer_than_the_network_is_counted_without_a_warning(capfd):
     long_sentence = "word " * 700
     assert model.token_lengths([long_sentence]) == [700]  # "word" is one piece; no special tokens
     assert "Token indices sequence length" not in capfd.readouterr().err
+
+
+def test_one_thread_gives_the_same_probabilities_and_restores_the_thread_count():
+    """#38: the model runs on one intra-op thread (no spinning beside a busy process); the probabilities are
+    those of the network run with two threads, pair by pair, to the last bit."""
+    import torch
+
+    from evalkit.metrics.support import collate, encode_pairs, get_support_model, one_thread
+
+    model = get_support_model()
+    claims = ["The kettle holds 1.7 litres.", "It runs on 110 V.", "Descale it every four weeks."]
+    windows = ["The KT-30 kettle holds 1.7 litres and runs on 230 V.", "Do not use it on 110 V supplies.",
+               "Descale the kettle every 4 weeks in hard-water areas."]
+    got = model._run(claims, windows)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with torch.inference_mode():
+            ref = [float(torch.sigmoid(model.net(*collate([e], model.tokenizer.pad_token_id or 0)).to(torch.float64)))
+                   for e in encode_pairs(model.tokenizer, claims, windows, model.max_length)]
+        assert torch.get_num_threads() == 2
+        with one_thread(torch):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2  # restored
+    finally:
+        torch.set_num_threads(before)
+    assert got.tolist() == ref
