@@ -392,11 +392,13 @@ def _thresholds(run: Run, p: Plan, x: _Text, cite) -> str:
     th = sig.get("thresholds") or {}
     text = ""
     if "verdict" in run.results.columns and th:
-        cuts = {f.name for f in dataclasses.fields(VerdictThresholds)} - {"profile"}
-        rules = rules_for(VerdictThresholds(**{k: None if v is None else float(v) for k, v in th.items() if k in cuts}))
+        cuts = {f.name for f in dataclasses.fields(VerdictThresholds)} - {"profile", "named"}
+        named = str(sig.get("verdict_profile") or "seed")
+        rules = rules_for(VerdictThresholds(**{k: None if v is None else float(v) for k, v in th.items() if k in cuts},
+                                            named=named))
         shown = [f"{x.code(str(r))} ({r.outcome})" for r in rules]
         profile = sig.get("threshold_profile") or []
-        text = (f"Each answer received a verdict from the rules {_join(shown)}"
+        text = (f"Each answer received a verdict from the {named} profile's rules {_join(shown)}"
                 + (f", with the calibrated profile's rules {_join([x.code(r) for r in profile])}" if profile else
                    ", the package's default thresholds, not tuned on these data")
                 + "; a row whose inputs are missing is undetermined rather than compared with a threshold.")

@@ -353,3 +353,28 @@ def test_a_row_is_shown_from_one_reading_of_each_metrics_evidence():
         view = row_view(res, "r1")
     assert calls == ["price_check"]
     assert [(h.text, h.start, h.supported) for h in view.highlights] == [("79", 9, False)]
+
+
+def test_an_evalkit_profile_run_is_shown_with_its_own_rules_and_named_in_the_paper():
+    """#38: results scored under the evalkit profile keep it (show crashed reading its name as a cut value), show
+    the profile's rules, and the paper's methods name the profile and its rules."""
+    import types
+
+    import evalkit
+    from evalkit.config import EvalConfig
+    from evalkit.paper import _Text, _thresholds
+    from evalkit.view.model import thresholds_of
+
+    df = pd.DataFrame({"id": ["a", "b"], "question": ["How heavy is the Orvo T2?"] * 2,
+                       "answer": ["It weighs 2,400 grams.", "3.1 kg."],
+                       "contexts": [["The Orvo T2 weighs 2.4 kg. The Orvo T3 weighs 3.1 kg."]] * 2})
+    res = evalkit.evaluate(df, ["unsupported_facts", "answers_question", "question_coverage"],
+                           EvalConfig.from_dict({"profile": "evalkit"}), progress=False)
+    assert thresholds_of(res).named == "evalkit"
+    text = str(show(res, "b"))
+    assert "verdict rules (evalkit profile):" in text and "unsupported_facts > 0" in text
+    assert "hallucination > 0.5" not in text
+    run = types.SimpleNamespace(results=res, signature=res.attrs["evalkit"]["signature"])
+    methods = _thresholds(run, types.SimpleNamespace(calibration=None), _Text("markdown"), lambda *a: "")
+    assert "verdict from the evalkit profile's rules" in methods
+    assert "unsupported_facts > 0" in methods and "relevance < 0.1" not in methods

@@ -177,7 +177,8 @@ def support_html(claims: Sequence[ClaimSupport]) -> str:
 
 def row_html(v: RowView) -> str:
     notes = "".join(f'<p class="ek-note">{_e(n)}</p>' for n in v.notes)
-    rules = f"<h4>verdict rules, in the order they are checked</h4>{rules_html(v.rules)}" if v.rules else ""
+    rules = (f"<h4>verdict rules of the {html.escape(v.profile)} profile, in the order they are checked</h4>"
+             f"{rules_html(v.rules)}") if v.rules else ""
     return styled(f'<div class="ek-show">{_head_html(v.label, v.verdict, v.verdict_rule)}'
                   f"{_texts_html(v)}{support_html(v.support)}{rules}{notes}<h4>metrics</h4>"
                   f"{metrics_html(v.metrics)}</div>")

@@ -122,6 +122,7 @@ class RowView:
     metrics: tuple[MetricView, ...]
     notes: tuple[str, ...]
     support: tuple[ClaimSupport, ...] = ()  # the support detector's claims, when the run scored it
+    profile: str = "seed"  # the named verdict profile whose rules decided
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -163,7 +164,7 @@ def find_row(results: pd.DataFrame, row_id: Any, system: str | None = None) -> t
     return int(hits[0]), results.iloc[int(hits[0])]
 
 
-_CUT_FIELDS = tuple(f.name for f in dataclasses.fields(VerdictThresholds) if f.name != "profile")
+_CUT_FIELDS = tuple(f.name for f in dataclasses.fields(VerdictThresholds) if f.name not in ("profile", "named"))
 
 
 def thresholds_of(results: pd.DataFrame) -> VerdictThresholds:
@@ -173,7 +174,7 @@ def thresholds_of(results: pd.DataFrame) -> VerdictThresholds:
         return VerdictThresholds()
     cuts = {k: (None if saved[k] is None else float(saved[k])) for k in _CUT_FIELDS if k in saved}
     profile = tuple(Threshold(**r) for r in saved.get("profile") or () if isinstance(r, Mapping))
-    return VerdictThresholds(**cuts, profile=profile)
+    return VerdictThresholds(**cuts, profile=profile, named=str(saved.get("named") or "seed"))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -375,13 +376,15 @@ def row_view(results: pd.DataFrame, row_id: Any, metrics: Sequence[str] | None =
     evidence = row_evidence(row)  # each metric's details read once, for the marks, the decision and the claims
     found, lost = highlights(row, evidence=evidence)
     has_verdict = _text(row.get("verdict")) is not None
-    rules = rule_checks(row, thresholds or thresholds_of(results), evidence=evidence) if has_verdict else ()
+    thresholds = thresholds or thresholds_of(results)
+    rules = rule_checks(row, thresholds, evidence=evidence) if has_verdict else ()
     notes = _verdict_notes(row, rules) if has_verdict else ("no verdict: the triad (hallucination, relevance, "
                                                             "completeness) was not scored",)
     return RowView(_label(row, position), _text(row.get("question")), _text(row.get("answer")),
                    _text(row.get("ground_truth")), _contexts(row.get("contexts")), found, lost,
                    _text(row.get("verdict")), _text(row.get("verdict_rule")), rules,
-                   metric_views(row, _metric_names(results, metrics)), notes, support_claims(row, evidence=evidence))
+                   metric_views(row, _metric_names(results, metrics)), notes, support_claims(row, evidence=evidence),
+                   thresholds.named)
 
 
 def support_claims(row: Mapping[str, Any], *, evidence: Sequence[Evidence] | None = None) -> tuple[ClaimSupport, ...]:

@@ -30,7 +30,7 @@ def row_text(v: RowView) -> str:
     for h in (*v.highlights, *v.unlocated):
         lines.append(f"  {h.sign}{h.ref} {h.explanation()}")
     if v.rules:
-        lines.append("verdict rules:")
+        lines.append(f"verdict rules ({v.profile} profile):")
         for r in v.rules:
             state = {True: "fired", False: "not fired", None: f"not checked ({r.note})"}[r.fired]
             value = "" if r.metric is None else f" value {_value_cell(r.value)}"
