@@ -27,7 +27,7 @@ from .compare import CompareError, compare_systems, default_pair_on
 from .experiment import Experiment
 from .judge_variance import judge_variance, repeated_metrics
 from .metrics import REGISTRY
-from .verdict import ROLES, TRIAD
+from .verdict import ROLES, TRIAD, profile_disagreement
 
 JUDGED_FAMILIES = ("judged", "ragas", "custom")  # custom: a config's own judged metrics
 # which notebook needs which section; a notebook whose section does not apply is skipped with its note
@@ -269,6 +269,7 @@ def analyze(results: pd.DataFrame, exp: Experiment, plan: Mapping[str, Section] 
         out["by_system"] = summary(results, by="system", **boot).drop(columns=["kind"]).to_dict(orient="records")
     if plan["verdicts"].applies:
         out["verdicts"] = _verdict_counts(results)
+        out["verdict_profile"] = profile_disagreement(results, exp.config().thresholds)
         label, positive = _boundary_label(results, exp)  # rows exactly on a threshold, and which way they go
         out["verdict_boundary"] = threshold_boundary(results, exp.config().thresholds, label=label, positive=positive)
     if plan["judge_variance"].applies:  # repeated judge runs: intervals over rows and repeats, agreement

@@ -240,3 +240,46 @@ def _decision_kwargs(d: AnswerDecision | None) -> dict[str, Any]:
     return {} if d is None else {"abstained": d.abstained, "empty": d.empty, "language": d.language}
 
 
+
+
+def profile_disagreement(results: pd.DataFrame, thresholds: VerdictThresholds | None = None, *,
+                         lexicons: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """How the other named profile would decide the same rows: ``{"profile", "other", "compared"}`` and, when the
+    results hold the other profile's metrics, ``rows`` and ``disagree`` (rows whose verdict differs).
+
+    >>> df = pd.DataFrame({"hallucination": [0.0, 0.0], "relevance": [0.0, 0.9], "completeness": [1.0, 1.0],
+    ...                    "unsupported_facts": [0.0, 0.0], "answers_question": [1.0, 1.0],
+    ...                    "question_coverage": [1.0, 1.0], "verdict": ["FAIL", "PASS"]})
+    >>> profile_disagreement(df)  # the seed's relevance rule FAILs the first row; the evalkit profile passes both
+    {'profile': 'seed', 'other': 'evalkit', 'other_metrics': ['unsupported_facts', 'answers_question', 'question_coverage'], 'compared': True, 'rows': 2, 'disagree': 1}
+    """
+    import dataclasses
+
+    thresholds = thresholds or VerdictThresholds()
+    other = dataclasses.replace(thresholds, named="evalkit" if thresholds.named == "seed" else "seed", profile=())
+    out: dict[str, Any] = {"profile": thresholds.named, "other": other.named,
+                           "other_metrics": list(profile_metrics(other)),
+                           "compared": "verdict" in results.columns
+                           and all(m in results.columns for m in profile_metrics(other))}
+    if out["compared"]:
+        theirs, _ = apply_verdicts(results.drop(columns=["verdict", "verdict_rule"], errors="ignore"), other,
+                                   lexicons=lexicons)
+        out["rows"] = int(len(results))
+        out["disagree"] = int((theirs["verdict"].to_numpy() != results["verdict"].to_numpy()).sum())
+    return out
+
+
+def profile_sentence(agreement: Mapping[str, Any]) -> str:
+    """The report's sentence on the profile that decided, from :func:`profile_disagreement`'s numbers.
+
+    >>> profile_sentence({"profile": "seed", "other": "evalkit", "compared": True, "rows": 40, "disagree": 7})
+    'The **seed** profile decided these verdicts. The evalkit profile, applied to the same rows, decides 7 of the 40 answers differently.'
+    >>> profile_sentence({"profile": "seed", "other": "evalkit", "compared": False, "other_metrics": ["a", "b"]})
+    'The **seed** profile decided these verdicts. The evalkit profile was not applied: its metrics (`a`, `b`) were not scored.'
+    """
+    said = f"The **{agreement['profile']}** profile decided these verdicts."
+    if not agreement.get("compared"):
+        names = ", ".join(f"`{m}`" for m in agreement.get("other_metrics") or ())
+        return f"{said} The {agreement['other']} profile was not applied: its metrics ({names}) were not scored."
+    return (f"{said} The {agreement['other']} profile, applied to the same rows, decides {agreement['disagree']} of "
+            f"the {agreement['rows']} answers differently.")

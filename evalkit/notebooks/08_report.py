@@ -74,6 +74,7 @@ if sections["verdicts"]["applies"]:
     if counts["system"].isna().all():
         counts = counts.drop(columns="system")
     display(tables.frame_table(counts, caption="Verdicts: answers per outcome", label="verdicts"))
+    display(Markdown(evalkit.verdict.profile_sentence(numbers["verdict_profile"])))
     display(Markdown("\n\n".join(b["text"] for b in numbers.get("verdict_boundary") or [])))
     if run.has("question_type"):  # by system is the quick start's figure; here, where in the questions they fall
         run.show(plots.verdict_counts(res, by="question_type"), "08_verdicts_by_question_type")
