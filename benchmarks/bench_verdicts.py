@@ -20,12 +20,12 @@ import pandas as pd
 
 import evalkit
 from evalkit.config import EvalConfig
+from evalkit.metrics import verdict_roles
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "verdicts"
 HALUEVAL = ROOT.parent / "shared" / "bench" / "halueval_qa_dev.jsonl"
-PROFILES = {"seed": ["hallucination", "relevance", "completeness"],
-            "evalkit": ["unsupported_facts", "answers_question", "question_coverage"]}
+PROFILES = {p: [name for name, _ in verdict_roles(p)] for p in ("seed", "evalkit")}  # the registry's roles
 VERDICTS = ("PASS", "WARN", "FAIL", "ABSTAIN", "UNDETERMINED")
 
 

@@ -107,11 +107,13 @@ class VerdictThresholds:
     hallucination_fail: float = 0.5
     relevance_fail: float = 0.1
     completeness_warn: float = 0.6
-    # the evalkit profile's cut values (evalkit.metrics.checks): one unsupported fact fails, an answer that does
-    # not answer the question fails, one that covers less than coverage_warn of it warns
+    # the evalkit profile's cut values (evalkit.metrics.checks): one unsupported fact fails, another value in
+    # place of the reference's fails, an answer that does not answer the question fails, one that covers less
+    # than coverage_warn of it (by default: anything less than all of it) warns
     unsupported_fail: float = 0.0
+    conflict_fail: float = 0.0  # an answer that gives another value in place of the reference's fails
     answers_fail: float = 0.5
-    coverage_warn: float = 0.6
+    coverage_warn: float = 1.0
     # opt-in: FAIL an answer whose weakest claim's support is strictly below this (the support detector needs
     # the embed extra); None: no such rule. A calibrated profile's rule on support replaces it.
     support_fail: float | None = None
@@ -119,15 +121,16 @@ class VerdictThresholds:
     # verdict after the defaults above are replaced for the metrics they name
     profile: tuple = ()
     # the named verdict profile in force: "seed" (the seed documents' rules on relevance, completeness and
-    # hallucination, exact) or "evalkit" (unsupported_facts, answers_question, question_coverage)
+    # hallucination, exact) or "evalkit" (unsupported_facts, reference_conflict, answers_question,
+    # question_coverage)
     named: str = "seed"
 
     def as_dict(self) -> dict[str, float]:
         """The cut values of the named profile's rules, and the opt-in ones that are set (a calibrated profile's
         rules are in ``profile``)."""
         if self.named == "evalkit":
-            out = {"unsupported_fail": self.unsupported_fail, "answers_fail": self.answers_fail,
-                   "coverage_warn": self.coverage_warn}
+            out = {"unsupported_fail": self.unsupported_fail, "conflict_fail": self.conflict_fail,
+                   "answers_fail": self.answers_fail, "coverage_warn": self.coverage_warn}
         else:
             out = {"hallucination_fail": self.hallucination_fail, "relevance_fail": self.relevance_fail,
                    "completeness_warn": self.completeness_warn}

@@ -248,10 +248,10 @@ def profile_disagreement(results: pd.DataFrame, thresholds: VerdictThresholds | 
     results hold the other profile's metrics, ``rows`` and ``disagree`` (rows whose verdict differs).
 
     >>> df = pd.DataFrame({"hallucination": [0.0, 0.0], "relevance": [0.0, 0.9], "completeness": [1.0, 1.0],
-    ...                    "unsupported_facts": [0.0, 0.0], "answers_question": [1.0, 1.0],
-    ...                    "question_coverage": [1.0, 1.0], "verdict": ["FAIL", "PASS"]})
+    ...                    "unsupported_facts": [0.0, 0.0], "reference_conflict": [0.0, 0.0],
+    ...                    "answers_question": [1.0, 1.0], "question_coverage": [1.0, 1.0], "verdict": ["FAIL", "PASS"]})
     >>> profile_disagreement(df)  # the seed's relevance rule FAILs the first row; the evalkit profile passes both
-    {'profile': 'seed', 'other': 'evalkit', 'other_metrics': ['unsupported_facts', 'answers_question', 'question_coverage'], 'compared': True, 'rows': 2, 'disagree': 1}
+    {'profile': 'seed', 'other': 'evalkit', 'other_metrics': ['unsupported_facts', 'reference_conflict', 'answers_question', 'question_coverage'], 'compared': True, 'rows': 2, 'disagree': 1}
     """
     import dataclasses
 

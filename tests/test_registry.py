@@ -81,6 +81,7 @@ def test_verdict_roles_are_the_seeds_rules_in_the_verdicts_order():
                      "relevance": ("below", "FAIL", "relevance_fail", "seed"),
                      "completeness": ("below", "WARN", "completeness_warn", "seed"),
                      "unsupported_facts": ("above", "FAIL", "unsupported_fail", "evalkit"),
+                     "reference_conflict": ("above", "FAIL", "conflict_fail", "evalkit"),
                      "answers_question": ("below", "FAIL", "answers_fail", "evalkit"),
                      "question_coverage": ("below", "WARN", "coverage_warn", "evalkit")}
     assert TRIAD == ("hallucination", "relevance", "completeness")  # the seed profile's, in its order

@@ -69,7 +69,8 @@ def test_html_numbers_are_the_metrics_json_numbers(two_reports):
     assert cal["protocol"] in html and "System comparison" in html and "rag-b</strong> minus <strong>rag-a" in html
     # the verdict section names the profile that decided (#38); the default run did not score the evalkit profile
     assert m["verdict_profile"] == {"profile": "seed", "other": "evalkit", "compared": False,
-                                    "other_metrics": ["unsupported_facts", "answers_question", "question_coverage"]}
+                                    "other_metrics": ["unsupported_facts", "reference_conflict", "answers_question",
+                                                      "question_coverage"]}
     assert "<strong>seed</strong> profile decided these verdicts" in html
 
 

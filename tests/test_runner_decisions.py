@@ -15,7 +15,8 @@ from evalkit.text import DECISION_COLUMNS
 
 # written out here, independently of the registry's english_only flags (which the test below compares with it)
 ENGLISH_ONLY = frozenset({"relevance", "completeness", "hallucination", "grounding_risk", "keyword_coverage",
-                          "answer_completeness", "source_citation", "dont_know", "novel_token_rate", "support"})
+                          "answer_completeness", "source_citation", "dont_know", "novel_token_rate", "support",
+                          "unsupported_facts", "reference_conflict", "answers_question", "question_coverage"})
 
 CONTEXT = "The plants are in Ghent and Lyon. The base premium for Territory 118 is $604 per year."
 QUESTION = "Where are the plants, and what is the base premium for Territory 118?"
@@ -32,7 +33,8 @@ ROWS = pd.DataFrame({
     "ground_truth": [TRUTH] * 6,
 })
 METRICS = ["relevance", "completeness", "hallucination", "grounding_risk", "exact_match", "keyword_coverage",
-           "number_match", "answer_completeness", "source_citation", "dont_know", "answer_length", "novel_token_rate"]
+           "number_match", "answer_completeness", "source_citation", "dont_know", "answer_length", "novel_token_rate",
+           "unsupported_facts", "reference_conflict", "answers_question", "question_coverage"]
 
 
 @pytest.fixture(scope="module")

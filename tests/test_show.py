@@ -362,13 +362,14 @@ def test_an_evalkit_profile_run_is_shown_with_its_own_rules_and_named_in_the_pap
 
     import evalkit
     from evalkit.config import EvalConfig
+    from evalkit.metrics import verdict_roles
     from evalkit.paper import _Text, _thresholds
     from evalkit.view.model import thresholds_of
 
     df = pd.DataFrame({"id": ["a", "b"], "question": ["How heavy is the Orvo T2?"] * 2,
                        "answer": ["It weighs 2,400 grams.", "3.1 kg."],
                        "contexts": [["The Orvo T2 weighs 2.4 kg. The Orvo T3 weighs 3.1 kg."]] * 2})
-    res = evalkit.evaluate(df, ["unsupported_facts", "answers_question", "question_coverage"],
+    res = evalkit.evaluate(df, [name for name, _ in verdict_roles("evalkit")],
                            EvalConfig.from_dict({"profile": "evalkit"}), progress=False)
     assert thresholds_of(res).named == "evalkit"
     text = str(show(res, "b"))

@@ -211,14 +211,15 @@ def test_named_profiles_apply_their_own_rules():
     assert [str(r) for r in rules_for(VerdictThresholds())] == \
         ["hallucination > 0.5", "relevance < 0.1", "completeness < 0.6"]  # the seed's, unchanged
     assert [str(r) for r in rules_for(VerdictThresholds(named="evalkit"))] == \
-        ["unsupported_facts > 0", "answers_question < 0.5", "question_coverage < 0.6"]
-    df = pd.DataFrame({"unsupported_facts": [0.0, 0.25, 0.0, 0.0, 0.0],
-                       "answers_question": [1.0, 1.0, 0.0, 0.5, 1.0],
-                       "question_coverage": [1.0, 1.0, 1.0, 1.0, 0.5]})
+        ["unsupported_facts > 0", "reference_conflict > 0", "answers_question < 0.5", "question_coverage < 1"]
+    df = pd.DataFrame({"unsupported_facts": [0.0, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0],
+                       "reference_conflict": [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+                       "answers_question": [1.0, 1.0, 0.0, 0.5, 1.0, 1.0, 1.0],
+                       "question_coverage": [1.0, 1.0, 1.0, 1.0, 0.5, 1.0, 0.99]})
     # by hand: all pass; one unsupported fact of four fails; not answering fails; 0.5 is not below 0.5; half covered
-    # warns
+    # warns; another value in place of the reference's fails; anything short of all of it warns
     assert apply_verdicts(df, VerdictThresholds(named="evalkit"))[0]["verdict"].tolist() == \
-        ["PASS", "FAIL", "FAIL", "PASS", "WARN"]
+        ["PASS", "FAIL", "FAIL", "PASS", "WARN", "FAIL", "WARN"]
     with pytest.raises(ProfileError, match="the verdict needs the columns hallucination, relevance, completeness"):
         apply_verdicts(df)  # the seed profile reads other columns
 
@@ -231,7 +232,8 @@ def test_profile_key_in_a_config_and_its_errors():
     assert EvalConfig().thresholds.named == "seed"
     cfg = EvalConfig.from_dict({"profile": "evalkit", "thresholds": {"coverage_warn": 0.5}})
     assert (cfg.thresholds.named, cfg.thresholds.coverage_warn) == ("evalkit", 0.5)
-    assert cfg.thresholds.as_dict() == {"unsupported_fail": 0.0, "answers_fail": 0.5, "coverage_warn": 0.5}
+    assert cfg.thresholds.as_dict() == {"unsupported_fail": 0.0, "conflict_fail": 0.0, "answers_fail": 0.5,
+                                        "coverage_warn": 0.5}
     with pytest.raises(ConfigError, match="profile must be one of seed, evalkit, got 'careful'"):
         EvalConfig.from_dict({"profile": "careful"})
     with pytest.raises(ConfigError, match=r"thresholds has unknown key\(s\) \['named'\]"):
@@ -250,7 +252,7 @@ def test_score_and_verdict_commands_take_the_profile(tmp_path, capsys):
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "r.parquet"
     assert main(["score", str(data), "-o", str(out), "--profile", "evalkit",
-                 "--metrics", "unsupported_facts,answers_question,question_coverage"]) == 0
+                 "--metrics", "unsupported_facts,reference_conflict,answers_question,question_coverage"]) == 0
     res = pd.read_parquet(out)
     # 2,400 g = 2.4 kg, the T2's; 3.1 kg is the T3's weight given for the T2
     assert res["verdict"].tolist() == ["PASS", "FAIL"]
@@ -268,5 +270,5 @@ def test_a_calibrated_profile_keeps_the_named_profile():
                                                                   "inclusive": False}}}, base)
     # the named profile and its other cut values stay; the rule on one of its metrics sets that metric's value
     assert (t.named, t.answers_fail, t.coverage_warn, t.unsupported_fail) == ("evalkit", 0.7, 0.5, 0.0)
-    assert [str(r) for r in rules_for(t)] == ["unsupported_facts > 0", "answers_question < 0.7",
-                                              "question_coverage < 0.5"]
+    assert [str(r) for r in rules_for(t)] == ["unsupported_facts > 0", "reference_conflict > 0",
+                                              "answers_question < 0.7", "question_coverage < 0.5"]

@@ -36,6 +36,7 @@ _COMPLETENESS_ROLE = VerdictRole(order=3, flag="below", outcome="WARN", threshol
 # the evalkit profile's rules (evalkit.metrics.checks): one unsupported fact fails the answer, an answer that does
 # not answer the question fails, one that answers part of it warns
 _FACTS_ROLE = VerdictRole(order=0, flag="above", outcome="FAIL", threshold="unsupported_fail", profile="evalkit")
+_CONFLICT_ROLE = VerdictRole(order=1, flag="above", outcome="FAIL", threshold="conflict_fail", profile="evalkit")
 _ANSWERS_ROLE = VerdictRole(order=2, flag="below", outcome="FAIL", threshold="answers_fail", profile="evalkit")
 _COVERAGE_ROLE = VerdictRole(order=3, flag="below", outcome="WARN", threshold="coverage_warn", profile="evalkit")
 _RAGAS_EMPTY = "ragas raises on empty inputs (row error); NaN -> undetermined"
@@ -106,6 +107,17 @@ _REGISTRY_LIST = [
                         "question without a reference",
            evidence_keys=("missing",),
            in_words="It covers {value:.2f} of what the question asks.",
+           english_only=True),
+    Metric("reference_conflict", _M + "checks:reference_conflict", needs=("question", "answer"),
+           optional=("ground_truth",), direction="lower", range=(0.0, 1.0),
+           batch=_M + "checks:reference_conflict_batch", resources=("nlp",), family="checks",
+           verdict_role=_CONFLICT_ROLE, details=_M + "checks:ConflictDetails",
+           formula="1 if, for some kind of value (an amount's dimension, dates, item codes), the answer states none "
+                   "of the reference's and states another; else 0",
+           empty_policy="undetermined for an empty answer" + _NOT_EN + "; 0.0 for an abstention and without a "
+                        "reference (nothing to contradict)",
+           evidence_keys=("conflicts",),
+           in_words="It contradicts the reference: {value:.0f} (1 yes, 0 no).",
            english_only=True),
     Metric("exact_match", _M + "reference:exact_match", needs=("answer", "ground_truth"), direction="higher", range=(0.0, 1.0),
            kind="bool", details=_NO_EVIDENCE, family="reference",

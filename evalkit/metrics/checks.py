@@ -21,11 +21,12 @@ decided it.
 """
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..text import date_supported, extract_dates, find_entity, sentences
+from ..text import date_supported, extract_dates, extract_times, find_entity, sentences
 from ..text.quantities import Quantity, dimension_of, read_quantities, same_amount, with_digits
 from .base import Details, Score
 from .guard import guard_rows
@@ -33,13 +34,16 @@ from .guard import guard_rows
 # a model or product code ("KT-30", "CG-40", "X200") or a capitalised name followed by a number ("Aero 500")
 _CODE = re.compile(r"\b[A-Z]{1,5}-?\d{1,5}[A-Za-z]?\b")
 # where a context sentence changes subject: "The KT-30 costs €99 and the KT-40 costs €79"
-_CLAUSE_CUT = re.compile(r";|,\s+(?i:and|but|or|while|whereas)\s+|\s+and\s+(?=(?i:the|its|it|a|an)\s)|,\s*(?i:compared with)|"
+_CLAUSE_CUT = re.compile(r";|,\s+(?i:and|but|or|while|whereas)\s+|\s+and\s+(?=(?i:the|its|it|a|an)\s)(?!(?i:an?\s+(?:half|quarter)\b))|,\s*(?i:compared with)|"
                          r"\bwhile\b|\bwhereas\b|(?<=\.)\s+(?=[A-Z][a-z])")
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP", "EVENT", "WORK_OF_ART", "LAW"})
 # verbal negation and its imperative forms ("Do not use", "Never", "Avoid alcohol"); "no more than three" is a
 # limit, not a denial, so a bare "no" is not among them
 _NEGATIONS = frozenset({"not", "n't", "never", "cannot", "avoid", "nor", "neither"})
 _YES = re.compile(r"^\s*(yes|yeah|correct|that's right|it can|it does|it is)\b", re.I)
+# "Yes, ... any weekday train" against "only valid on trains arriving after 10:00": a restriction made universal
+_UNIVERSAL = re.compile(r"\b(?:any|all|always|every|anytime|whenever|unlimited)\b", re.I)
+_RESTRICTED = re.compile(r"\b(?:only|except|unless|provided|as long as|but not|not on|restricted)\b", re.I)
 _NO = re.compile(r"^\s*(no|nope)\b", re.I)
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"})
 # words an answer uses to frame what it says ("According to the leaflet, ..."), never facts of their own
@@ -93,6 +97,15 @@ class CoverageDetails(Details):
     missing: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ConflictDetails(Details):
+    """reference_conflict on one row: what it compared, and each value the answer gives in place of the
+    reference's."""
+
+    against: str
+    conflicts: tuple[str, ...]
+
+
 # ---------------------------------------------------------------------------------------------------------
 # reading the texts
 @dataclass
@@ -108,6 +121,8 @@ class _Passage:
     clause_names: list[frozenset[str]]  # the named items a clause speaks of (its own, else the passage's last)
     amounts: list[list[Quantity]]
     dates: list[list[tuple]]
+    times: list[list[tuple[int, int]]]
+    positions: dict[str, list[int]] = field(default_factory=dict)  # word (lemma and form) -> token indices
 
 
 def _items_in(text: str) -> list[str]:
@@ -174,10 +189,28 @@ def _words_of(text: str) -> frozenset[str]:
     return frozenset(words | {w[:-1] for w in words if w.endswith("s")}) | frozenset(_items_in(text))
 
 
+def _range_year(keys: list[tuple]) -> list[tuple]:
+    """A clause's dates with the one year it states given to those without ("from 24 May to 15 September 2024":
+    both in 2024); unchanged when it states none or several."""
+    years = {y for y, _, _ in keys if y is not None}
+    if len(years) != 1:
+        return keys
+    year = years.pop()
+    return [(year, m, d) if y is None and m is not None else (y, m, d) for y, m, d in keys]
+
+
 def _read_passage(text: str, nlp) -> _Passage:
     sents = sentences(text) or [text]
     docs = nlp.parse_contexts(sents)
-    p = _Passage(sents, [_lemmas(d) for d in docs], [_negated(d) for d in docs], [], [], [], [], [])
+    p = _Passage(sents, [_lemmas(d) for d in docs], [_negated(d) for d in docs], [], [], [], [], [], [])
+    i = 0
+    for d in docs:  # the passage's words in order, for the relations check (subject and object near each other)
+        for t in d:
+            if t.is_punct or t.is_space:
+                continue
+            for form in {t.lemma_.lower(), t.lower_}:
+                p.positions.setdefault(form, []).append(i)
+            i += 1
     carried: list[str] = []
     carried_names: frozenset[str] = frozenset()
     for s in sents:
@@ -189,7 +222,8 @@ def _read_passage(text: str, nlp) -> _Passage:
             p.clauses.append(part)
             p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(carried))
             p.amounts.append(read_quantities(part))
-            p.dates.append([d.key for d in extract_dates(part)])
+            p.dates.append(_range_year([d.key for d in extract_dates(part, day_month=True)]))
+            p.times.append([t for t, _, _ in extract_times(part)])
             p.clause_names.append(carried_names)
     return p
 
@@ -254,7 +288,7 @@ def _same(q: Quantity, a: Quantity) -> bool:
 
 
 def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> list[Fact]:
-    clauses, lemmas, amounts, _, names = ctx
+    clauses, lemmas, amounts, _, names, _ = ctx
     out = []
     for q in read_quantities(sent):
         if q.clock or (q.dimension == "count" and q.magnitude <= 1):
@@ -270,12 +304,57 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> lis
 
 
 def _date_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
-    clauses, lemmas, _, dates, names = ctx
+    clauses, lemmas, _, dates, names, _ = ctx
     out = []
-    for d in extract_dates(sent):
+    for d in extract_dates(sent, day_month=True):
         matches = [i for i, found in enumerate(dates) if date_supported(d.key, found)]
         rivals = [i for i, found in enumerate(dates) if found and i not in matches]
         out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names), "date", d.text))
+    return out
+
+
+def _time_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
+    """Clock times ("9am–7pm") bound like amounts: the Sunday hours are not the weekday hours."""
+    clauses, lemmas, _, _, names, times = ctx
+    out = []
+    for t, start, end in extract_times(sent):
+        matches = [i for i, found in enumerate(times) if t in found]
+        rivals = [i for i, found in enumerate(times) if found and i not in matches]
+        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names), "time", sent[start:end]))
+    return out
+
+
+def _related_in(passage: _Passage, subject: tuple[str, ...], obj: tuple[str, ...]) -> bool:
+    """Whether ``passage`` puts one of the subject's words within the anchors' window of one of the object's."""
+    from bisect import bisect_left
+
+    from .anchors import DEFAULT_WINDOW
+
+    ps = sorted({i for w in subject for i in passage.positions.get(w, ())})
+    po = sorted({i for w in obj for i in passage.positions.get(w, ())})
+    for i in ps:
+        j = bisect_left(po, i)
+        if any(0 <= k < len(po) and po[k] != i and abs(po[k] - i) <= DEFAULT_WINDOW for k in (j - 1, j)):
+            return True
+    return False
+
+
+def _relation_facts(doc, passages: list[_Passage]) -> list[Fact]:
+    """The answer's subject-verb-object claims (the hallucination metric's reader, :func:`anchors.extract_claims`):
+    supported where a context puts the subject near the object ("Howard Kazanjian was a businessman" is not,
+    where the contexts call Gerard Cafesjian the businessman). The verb may differ: a paraphrase changes it."""
+    from .anchors import NUMERIC_LABELS, extract_claims
+
+    out = []
+    for _, claim in extract_claims(doc):
+        subj_l, _verb, obj_l, subj_t, obj_t = claim.key
+        head = next((t for t in doc if t.lower_ == subj_t), None)
+        if head is not None and head.ent_type_ in NUMERIC_LABELS:  # "Thirty-five pounds covers ...": an amount
+            continue
+        subject, obj = (subj_l, subj_t, *claim.forms[0]), (obj_l, obj_t, *claim.forms[1])
+        ok = any(_related_in(p, subject, obj) for p in passages)
+        out.append(Fact("relation", claim.text, ok, "the context says it" if ok else
+                        f"no context puts {subj_t!r} near {obj_t!r}"))
     return out
 
 
@@ -315,6 +394,11 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
     if len(lemmas) < 2:
         return None
     share, best, ctx_negated = _best_sentence(lemmas, passages)
+    if yes and not negated and (best is None or share < 0.6 or not ctx_negated):
+        # "Yes" to "Can I use it on 110 V?": the question is the claim; the context sentence about it may deny it
+        share, best, ctx_negated = _best_sentence(_lemmas(q_doc), passages)
+    if best is not None and share >= 0.5 and yes and _UNIVERSAL.search(sent) and _RESTRICTED.search(best):
+        return Fact("polarity", sent, False, "the context restricts what the answer says holds always", best)
     if best is None or share < 0.6 or negated == ctx_negated:
         return None
     return Fact("polarity", sent, False, "the context says the opposite" if ctx_negated else
@@ -353,25 +437,36 @@ def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
     return out
 
 
+def _value_words(text: str) -> frozenset[str]:
+    """The words of the amounts and dates ``text`` states ("minutes" of "210 minutes"): they say what a value is
+    measured in, not what it is about, so a rival clause in the same unit does not outweigh the clause about the
+    question ("12 minutes in Boost mode" against "A full recharge takes 3.5 hours" for "210 minutes")."""
+    spans = [q.text for q in read_quantities(text)] + [d.text for d in extract_dates(text, day_month=True)]
+    return _words_of(" ".join(spans)) if spans else frozenset()
+
+
 def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -> list[Fact]:
     """Every fact of ``answer`` checked against the read ``passages`` (see the module docstring)."""
     contexts_text = " ".join(" ".join(p.sentences) for p in passages)
     known = frozenset().union(*(lem for p in passages for lem in p.lemmas), _lemmas(q_doc),
                               re.findall(r"[a-z]+", contexts_text.lower()))
     ctx = tuple([x for p in passages for x in getattr(p, name)] for name in ("clauses", "clause_lemmas", "amounts",
-                                                                                "dates", "clause_names"))
+                                                                                "dates", "clause_names", "times"))
     q_amounts = read_quantities(question)
     facts: list[Fact] = []
     for sent in doc.sents:
         for part in (c for c in _CLAUSE_CUT.split(sent.text) if c and c.strip()):
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
-            subject = (_words_of(part), _lemmas(q_doc) | _words_of(question), _names_in(part) or _names_in(question))
+            subject = (_words_of(part) - _value_words(part), _lemmas(q_doc) | _words_of(question),
+                       _names_in(part) or _names_in(question))
             facts += _amount_facts(answer, part, subject, ctx, q_amounts)
             facts += _date_facts(part, subject, ctx)
+            facts += _time_facts(part, subject, ctx)
         polarity = _polarity_fact(sent.text, sent, question, q_doc, passages)
         if polarity is not None:
             facts.append(polarity)
     facts += _name_facts(doc, contexts_text, question)
+    facts += _relation_facts(doc, passages)
     facts += _clause_facts(doc, known)
     return facts
 
@@ -422,7 +517,7 @@ def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
             fits += [q.text for q in amounts if q.dimension == "count"]
         return tuple(dict.fromkeys(fits))
     if kind == "date":
-        return tuple(d.text for d in extract_dates(answer)) + tuple(
+        return tuple(d.text for d in extract_dates(answer, day_month=True)) + tuple(
             q.text for q in amounts if q.dimension in ("[time]", "clock")) + tuple(
             e.text for e in doc.ents if e.label_ in ("DATE", "TIME"))
     if kind in ("name", "place"):
@@ -448,15 +543,28 @@ def _about_question(q_words: frozenset[str], passages: list[_Passage]) -> list[t
     return sorted(scored, key=lambda x: -x[0])
 
 
-def answers_from_parsed(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -> Score:
-    kind, dims = expected_kind(question)
+def _asks(question: str) -> list[str]:
+    """The question's separate asks ("How long is it, and how can it be extended?": two)."""
+    return [a for a in _ASK_SPLIT.split(question) if a and a.strip()] or [question]
+
+
+def _ask_lemmas(ask: str, q_doc) -> frozenset[str]:
+    """The lemmas of the question's tokens inside ``ask``, and its words."""
+    start = q_doc.text.find(ask)
+    span = q_doc.char_span(start, start + len(ask), alignment_mode="expand") if start >= 0 else None
+    return _lemmas(q_doc if span is None else span) | _words_of(ask)
+
+
+def _answers_ask(ask: str, answer: str, doc, q_doc, passages: list[_Passage]) -> Score:
+    """How well ``answer`` answers the one ask ``ask`` of the question ``q_doc`` (see :func:`answers_question`)."""
+    kind, dims = expected_kind(ask)
     found = _kind_found(kind, dims, answer, doc)
-    q_words = _lemmas(q_doc) | _words_of(question)
+    q_words = _ask_lemmas(ask, q_doc)
     a_words = (_lemmas(doc) | _words_of(answer)) - q_words - _FRAMING
     # the item codes are carried to every clause of a passage, so they say nothing of which clause answers
-    ranked = _about_question(q_words - frozenset(_items_in(question)), passages)
+    ranked = _about_question(q_words - frozenset(_items_in(ask)), passages)
     top = ranked[0][0] if ranked else 0.0
-    near = [(c, lem) for score, c, lem in ranked if top > 0 and score >= 0.5 * top][:4]
+    near = [(c, lem) for score, c, lem in ranked if top > 0 and score >= _NEAR_SHARE * top][:_NEAR_MAX]
     sentence = near[0][0] if near else None
     if found:
         return Score(1.0, AnswersDetails(kind, found, sentence, f"gives the {kind} the question asks for"))
@@ -470,8 +578,40 @@ def answers_from_parsed(question: str, answer: str, doc, q_doc, passages: list[_
                                                "says what the context clause answering the question says"))
     if kind in ("open", "yes/no") and not a_words and (q_words & _lemmas(doc)):
         return Score(0.5, AnswersDetails(kind, (), sentence, "restates the question"))
+    named = _names_what_the_contexts_name(doc, kind, passages)
+    if named:
+        return Score(0.5, AnswersDetails(kind, named, sentence, "names something the contexts name (a bare name "
+                                         "cannot be matched to the clause that answers the question)"))
     return Score(0.0, AnswersDetails(kind, (), sentence, f"gives no {kind} and nothing of the context clauses "
                                      "that answer the question"))
+
+
+_BARE_NAME_MAX = 8  # tokens: "Guangzhou International Sports Arena", "Thomas, 2nd Earl of Lancaster"
+
+
+def _names_what_the_contexts_name(doc, kind: str, passages: list[_Passage]) -> tuple[str, ...]:
+    """A bare name ("Oklahoma Sooners", "Grand Duchess") answering a which/what/who question, every content word
+    of it in the contexts: the answer to a question that reaches it through another clause ("the director of the
+    film based on ...") shares no words with the question, so only its being named there can be checked."""
+    if kind not in ("open", "name", "place") or len(doc) > _BARE_NAME_MAX or any(
+            t.pos_ in ("VERB", "AUX") for t in doc):
+        return ()
+    words = [t for t in doc if t.is_alpha and not t.is_stop and t.pos_ in ("PROPN", "NOUN", "ADJ")]
+    known = frozenset().union(*(lem for p in passages for lem in p.clause_lemmas)) if passages else frozenset()
+    text = " ".join(" ".join(p.sentences) for p in passages).lower()
+    if not words or not all(t.lemma_.lower() in known or t.lower_ in text for t in words):
+        return ()
+    return (doc.text.strip(),)
+
+
+def answers_from_parsed(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -> Score:
+    """The best of the question's asks: an answer that answers one of two asks answers the question (what it
+    leaves out is question_coverage's to say)."""
+    whole = _answers_ask(question, answer, doc, q_doc, passages)
+    asks = _asks(question)
+    if whole.value >= 1.0 or len(asks) < 2:
+        return whole
+    return max([whole] + [_answers_ask(a, answer, doc, q_doc, passages) for a in asks], key=lambda sc: sc.value)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -482,8 +622,10 @@ def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[lis
     q_amounts = read_quantities(question)
     parts: list[Any] = [q for q in read_quantities(reference) if not q.clock and not any(same_amount(q, x) for x in q_amounts)
                         and not (q.dimension == "count" and q.magnitude <= 1)]
-    parts += [d for d in extract_dates(reference) if not find_entity(d.text, question)]
-    parts += [e.text for e in ref_doc.ents if e.label_ in _NAME_LABELS and not find_entity(e.text, question)]
+    parts += [d for d in extract_dates(reference, day_month=True) if not find_entity(d.text, question)]
+    amount_text = " ".join(q.text for q in parts if isinstance(q, Quantity))
+    parts += [e.text for e in ref_doc.ents if e.label_ in _NAME_LABELS and not find_entity(e.text, question)
+              and e.text not in amount_text]  # "MB" of "100 MB" is the amount's unit, not a name
     if parts:
         return parts, "the reference's amounts, dates and names"
     return sorted(_lemmas(ref_doc) - _lemmas(q_doc) - _FRAMING), "the reference's content words"
@@ -491,10 +633,21 @@ def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[lis
 
 def _part_in(part: Any, answer: str, a_amounts: list[Quantity], a_lemmas: frozenset[str]) -> bool:
     if isinstance(part, Quantity):
+        # "2 extra days" states the reference's "2 days": a count of the number as written, its unit word named
+        unit_word = part.text.split()[-1].lower() if part.written is not None and " " in part.text else None
         return any(same_amount(part, a) or (part.dimension == "count" and a.magnitude == part.magnitude)
+                   or (unit_word is not None and a.dimension == "count" and a.magnitude == part.written
+                       and unit_word.rstrip("s") in answer.lower())
                    for a in a_amounts)
     if hasattr(part, "key"):
-        return date_supported(part.key, [d.key for d in extract_dates(answer)])
+        stated = [d.key for d in extract_dates(answer, day_month=True)]
+        # "from March 1st to August 31st, 2023": a range's year, said once, holds for both ends
+        years = {y for y, _, _ in stated if y is not None}
+        return date_supported(part.key, stated) or (part.year in years and date_supported(
+            part.key, [(part.year, m, d) for y, m, d in stated if y is None]))
+    codes = _items_in(part)
+    if codes and set(codes) <= set(_items_in(answer)):  # "Model NL-3" is named by "the NL-3 model"
+        return True
     if " " in part or part[:1].isupper():
         return find_entity(part, answer) is not None
     return part in a_lemmas
@@ -504,8 +657,11 @@ def _label(part: Any) -> str:
     return part.text if hasattr(part, "text") else str(part)
 
 
-_ASK_SPLIT = re.compile(r"\?\s+|\s*,?\s+and\s+(?=(?:how|what|when|where|which|who|whether|is|are|can|does|do)\b)",
-                        re.I)
+_PARAPHRASE_SHARE = 0.75
+_NEAR_SHARE, _NEAR_MAX = 0.5, 4  # the context clauses taken to answer a question: within this share of the best
+# "..., and how many?", "..., and for how long ...?", "..., and by whom?"
+_ASK_SPLIT = re.compile(r"\?\s+|\s*,?\s+and\s+(?=(?:(?:for|by|from|in|at|to|with|on|until)\s+)?"
+                        r"(?:how|what|when|where|which|who|whom|whether|is|are|can|does|do)\b)", re.I)
 
 
 def coverage_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc) -> Score:
@@ -514,7 +670,10 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
         parts, against = _reference_parts(reference, question, ref_doc, q_doc)
         if parts:
             got = [_part_in(p, answer, a_amounts, a_lemmas) for p in parts]
-            return Score(sum(got) / len(parts), CoverageDetails(
+            # every key fact (amount, date, name) must be stated; a paraphrase changes words, so three in four
+            # of the reference's content words cover it
+            needed = len(parts) if "amounts" in against else max(1, math.ceil(_PARAPHRASE_SHARE * len(parts)))
+            return Score(min(1.0, sum(got) / needed), CoverageDetails(
                 against, tuple(_label(p) for p, g in zip(parts, got) if g),
                 tuple(_label(p) for p, g in zip(parts, got) if not g)))
     asks = [a for a in _ASK_SPLIT.split(question) if a and a.strip()]
@@ -524,6 +683,40 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
            for a in asks]
     return Score(sum(got) / len(asks), CoverageDetails(
         "the question's asks", tuple(a for a, g in zip(asks, got) if g), tuple(a for a, g in zip(asks, got) if not g)))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# reference_conflict
+def _substituted(reference: str, answer: str, question: str) -> list[str]:
+    """The reference's amounts, dates and item codes the answer replaces with another of the same kind: for each
+    kind (an amount's dimension, dates, codes), the answer states none of the reference's and states another one.
+    An answer that states the reference's value beside others ("£45 in total (2 x £18 + £9)") replaces nothing."""
+    q_amounts = read_quantities(question)
+    ref = [q for q in read_quantities(reference) if not q.clock and not any(same_amount(q, x) for x in q_amounts)]
+    ans = [q for q in read_quantities(answer) if not q.clock and not any(same_amount(q, x) for x in q_amounts)]
+    out = []
+    for dim in dict.fromkeys(q.dimension for q in ref):
+        wanted = [q for q in ref if q.dimension == dim]
+        given = [a for a in ans if a.dimension == dim]
+        if given and not any(_part_in(w, answer, ans, frozenset()) for w in wanted):
+            out.append(f"{given[0].text} where the reference says {wanted[0].text}")
+    ref_dates = [d for d in extract_dates(reference, day_month=True) if not find_entity(d.text, question)]
+    ans_dates = [d for d in extract_dates(answer, day_month=True) if not find_entity(d.text, question)]
+    if ref_dates and ans_dates and not any(_part_in(d, answer, ans, frozenset()) for d in ref_dates):
+        out.append(f"{ans_dates[0].text} where the reference says {ref_dates[0].text}")
+    ref_codes = set(_items_in(reference)) - set(_items_in(question))
+    ans_codes = set(_items_in(answer)) - set(_items_in(question))
+    if ref_codes and ans_codes and not ref_codes & ans_codes:
+        out.append(f"{sorted(ans_codes)[0].upper()} where the reference says {sorted(ref_codes)[0].upper()}")
+    return out
+
+
+def conflict_from_parsed(question: str, answer: str, reference: str | None) -> Score:
+    if not (reference and reference.strip()):
+        return Score(0.0, ConflictDetails("no reference: nothing to contradict", ()))
+    found = _substituted(reference, answer, question)
+    return Score(1.0 if found else 0.0, ConflictDetails("the reference's amounts, dates and item codes",
+                                                        tuple(found)))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -563,6 +756,11 @@ class _Column:
                     self.memo[t] = _read_passage(t, self.nlp)
                 out.append(self.memo[t])
         return out
+
+
+def _references(inputs: Mapping[str, Sequence[Any]]) -> list[str]:
+    """The column's reference answers ("" where a row has none)."""
+    return [r if isinstance(r, str) else "" for r in (inputs.get("ground_truth") or [None] * len(inputs["answer"]))]
 
 
 def _checked(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None, resources: Any, batch, name: str,
@@ -637,7 +835,7 @@ def answers_question(question: str | None, answer: str | None, contexts: Sequenc
 def question_coverage_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                             resources: Any = None) -> list[Score]:
     """Column-wise :func:`question_coverage`."""
-    refs = [r if isinstance(r, str) else "" for r in (inputs.get("ground_truth") or [None] * len(inputs["answer"]))]
+    refs = _references(inputs)
     ref_docs: list = []
 
     def row(c: _Column, i: int) -> Score:
@@ -666,3 +864,37 @@ def question_coverage(question: str | None, answer: str | None, ground_truth: st
     """
     return question_coverage_batch({"question": [question], "answer": [answer], "ground_truth": [ground_truth],
                                     "decision": [decision]})[0]
+
+
+def reference_conflict_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
+                             resources: Any = None) -> list[Score]:
+    """Column-wise :func:`reference_conflict`."""
+    refs = _references(inputs)
+    return _checked(inputs, params, resources, reference_conflict_batch, "reference_conflict",
+                    Score(0.0, ConflictDetails("-", ())),
+                    lambda c, i: conflict_from_parsed(c.questions[i], c.answers[i], refs[i]))
+
+
+def reference_conflict(question: str | None, answer: str | None, ground_truth: str | None = None, *,
+                       decision: Any = None) -> Score:
+    """1 when the answer gives another amount, date or item code in place of the reference's (the €59 of the
+    72-hour pass where the reference says €45), else 0 (lower is better).
+
+    For each kind (an amount's dimension, dates, item codes) the answer contradicts the reference when it states
+    none of the reference's values of that kind and states another one; a value the question already gives is
+    not counted, and units are converted (1.2 kg = 1,200 g).
+
+    Empty policy: undetermined for an empty answer or one not in English; 0.0 for an abstention (judged apart)
+    and without a reference (nothing to contradict).
+
+    Examples
+    --------
+    >>> reference_conflict("How much is the 48-hour pass?", "€59.", "€45.").value
+    1.0
+    >>> reference_conflict("How much is the 48-hour pass?", "It costs 45 euros.", "€45.").value
+    0.0
+    >>> reference_conflict("How much is the 48-hour pass?", "€59.").details.against
+    'no reference: nothing to contradict'
+    """
+    return reference_conflict_batch({"question": [question], "answer": [answer], "ground_truth": [ground_truth],
+                                     "decision": [decision]})[0]

@@ -21,8 +21,16 @@ _DATE_PATTERNS = [
     re.compile(rf"\b{_MON},?\s+{_YEAR}\b", re.I),                                          # March 2021
     re.compile(rf"\b{_MON}\s+{_DAY}\b(?!,?\s*\d)", re.I),                                  # March 3
     # bare year, also after a range dash ("2020-2021") but not in an identifier ("COVID-2019") or an amount
+    None,  # where day-first dates without a year are read (see _DAY_MONTH)
     re.compile(r"(?<![\d.,$€£¥])(?<![^\W\d_][\-\u2010\u2011])\b(?P<year>1[5-9]\d\d|20\d\d)\b(?![.,]\d|\s?%)"),
 ]
+
+
+# "31 March", "1st of April": read only where asked (``day_month=True``): the seed's metrics never read them, and
+# their values stay as they were
+_DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?!,?\s*\d)|"
+                        r"\b(?P<day2>1[3-9]|2\d|3[01])/(?P<mon2>0?[1-9]|1[0-2])/(?P<year2>\d{4})\b", re.I)
+# (the second form: a day-first "24/05/2024", read only where the day cannot be a month)
 
 
 @dataclass(frozen=True)
@@ -53,25 +61,31 @@ def _month(s: str) -> int | None:
     return _MONTHS.get(s.lower().rstrip("."))
 
 
-def extract_dates(text: str | None) -> list[DateMention]:
+def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMention]:
     """Calendar dates in ``text``: ISO, "March 3, 2021", "3 March 2021", "3/15/2021",
-    "March 2021", "March 3" and bare years 1500-2099. Overlapping matches keep the
-    most specific (earliest pattern) one.
+    "March 2021", "March 3" and bare years 1500-2099, and with ``day_month`` also "31 March"
+    (no year). Overlapping matches keep the most specific (earliest pattern) one.
 
     Examples
     --------
     >>> [d.key for d in extract_dates("From 2021-03 to March 3, 2021 and 3 March 2021")]
     [(2021, 3, None), (2021, 3, 3), (2021, 3, 3)]
+    >>> [d.key for d in extract_dates("use them by 31 March", day_month=True)], extract_dates("by 31 March")
+    ([(None, 3, 31)], [])
     """
     if not text:
         return []
     taken: list[tuple[int, int]] = []
     out: list[DateMention] = []
     for pat in _DATE_PATTERNS:
+        if pat is None:
+            if not day_month:
+                continue
+            pat = _DAY_MONTH
         for m in pat.finditer(text):
             if any(m.start() < e and s < m.end() for s, e in taken):
                 continue
-            g = m.groupdict()
+            g = {k.rstrip("2"): v for k, v in m.groupdict().items() if v is not None}
             mon = _month(g["mon"]) if g.get("mon") else None
             if g.get("mon") and mon is None:
                 continue
@@ -79,8 +93,9 @@ def extract_dates(text: str | None) -> list[DateMention]:
             if day is not None and not 1 <= day <= 31:
                 continue
             # "may" is also a modal verb: only accept it with a day or a year
+            # (a day-first "24 May" is read when capitalised: "aged 12 may take" is the verb)
             if g.get("mon") and g["mon"].lower() == "may" and not (g.get("year") and day):
-                if not g.get("year"):
+                if not g.get("year") and not (pat is _DAY_MONTH and g["mon"] == "May"):
                     continue
             year = int(g["year"]) if g.get("year") else None
             taken.append((m.start(), m.end()))

@@ -170,10 +170,10 @@ def _latin_language(text: str, doc: dict[str, Any], english: frozenset[str]) -> 
 def _capitalised_nouns(found: list[tuple[str, str]], words: list[tuple[str, str]], en_hits: int,
                        doc: dict[str, Any]) -> LanguageGuess:
     """A text too short once its capitalised words are set aside, which may be German (every noun capitalised:
-    "Eine Impfung kostet 45 Euro."): read whole when it has ``min_words`` + 1 words, two of them lower-case and
+    "Eine Impfung kostet 45 Euro."): read whole when it has ``min_words`` + 1 words, one of them lower-case and
     none an English function word ("Tilburg, Antwerp and Ghent." stays too short), named only with confidence
     ``min_confidence_whole``."""
-    if len(found) <= int(doc["min_words"]) or len(words) < 2 or en_hits:
+    if len(found) <= int(doc["min_words"]) or not words or en_hits:
         return LanguageGuess(None, "too short")
     guess = _lingua(" ".join(w for w, _ in found), doc)
     return guess if guess.code != "en" and guess.share >= float(doc["min_confidence_whole"]) else \

@@ -65,6 +65,7 @@ _UNIT_AFTER = re.compile(r"^\s?-?(?P<unit>°\s?[CF]\b|(?:degrees?|deg)(?:\s+(?:c
                          r"[^\W\d_][\w°/²³µ]*(?:\s?/\s?[^\W\d_]+)?|%)", re.I)
 _RATE_AFTER = re.compile(r"^\s*(?:times\s+)?(?:a|an|per|each|every)\s+(?P<per>hour|day|week|month|year|quarter|"
                          r"fortnight)\b|^\s*times\s+(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b", re.I)
+_UNIT_QUALIFIER = re.compile(r"^\s?(?:calendar|clear|whole|full)\s+(?=(?:days?|weeks?|months?|years?)\b)", re.I)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.I)
 _RANGE_BETWEEN = re.compile(r"^\s*(?:-|–|—|to|and)\s*$", re.I)
 _AMOUNT_BEFORE = re.compile(r"\d(?:\s?[^\W\d_]+)?\s+$")
@@ -115,9 +116,21 @@ def _unit_of(word: str):
             unit = ureg.parse_units(candidate)
         except Exception:  # pint raises several types for a word that is no unit; none is ours to pass on
             continue
-        if str(unit.dimensionality) in _physical_dimensions():
+        if str(unit.dimensionality) in _physical_dimensions() or _is_data_size(unit):
             return unit
     return None
+
+
+def _is_data_size(unit) -> bool:
+    """Bytes and their multiples ("100 MB", "0.1 GB"): pint counts information as dimensionless, so a data size
+    is told by its converting to bytes (and "mb" stays a millibarn only where no byte reading was found first)."""
+    if str(unit.dimensionality) != "dimensionless":
+        return False
+    try:
+        _units().Quantity(1, unit).to("byte")
+    except Exception:  # pint's DimensionalityError and friends: not a data size
+        return False
+    return "byte" in str(unit) or str(unit).endswith("bit")
 
 
 # the kinds of amount an answer about a product, a service or a plan states; pint knows many more units
@@ -161,6 +174,9 @@ def _physical(value: float, unit_word: str, text: str) -> Quantity | None:
     unit = _unit_of(unit_word)
     if unit is None:
         return None
+    if _is_data_size(unit):
+        size = _units().Quantity(value, unit).to("byte")
+        return Quantity(float(size.magnitude), "[data]", text, written=value)
     q = _units().Quantity(value, unit).to_base_units()
     return Quantity(float(q.magnitude), str(q.dimensionality), text, written=value)
 
@@ -188,6 +204,7 @@ def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
     if _DAY_OF_MONTH.match(after) or _MONTH_BEFORE.search(before):  # "24 May", "May 24": a date, not an amount
         return None
     every = _EVERY_BEFORE.search(before) is not None
+    after = _UNIT_QUALIFIER.sub("", after, count=1)  # "7 calendar days" is 7 days
     u = _UNIT_AFTER.match(after)
     word = u.group("unit") if u else ""
     if word.lower().rstrip(".") in _CURRENCY:
@@ -209,6 +226,26 @@ def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
     return Quantity(value, "count", text, noun=noun)
 
 
+_COMPOUND_GAP = re.compile(r"\s?[^\W\d_]+\s*(?:,\s*|and\s+)?", re.I)
+
+
+def _compound_durations(t: str, read: list[tuple[re.Match, Quantity]]) -> list[Quantity]:
+    """One duration for "1 hour 45 minutes" / "2 years and 6 months" (a larger unit, then a smaller one, with
+    nothing but the first unit word between them): 105 minutes, not an hour and a separate 45 minutes."""
+    out: list[Quantity] = []
+    prev_end = None
+    for m, q in read:
+        last = out[-1] if out else None
+        if (last is not None and prev_end is not None and q.dimension == last.dimension == "[time]"
+                and last.magnitude > q.magnitude and _COMPOUND_GAP.fullmatch(t[prev_end:m.start()])
+                and _unit_of(last.text.split()[-1]) is not None):
+            out[-1] = Quantity(last.magnitude + q.magnitude, "[time]", last.text + " " + q.text)
+        else:
+            out.append(q)
+        prev_end = m.end()
+    return out
+
+
 def read_quantities(text: str | None) -> list[Quantity]:
     """Every amount ``text`` states, in order (see the module docstring for the reading rules).
 
@@ -223,9 +260,9 @@ def read_quantities(text: str | None) -> list[Quantity]:
     from .dates import extract_dates
 
     t = with_digits(text)
-    dates = [(d.start, d.end) for d in extract_dates(t) if d.year is not None or d.day is not None]
+    dates = [(d.start, d.end) for d in extract_dates(t, day_month=True) if d.year is not None or d.day is not None]
     found = [m for m in _NUMBER.finditer(t) if not any(s <= m.start() < e for s, e in dates)]
-    out = []
+    read: list[tuple[re.Match, Quantity]] = []
     for i, m in enumerate(found):
         nxt = found[i + 1] if i + 1 < len(found) else None
         unit_next = None
@@ -234,7 +271,8 @@ def read_quantities(text: str | None) -> list[Quantity]:
             unit_next = u.group("unit") if u else None
         q = _read_one(t, m, unit_next)
         if q is not None:
-            out.append(q)
+            read.append((m, q))
+    out = _compound_durations(t, read)
     # "monthly" is a rate of its own; after an amount ("3 times daily", "0.15 kg daily") it only says per what
     out += [_rate(1.0, _ADVERB_RATES[a.group(1).lower()], True, a.group(1)) for a in _ADVERB.finditer(t)
             if not _AMOUNT_BEFORE.search(t[:a.start()])]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.metrics import verdict_roles
 from evalkit.metrics.checks import answers_question, expected_kind, question_coverage, unsupported_facts
 from evalkit.text import decide_answer, detect_language
 from evalkit.text.quantities import read_quantities, same_amount
@@ -34,6 +35,10 @@ def _one(text):
     ("€99", "99 euros"),
     ("$1.2 million", "$1,200,000"),
     ("a two-year warranty", "24 months"),
+    ("The crossing takes 1 hour 45 minutes.", "105 minutes"),   # 60 + 45 = 105: one duration, not two
+    ("2 years and 6 months", "30 months"),                      # 24 + 6
+    ("absences of up to 7 calendar days", "one week"),          # "calendar" qualifies the unit
+    ("Three and a half hours.", "210 minutes"),                 # 3.5 * 60
 ])
 def test_equal_amounts_read_equal(a, b):
     assert same_amount(_one(a), _one(b))
@@ -47,6 +52,22 @@ def test_equal_amounts_read_equal(a, b):
 ])
 def test_different_amounts_read_different(a, b):
     assert not same_amount(_one(a), _one(b))
+
+
+def test_a_range_of_durations_stays_two_amounts():
+    # a smaller unit after a larger one is a compound ("1 hour 45 minutes"); two ends of a range are not
+    assert [q.magnitude for q in read_quantities("between 1 and 2 hours")] == [3600.0, 7200.0]
+    assert [q.magnitude for q in read_quantities("5 minutes or 2 hours")] == [300.0, 7200.0]
+
+
+def test_day_month_dates_are_read_only_where_asked():
+    from evalkit.text import extract_dates
+
+    assert [d.key for d in extract_dates("use them by 31 March", day_month=True)] == [(None, 3, 31)]
+    assert [d.key for d in extract_dates("by the 1st of April", day_month=True)] == [(None, 4, 1)]
+    assert extract_dates("use them by 31 March") == []  # the seed's metrics read dates as they always did
+    assert extract_dates("children aged 12 may take it", day_month=True) == []  # "may" the verb
+    assert [d.key for d in extract_dates("from 24 May", day_month=True)] == [(None, 5, 24)]  # the month, capitalised
 
 
 def test_clock_times_dates_and_counts_are_told_apart():
@@ -81,6 +102,31 @@ def test_unsupported_facts_by_hand(question, answer, bad):
     assert (s.value > 0) == (bad > 0)
 
 
+def test_a_value_is_bound_to_what_the_question_asks_not_to_its_unit():
+    ctx = ["The AeroSweep V8 runs for up to 40 minutes in Eco mode and 12 minutes in Boost mode. A full recharge "
+           "takes 3.5 hours using the supplied dock."]
+    # "minutes" is the unit of 210 minutes, not what it is about: the recharge clause holds it (3.5 h = 210 min)
+    assert unsupported_facts("How long does it take to fully recharge the V8?", "210 minutes.", ctx).value == 0.0
+    assert unsupported_facts("How long does it take to fully recharge the V8?", "Three and a half hours.",
+                             ctx).value == 0.0
+    assert unsupported_facts("How long does it take to fully recharge the V8?", "40 minutes.", ctx).value == 1.0
+
+
+def test_clock_times_are_bound_to_their_clause():
+    ctx = ["The library is open Monday to Saturday 9am–7pm.", "On Sundays the library is open 11am–4pm."]
+    assert unsupported_facts("When is the library open on Sundays?", "11am–4pm.", ctx).value == 0.0
+    s = unsupported_facts("When is the library open on Sundays?", "9am–7pm.", ctx)
+    assert s.value == 1.0 and [f["kind"] for f in s.details["facts"]] == ["time", "time"]
+    assert unsupported_facts("When is the library open on Sundays?", "10am–4pm.", ctx).value == 0.5
+
+
+def test_yes_to_what_the_context_forbids_is_unsupported():
+    ctx = ["Do not use the CG-40 on 110 V supplies, even with a travel adapter."]
+    q = "Can I use the CG-40 on a 110 V supply with a travel adapter?"
+    assert unsupported_facts(q, "Yes, it can be used on 110 V as long as you use a travel adapter.", ctx).value > 0
+    assert unsupported_facts(q, "No, it must not be used on 110 V supplies.", ctx).value == 0.0
+
+
 def test_one_fabricated_clause_is_not_diluted():
     s = unsupported_facts("How heavy is the KT-30?", "It weighs 1.2 kg and holds 1.7 litres, and its filter is "
                           "made of Japanese ceramic.", CTX)
@@ -112,6 +158,28 @@ def test_question_coverage_by_hand():
     # the reference's two amounts, one given: 1 / 2
     assert question_coverage("How long does it keep water warm, and at what temperature?", "At 80 °C.",
                              "Up to 30 minutes at 80 °C.").value == 0.5
+
+
+def test_an_answer_to_one_of_two_asks_answers_but_does_not_cover():
+    ctx = ["Flexigel: adults and children over 14 apply 1 to 4 cm of gel up to three times a day.",
+           "Do not use for more than 2 weeks without medical advice."]
+    q = "Can a 12-year-old use Flexigel, and for how long?"
+    assert answers_question(q, "No, only children over 14 can use it.", ctx).value == 1.0  # the yes/no ask
+    assert question_coverage(q, "No, only children over 14 can use it.").value == 0.5      # 1 of 2 asks
+
+
+def test_coverage_of_a_reference():
+    # key facts (amounts, dates, names) must all be stated; "Model NL-3" is named by "the NL-3 model"; a range's
+    # year said once holds for both ends
+    assert question_coverage("When were they sold?", "The NL-3 model, sold from March 1st to August 31st, 2023.",
+                             "Model NL-3, sold 1 March–31 August 2023.").value == 1.0
+    assert question_coverage("Where does it rotate?", "At 100 MB.", "At 100 MB; keeps 5 old files.").value == 0.5
+    # content words: three in four cover it. The reference's are tell, line, manager, day, absence ("first" is
+    # a stop word): ceil(0.75 * 5) = 4 needed; "day you're off" paraphrases "day of absence": 4 of 4
+    ref = "Tell your line manager by the first day of absence."
+    assert question_coverage("How do I report sickness?", "Tell your line manager on the first day you're off.",
+                             ref).value == 1.0
+    assert question_coverage("How do I report sickness?", "Tell your line manager.", ref).value == 3 / 4
 
 
 def test_declining_and_empty_rows():
@@ -157,11 +225,11 @@ def _evalkit_verdicts(rows):
                        "answer": [r["response"] for r in rows], "contexts": [r["retrieved_contexts"] for r in rows],
                        "ground_truth": [r.get("reference") for r in rows]})
     cfg = EvalConfig.from_dict({"profile": "evalkit"})
-    res = evalkit.evaluate(df, metrics=["unsupported_facts", "answers_question", "question_coverage"], config=cfg)
+    res = evalkit.evaluate(df, metrics=[name for name, _ in verdict_roles("evalkit")], config=cfg)
     return res["verdict"].tolist()
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.68), ("heldout", 0.68)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.79), ("heldout", 0.68)])
 def test_golden_verdicts_agree_with_careful_readers(split, floor):
     """The evalkit profile's agreement with the careful reader, measured: issue #38's target is 0.85 on the
     held-out third; this floor is the level reached so far (a drop fails), not the target."""
