@@ -99,7 +99,7 @@ _REGISTRY_LIST = [
            in_words="Whether it answers the question asked: {value:.1f} (1 yes, 0.5 partly, 0 no).",
            english_only=True),
     Metric("question_coverage", _M + "checks:question_coverage", needs=("question", "answer"),
-           optional=("ground_truth",), direction="higher", range=(0.0, 1.0), batch=_M + "checks:question_coverage_batch",
+           optional=("ground_truth", "contexts"), direction="higher", range=(0.0, 1.0), batch=_M + "checks:question_coverage_batch",
            resources=("nlp",), family="checks", verdict_role=_COVERAGE_ROLE, details=_M + "checks:CoverageDetails",
            formula="the reference's amounts, dates and names (else content words) stated in the answer / all of "
                    "them; without a reference, the question's asks answered / asks",

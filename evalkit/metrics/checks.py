@@ -44,6 +44,8 @@ _YES = re.compile(r"^\s*(yes|yeah|correct|that's right|it can|it does|it is)\b",
 # "Yes, ... any weekday train" against "only valid on trains arriving after 10:00": a restriction made universal
 _UNIVERSAL = re.compile(r"\b(?:any|all|always|every|anytime|whenever|unlimited)\b", re.I)
 _RESTRICTED = re.compile(r"\b(?:only|except|unless|provided|as long as|but not|not on|restricted)\b", re.I)
+# a yes/no question answered by its condition ("Only if the journey takes longer than 180 minutes.")
+_CONDITIONAL = re.compile(r"^\s*(?:only\s+)?(?:if|when|unless|provided|as long as|not if|not when)\b", re.I)
 _NO = re.compile(r"^\s*(no|nope)\b", re.I)
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"})
 # words an answer uses to frame what it says ("According to the leaflet, ..."), never facts of their own
@@ -283,6 +285,8 @@ def _same(q: Quantity, a: Quantity) -> bool:
     with a unit the same number without one ("10 seconds" for "timeout=10.0")."""
     if q.dimension == "count" and a.clock:  # "from 9 to 13" for "9:00–13:00": hours without their minutes
         return a.magnitude == q.magnitude
+    if q.dimension == _PER_TIME and a.dimension == "count" and q.written is not None:
+        return a.magnitude == q.written  # "three per year" for "3 free withdrawals per calendar year"
     return same_amount(q, a) or (not a.clock and a.dimension in ("count", "%")
                                  and a.magnitude == (q.magnitude if q.dimension == "count" else q.written))
 
@@ -490,7 +494,7 @@ _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensio
     (r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|\bpay\b|\brate\b|\binterest\b", "amount", None),
     (r"\bhow (?:heavy|big|large|wide|tall|high|far|hot|cold|fast)\b|\bweigh|\btemperature\b|\bcapacity\b|"
      r"\bhold\b|\bpower\b|\bwattage\b|\bsize\b|\blimit\b|\bmaximum\b|\bminimum\b", "amount", None),
-    (r"\bwho\b|\bwhich (?:company|person|firm|bank|provider)\b", "name", None),
+    (r"\bwho(?:m)?\b|\bwhich (?:company|person|firm|bank|provider)\b", "name", None),
     (r"\bwhere\b", "place", None),
     (r"^\s*(?:can|could|is|are|does|do|did|will|would|should|may|must|has|have)\b", "yes/no", None),
 )
@@ -510,12 +514,12 @@ def expected_kind(question: str) -> tuple[str, tuple[str, ...] | None]:
 
 def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
     amounts = [q for q in read_quantities(answer)]
-    if kind in ("amount", "duration", "frequency", "count"):
+    if kind == "count":  # "how many items does it cover?" is not answered by "£35"; "three a year" counts
+        return tuple(dict.fromkeys(q.text for q in amounts if not q.clock and (
+            q.dimension == "count" or q.dimension == _PER_TIME)))
+    if kind in ("amount", "duration", "frequency"):
         wanted = None if dims is None else {dimension_of(u) for u in dims}
-        fits = [q.text for q in amounts if not q.clock and (wanted is None or q.dimension in wanted)]
-        if kind == "count":
-            fits += [q.text for q in amounts if q.dimension == "count"]
-        return tuple(dict.fromkeys(fits))
+        return tuple(dict.fromkeys(q.text for q in amounts if not q.clock and (wanted is None or q.dimension in wanted)))
     if kind == "date":
         return tuple(d.text for d in extract_dates(answer, day_month=True)) + tuple(
             q.text for q in amounts if q.dimension in ("[time]", "clock")) + tuple(
@@ -571,7 +575,10 @@ def _answers_ask(ask: str, answer: str, doc, q_doc, passages: list[_Passage]) ->
     a_amounts = [q for q in read_quantities(answer) if not q.clock]
     for c, lem in near:
         shared = sorted(a_words & lem)
-        stated = [q.text for q in a_amounts if any(_same(q, x) for x in read_quantities(c))]
+        # an amount answers a typed or open question, not a yes/no one ("up to two per passenger" to "Is there
+        # free Wi-Fi?")
+        stated = [q.text for q in a_amounts if (kind != "yes/no" or _CONDITIONAL.match(answer))
+                  and any(_same(q, x) for x in read_quantities(c))]
         if stated or (a_words and len(shared) >= 0.5 * len(a_words)):
             value = 1.0 if kind in ("open", "yes/no") or stated else 0.5
             return Score(value, AnswersDetails(kind, tuple(stated or shared), c,
@@ -657,6 +664,7 @@ def _label(part: Any) -> str:
     return part.text if hasattr(part, "text") else str(part)
 
 
+_PER_TIME = "1 / [time]"  # a rate's dimension ("three times a year")
 _PARAPHRASE_SHARE = 0.75
 _NEAR_SHARE, _NEAR_MAX = 0.5, 4  # the context clauses taken to answer a question: within this share of the best
 # "..., and how many?", "..., and for how long ...?", "..., and by whom?"
@@ -664,7 +672,28 @@ _ASK_SPLIT = re.compile(r"\?\s+|\s*,?\s+and\s+(?=(?:(?:for|by|from|in|at|to|with
                         r"(?:how|what|when|where|which|who|whom|whether|is|are|can|does|do)\b)", re.I)
 
 
-def coverage_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc) -> Score:
+def _ask_covered(ask: str, answer: str, doc, q_doc, passages: list[_Passage] | None) -> bool:
+    """Whether the answer gives what one ask of a several-part question asks for: the kind it asks for, or, for
+    an open ask ("what are they made of?"), a word of the context clause that answers that ask which the question
+    does not already say (without contexts, an open or yes/no ask counts as given)."""
+    kind, dims = expected_kind(ask)
+    if _kind_found(kind, dims, answer, doc):
+        return True
+    if kind not in ("open", "yes/no"):
+        return False
+    if kind == "yes/no" or not passages:
+        return True
+    q_words = _lemmas(q_doc) | _words_of(q_doc.text)
+    a_words = (_lemmas(doc) | _words_of(answer)) - q_words - _FRAMING - _value_words(answer)
+    # an ask without words of its own ("and by whom?") asks about what the whole question speaks of
+    ask_words = (_ask_lemmas(ask, q_doc) - frozenset(_items_in(ask))) or (q_words - frozenset(_items_in(q_doc.text)))
+    ranked = _about_question(ask_words, passages)
+    top = ranked[0][0] if ranked else 0.0
+    return any(a_words & lem for score, _, lem in ranked[:_NEAR_MAX] if top > 0 and score >= _NEAR_SHARE * top)
+
+
+def coverage_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc,
+                         passages: list[_Passage] | None = None) -> Score:
     a_amounts, a_lemmas = read_quantities(answer), _lemmas(doc)
     if reference and reference.strip():
         parts, against = _reference_parts(reference, question, ref_doc, q_doc)
@@ -679,8 +708,7 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
     asks = [a for a in _ASK_SPLIT.split(question) if a and a.strip()]
     if len(asks) < 2:
         return Score(1.0, CoverageDetails("the question's asks (one)", (question.strip(),), ()))
-    got = [bool(_kind_found(*expected_kind(a), answer, doc)) or expected_kind(a)[0] in ("open", "yes/no")
-           for a in asks]
+    got = [_ask_covered(a, answer, doc, q_doc, passages) for a in asks]
     return Score(sum(got) / len(asks), CoverageDetails(
         "the question's asks", tuple(a for a, g in zip(asks, got) if g), tuple(a for a, g in zip(asks, got) if not g)))
 
@@ -841,14 +869,15 @@ def question_coverage_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping
     def row(c: _Column, i: int) -> Score:
         if not ref_docs:  # parsed once, with the column's pipeline
             ref_docs.extend(c.nlp.parse_answers(refs))
-        return coverage_from_parsed(c.questions[i], c.answers[i], refs[i], c.docs[i], c.q_docs[i], ref_docs[i])
+        return coverage_from_parsed(c.questions[i], c.answers[i], refs[i], c.docs[i], c.q_docs[i], ref_docs[i],
+                                    c.passages(i))
 
     return _checked(inputs, params, resources, question_coverage_batch, "question_coverage",
                     Score(1.0, CoverageDetails("-", (), ())), row)
 
 
-def question_coverage(question: str | None, answer: str | None, ground_truth: str | None = None, *,
-                      decision: Any = None) -> Score:
+def question_coverage(question: str | None, answer: str | None, ground_truth: str | None = None,
+                      contexts: Sequence[str] | None = None, *, decision: Any = None) -> Score:
     """Share of what the question asks that the answer gives, 0..1 (higher is better): against the reference's
     amounts, dates and names (else its content words) when there is one, else against the question's asks.
 
@@ -863,7 +892,7 @@ def question_coverage(question: str | None, answer: str | None, ground_truth: st
     1.0
     """
     return question_coverage_batch({"question": [question], "answer": [answer], "ground_truth": [ground_truth],
-                                    "decision": [decision]})[0]
+                                    "contexts": [contexts], "decision": [decision]})[0]
 
 
 def reference_conflict_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,

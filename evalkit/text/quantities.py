@@ -63,7 +63,7 @@ _DAY_OF_MONTH = re.compile(r"^(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b|^(?
 _MONTH_BEFORE = re.compile(r"\b" + _MONTH + r"\.?\s+$", re.I)
 _UNIT_AFTER = re.compile(r"^\s?-?(?P<unit>°\s?[CF]\b|(?:degrees?|deg)(?:\s+(?:celsius|fahrenheit|c|f))?\b|"
                          r"[^\W\d_][\w°/²³µ]*(?:\s?/\s?[^\W\d_]+)?|%)", re.I)
-_RATE_AFTER = re.compile(r"^\s*(?:times\s+)?(?:a|an|per|each|every)\s+(?P<per>hour|day|week|month|year|quarter|"
+_RATE_AFTER = re.compile(r"^\s*(?:times\s+)?(?:a|an|per|each|every)\s+(?:calendar\s+)?(?P<per>hour|day|week|month|year|quarter|"
                          r"fortnight)\b|^\s*times\s+(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b", re.I)
 _UNIT_QUALIFIER = re.compile(r"^\s?(?:calendar|clear|whole|full)\s+(?=(?:days?|weeks?|months?|years?)\b)", re.I)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.I)
@@ -185,7 +185,8 @@ def _rate(value: float, per: str, every: bool, text: str) -> Quantity:
     """``value`` times per ``per`` ("2 times a year"), or once every ``value`` ``per`` ("every 4 weeks")."""
     period = _units().Quantity(value if every else 1.0, per).to_base_units()
     times = 1.0 if every else value
-    return Quantity(times / float(period.magnitude), str((1 / period).dimensionality), text)
+    return Quantity(times / float(period.magnitude), str((1 / period).dimensionality), text,
+                    written=None if every else value)
 
 
 def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
@@ -209,8 +210,8 @@ def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
     word = u.group("unit") if u else ""
     if word.lower().rstrip(".") in _CURRENCY:
         return Quantity(value, _CURRENCY[word.lower().rstrip(".")], text + " " + word)
-    if word == "%" or word.lower() in ("percent", "per"):
-        return Quantity(value, "%", text + "%") if word == "%" or after.lower().lstrip().startswith(("percent", "per cent")) else None
+    if word == "%" or after.lower().lstrip().startswith(("percent", "per cent")):
+        return Quantity(value, "%", text + "%")
     rate = _RATE_AFTER.match(after)
     if rate and not every:
         per = rate.group("per") or _ADVERB_RATES[rate.group("adverb").lower()]
