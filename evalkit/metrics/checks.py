@@ -238,8 +238,10 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
     subject (``subject``: the answer clause's words, the question's, and the items they name) at least as much as
     any clause stating a rival value of the same kind (``rivals``), and does not name another member of the
     item's family instead ("PawPlus Puppy" for "PawPlus Adult"); so a value the context gives for another item or
-    another service is unsupported."""
-    clauses, lemmas, names = passages_clauses
+    another service is unsupported. A clause that loses to a rival is read once more with the clause before it in
+    its passage (``prev``), which it may continue ("Adults: take one or two tablets ... Do not take more than 8
+    tablets in 24 hours."; "Zone C permits cost £120 ... Electric vehicles pay £40.")."""
+    clauses, lemmas, names, prev = passages_clauses
     if not matches:
         return Fact(kind, text, False, f"no context states {text}")
     own, question, wanted = subject
@@ -258,13 +260,13 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
             df[w] = df.get(w, 0) + 1
 
     def about(i: int) -> tuple[float, float]:  # how much a clause speaks of the answer's clause, then of the question
-        import math
-
         weigh = lambda words: sum(math.log(1 + n / df.get(w, 1)) for w in words & lemmas[i])  # noqa: E731
         return (weigh(own), weigh(question))
 
     best = max(matches, key=about)
     rival = max(rivals, key=about, default=None)
+    if rival is not None and about(best) < about(rival):  # it may continue the clause before it
+        lemmas[best] = lemmas[best] | prev[best]
     if rival is None or about(best) >= about(rival):
         return Fact(kind, text, True, "stated in the context", clauses[best])
     return Fact(kind, text, False, f"the context gives {text} for something else; the clause about it says: "
@@ -287,12 +289,17 @@ def _same(q: Quantity, a: Quantity) -> bool:
         return a.magnitude == q.magnitude
     if q.dimension == _PER_TIME and a.dimension == "count" and q.written is not None:
         return a.magnitude == q.written  # "three per year" for "3 free withdrawals per calendar year"
+    if {q.dimension, a.dimension} == {"[time]", _PER_TIME}:  # "after 2 seconds" for "every 2 seconds"
+        duration, rate = (q, a) if q.dimension == "[time]" else (a, q)
+        return rate.written is None and math.isclose(duration.magnitude * rate.magnitude, 1.0, rel_tol=0.005)
+    if q.dimension == "[time]" and a.dimension == "count" and not a.clock and a.magnitude == q.magnitude:
+        return True  # "10,000 milliseconds" for "timeout=10.0": a bare number of seconds
     return same_amount(q, a) or (not a.clock and a.dimension in ("count", "%")
                                  and a.magnitude == (q.magnitude if q.dimension == "count" else q.written))
 
 
 def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> list[Fact]:
-    clauses, lemmas, amounts, _, names, _ = ctx
+    clauses, lemmas, amounts, _, names, _, prev = ctx
     out = []
     for q in read_quantities(sent):
         if q.clock or (q.dimension == "count" and q.magnitude <= 1):
@@ -303,28 +310,28 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> lis
         matches = [i for i, found in enumerate(amounts) if any(_same(q, a) for a in found)]
         rivals = [i for i, found in enumerate(amounts) if i not in matches
                   and any(a.dimension == q.dimension and not _same(q, a) for a in found)]
-        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names), "amount", q.text))
+        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "amount", q.text))
     return out
 
 
 def _date_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
-    clauses, lemmas, _, dates, names, _ = ctx
+    clauses, lemmas, _, dates, names, _, prev = ctx
     out = []
     for d in extract_dates(sent, day_month=True):
         matches = [i for i, found in enumerate(dates) if date_supported(d.key, found)]
         rivals = [i for i, found in enumerate(dates) if found and i not in matches]
-        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names), "date", d.text))
+        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "date", d.text))
     return out
 
 
 def _time_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
     """Clock times ("9am–7pm") bound like amounts: the Sunday hours are not the weekday hours."""
-    clauses, lemmas, _, _, names, times = ctx
+    clauses, lemmas, _, _, names, times, prev = ctx
     out = []
     for t, start, end in extract_times(sent):
         matches = [i for i, found in enumerate(times) if t in found]
         rivals = [i for i, found in enumerate(times) if found and i not in matches]
-        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names), "time", sent[start:end]))
+        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "time", sent[start:end]))
     return out
 
 
@@ -456,6 +463,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
                               re.findall(r"[a-z]+", contexts_text.lower()))
     ctx = tuple([x for p in passages for x in getattr(p, name)] for name in ("clauses", "clause_lemmas", "amounts",
                                                                                 "dates", "clause_names", "times"))
+    ctx += ([x for p in passages for x in [frozenset()] + p.clause_lemmas[:-1]],)  # each clause's predecessor
     q_amounts = read_quantities(question)
     facts: list[Fact] = []
     for sent in doc.sents:
@@ -535,8 +543,6 @@ def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
 def _about_question(q_words: frozenset[str], passages: list[_Passage]) -> list[tuple[float, str, frozenset[str]]]:
     """Every context clause with how much it speaks of the question (its shared words, rarer ones weighing more),
     most first."""
-    import math
-
     clauses = [(c, lem) for p in passages for c, lem in zip(p.clauses, p.clause_lemmas)]
     df: dict[str, int] = {}
     for _, lem in clauses:

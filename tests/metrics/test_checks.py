@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.metrics import verdict_roles
-from evalkit.metrics.checks import answers_question, expected_kind, question_coverage, unsupported_facts
+from evalkit.metrics.checks import (answers_question, expected_kind, question_coverage, reference_conflict,
+                                    unsupported_facts)
 from evalkit.text import decide_answer, detect_language
 from evalkit.text.quantities import read_quantities, same_amount
 
@@ -182,6 +183,68 @@ def test_coverage_of_a_reference():
     assert question_coverage("How do I report sickness?", "Tell your line manager.", ref).value == 3 / 4
 
 
+def test_rates_durations_and_bare_seconds():
+    ctx = ["The http sink sends events in batches of up to 500 events or every 2 seconds.",
+           "fetchly.Client(timeout=10.0) creates a client.", "Up to 3 free withdrawals per calendar year."]
+    # once every 2 s is a batch after 2 s (2 s x 1/2 s = 1); a bare 10.0 is read in seconds: 10,000 ms = 10 s
+    assert unsupported_facts("How does the sink batch?", "At 500 events or after 2 seconds.", ctx).value == 0.0
+    assert unsupported_facts("What is the default timeout?", "10,000 milliseconds.", ctx).value == 0.0
+    assert unsupported_facts("What is the default timeout?", "11 seconds.", ctx).value == 1.0
+    three = _one("Three per calendar year.")
+    assert (three.dimension, three.written) == ("1 / [time]", 3.0)  # a rate, 3 a year
+    assert unsupported_facts("How many free withdrawals?", "Three per calendar year.", ctx).value == 0.0
+
+
+def test_a_clause_may_continue_the_one_before_it():
+    ctx = ["Adults: take one or two tablets every 4 to 6 hours. Do not take more than 8 tablets in 24 hours. "
+           "Children aged 10 to 15: take one tablet, no more than 4 tablets in 24 hours."]
+    q = "What is the maximum number of tablets an adult can take in 24 hours?"
+    assert unsupported_facts(q, "8.", ctx).value == 0.0   # the 8 continues the adults' clause
+    assert unsupported_facts(q, "4.", ctx).value == 1.0   # the children's maximum
+
+
+def test_relations_are_read_from_subject_and_object():
+    ctx = ["Gerard Cafesjian was an American businessman and art collector.",
+           "Howard Kazanjian is an American film producer."]
+    q = "Which was a businessman, Howard Kazanjian or Gerard Cafesjian?"
+    s = unsupported_facts(q, "Howard Kazanjian was a businessman.", ctx)
+    assert s.value > 0 and any(f["kind"] == "relation" and not f["supported"] for f in s.details["facts"])
+    assert unsupported_facts(q, "Gerard Cafesjian was a businessman.", ctx).value == 0.0
+
+
+def test_reference_conflict_by_hand():
+    q = "How much is the 48-hour pass for an adult?"
+    assert reference_conflict(q, "€59.", "€45.").value == 1.0                       # another price
+    assert reference_conflict(q, "45 euros.", "€45.").value == 0.0                  # the same, written out
+    assert reference_conflict(q, "€45 (€90 for two).", "€45.").value == 0.0         # the reference's beside others
+    assert reference_conflict(q, "It is good value.", "€45.").value == 0.0          # nothing in its place: coverage
+    assert reference_conflict("When do keys expire?", "On 1 January 2024.", "30 June 2024.").value == 1.0
+    assert reference_conflict("Which model?", "The NL-5.", "Model NL-3.").details.conflicts == \
+        ("NL5 where the reference says NL3",)
+    assert reference_conflict(q, "€59.").value == 0.0                                # no reference: nothing to say
+
+
+def test_asks_of_a_several_part_question():
+    ctx = ["The conical burrs are made of hardened steel and should be brushed clean every 4 weeks.",
+           "Bulky items can be collected for £35 for up to three items."]
+    q = "How often should the burrs be cleaned, and what are they made of?"
+    assert question_coverage(q, "Every four weeks.", None, ctx).value == 0.5          # the material is missing
+    assert question_coverage(q, "Every four weeks; hardened steel.", None, ctx).value == 1.0
+    q2 = "How much does a bulky collection cost and how many items does it cover?"
+    assert question_coverage(q2, "£35.", None, ctx).value == 0.5                      # "£35" counts no items
+    assert question_coverage(q2, "£35 for up to three items.", None, ctx).value == 1.0
+    assert question_coverage("When was it updated, and by whom?", "On 2 February 2024.").value == 0.5
+
+
+def test_a_yes_no_question_is_not_answered_by_an_amount():
+    ctx = ["Each passenger may take up to two dogs free of charge.", "Wi-Fi is not available on our trains.",
+           "First class is allowed only for journeys over 3 hours."]
+    assert answers_question("Is there free Wi-Fi on the trains?", "Dogs travel free, up to two per passenger.",
+                            ctx).value == 0.0
+    assert answers_question("Can I travel first class?", "Only if the journey takes longer than 180 minutes.",
+                            ctx).value == 1.0
+
+
 def test_declining_and_empty_rows():
     assert unsupported_facts("Q?", "", CTX).value is None
     d = decide_answer("Unfortunately, that isn't covered in the leaflet.")
@@ -264,3 +327,6 @@ def test_pet_food_and_clinic_by_hand(question, answer, bad):
 def test_german_with_capitalised_nouns_is_not_english():
     assert detect_language("Eine Impfung kostet 45 Euro.").code == "de"   # every noun capitalised, still German
     assert detect_language("Tilburg, Antwerp and Ghent.").english            # names and "and": too short to tell
+    # four capitalised nouns and one lower-case word that is not English: read whole, German
+    assert detect_language("Müdigkeit, Mundtrockenheit, Kopfschmerzen und Schwindel.").code == "de"
+    assert detect_language("Slate, Sand or Moss.").english                   # "or" is English: too short to tell
