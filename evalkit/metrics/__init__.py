@@ -113,7 +113,8 @@ _REGISTRY_LIST = [
            batch=_M + "checks:reference_conflict_batch", resources=("nlp",), family="checks",
            verdict_role=_CONFLICT_ROLE, details=_M + "checks:ConflictDetails",
            formula="1 if, for some kind of value (an amount's dimension, dates, item codes), the answer states none "
-                   "of the reference's and states another; else 0",
+                   "of the reference's and states another, or it has content words of its own and states nothing of "
+                   "the reference; else 0",
            empty_policy="undetermined for an empty answer" + _NOT_EN + "; 0.0 for an abstention and without a "
                         "reference (nothing to contradict)",
            evidence_keys=("conflicts",),

@@ -745,10 +745,22 @@ def _substituted(reference: str, answer: str, question: str) -> list[str]:
     return out
 
 
-def conflict_from_parsed(question: str, answer: str, reference: str | None) -> Score:
+def _says_none_of(reference: str, question: str, answer: str, doc, q_doc, ref_doc) -> list[str]:
+    """The answer's claim when it states nothing of the reference (none of its amounts, dates and names, else none
+    of its content words) yet says something of its own ("Diarrhoea and pins and needles." where the reference
+    lists tiredness, dry mouth, headache and dizziness); a bare "10." or "By 10am." says too little to tell."""
+    own = _lemmas(doc) - _lemmas(q_doc) - _FRAMING
+    parts, _ = _reference_parts(reference, question, ref_doc, q_doc)
+    if not own or not parts or any(_part_in(p, answer, read_quantities(answer), _lemmas(doc)) for p in parts):
+        return []
+    return [f"{answer.strip()!r} states none of the reference ({reference.strip()!r})"]
+
+
+def conflict_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc) -> Score:
     if not (reference and reference.strip()):
         return Score(0.0, ConflictDetails("no reference: nothing to contradict", ()))
-    found = _substituted(reference, answer, question)
+    found = _substituted(reference, answer, question) or _says_none_of(reference, question, answer, doc, q_doc,
+                                                                       ref_doc)
     return Score(1.0 if found else 0.0, ConflictDetails("the reference's amounts, dates and item codes",
                                                         tuple(found)))
 
@@ -905,19 +917,29 @@ def reference_conflict_batch(inputs: Mapping[str, Sequence[Any]], params: Mappin
                              resources: Any = None) -> list[Score]:
     """Column-wise :func:`reference_conflict`."""
     refs = _references(inputs)
+    ref_docs: list = []
+
+    def row(c: _Column, i: int) -> Score:
+        if not ref_docs:  # parsed once, with the column's pipeline
+            ref_docs.extend(c.nlp.parse_answers(refs))
+        return conflict_from_parsed(c.questions[i], c.answers[i], refs[i], c.docs[i], c.q_docs[i], ref_docs[i])
+
     return _checked(inputs, params, resources, reference_conflict_batch, "reference_conflict",
-                    Score(0.0, ConflictDetails("-", ())),
-                    lambda c, i: conflict_from_parsed(c.questions[i], c.answers[i], refs[i]))
+                    Score(0.0, ConflictDetails("-", ())), row)
 
 
 def reference_conflict(question: str | None, answer: str | None, ground_truth: str | None = None, *,
                        decision: Any = None) -> Score:
     """1 when the answer gives another amount, date or item code in place of the reference's (the €59 of the
-    72-hour pass where the reference says €45), else 0 (lower is better).
+    72-hour pass where the reference says €45), or says something of its own and nothing of the reference; else
+    0 (lower is better).
 
     For each kind (an amount's dimension, dates, item codes) the answer contradicts the reference when it states
     none of the reference's values of that kind and states another one; a value the question already gives is
-    not counted, and units are converted (1.2 kg = 1,200 g).
+    not counted, and units are converted (1.2 kg = 1,200 g). An answer with content words of its own that states
+    none of the reference's amounts, dates and names (else none of its content words) answers something else
+    ("Diarrhoea and pins and needles." for "Tiredness, dry mouth, headache and dizziness."); a bare "10." says
+    too little to tell.
 
     Empty policy: undetermined for an empty answer or one not in English; 0.0 for an abstention (judged apart)
     and without a reference (nothing to contradict).

@@ -217,7 +217,11 @@ def test_reference_conflict_by_hand():
     assert reference_conflict(q, "€59.", "€45.").value == 1.0                       # another price
     assert reference_conflict(q, "45 euros.", "€45.").value == 0.0                  # the same, written out
     assert reference_conflict(q, "€45 (€90 for two).", "€45.").value == 0.0         # the reference's beside others
-    assert reference_conflict(q, "It is good value.", "€45.").value == 0.0          # nothing in its place: coverage
+    assert reference_conflict(q, "€45.", "The 48-hour pass costs €45.").value == 0.0
+    # nothing of the reference, something of its own: another answer
+    assert reference_conflict("What are the side effects?", "Diarrhoea and pins and needles.",
+                              "Tiredness, dry mouth, headache and dizziness.").value == 1.0
+    assert reference_conflict("What is the default timeout?", "10.", "10 seconds.").value == 0.0  # too little
     assert reference_conflict("When do keys expire?", "On 1 January 2024.", "30 June 2024.").value == 1.0
     assert reference_conflict("Which model?", "The NL-5.", "Model NL-3.").details.conflicts == \
         ("NL5 where the reference says NL3",)
