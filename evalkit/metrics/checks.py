@@ -225,7 +225,7 @@ def _read_passage(text: str, nlp) -> _Passage:
             p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(carried))
             p.amounts.append(read_quantities(part))
             p.dates.append(_range_year([d.key for d in extract_dates(part, day_month=True)]))
-            p.times.append([t for t, _, _ in extract_times(part)])
+            p.times.append([t for t, _, _ in _times(part)])
             p.clause_names.append(carried_names)
     return p
 
@@ -328,7 +328,7 @@ def _time_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
     """Clock times ("9am–7pm") bound like amounts: the Sunday hours are not the weekday hours."""
     clauses, lemmas, _, _, names, times, prev = ctx
     out = []
-    for t, start, end in extract_times(sent):
+    for t, start, end in _times(sent):
         matches = [i for i, found in enumerate(times) if t in found]
         rivals = [i for i, found in enumerate(times) if found and i not in matches]
         out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "time", sent[start:end]))
@@ -448,6 +448,29 @@ def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
     return out
 
 
+_SPOKEN_TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s+(?:o'clock\s+)?in the (morning|afternoon|evening)\b", re.I)
+
+
+def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
+    """Clock times as :func:`evalkit.text.extract_times` reads them ("9am", "18:30"), and spoken ("4 in the
+    afternoon" = 16:00), each ``((hour, minute), start, end)``."""
+    out = list(extract_times(text))
+    for m in _SPOKEN_TIME.finditer(text):
+        hour, minute = int(m.group(1)), int(m.group(2) or 0)
+        hour += 12 if m.group(3).lower() != "morning" and hour < 12 else 0
+        if hour < 24 and minute < 60 and not any(a <= m.start() < b for _, a, b in out):
+            out.append(((hour, minute), m.start(), m.end()))
+    return sorted(out, key=lambda x: x[1])
+
+
+def _unit_words(text: str) -> frozenset[str]:
+    """The words of ``text`` that name a unit ("per extra half hour": hour): like a value's own words, they say
+    what a value is measured in, not what it is about."""
+    from ..text.quantities import _unit_of
+
+    return frozenset(w for w in _words_of(text) if _unit_of(w) is not None)
+
+
 def _value_words(text: str) -> frozenset[str]:
     """The words of the amounts and dates ``text`` states ("minutes" of "210 minutes"): they say what a value is
     measured in, not what it is about, so a rival clause in the same unit does not outweigh the clause about the
@@ -469,7 +492,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
     for sent in doc.sents:
         for part in (c for c in _CLAUSE_CUT.split(sent.text) if c and c.strip()):
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
-            subject = (_words_of(part) - _value_words(part), _lemmas(q_doc) | _words_of(question),
+            subject = (_words_of(part) - _value_words(part) - _unit_words(part), _lemmas(q_doc) | _words_of(question),
                        _names_in(part) or _names_in(question))
             facts += _amount_facts(answer, part, subject, ctx, q_amounts)
             facts += _date_facts(part, subject, ctx)
@@ -629,6 +652,14 @@ def answers_from_parsed(question: str, answer: str, doc, q_doc, passages: list[_
 
 # ---------------------------------------------------------------------------------------------------------
 # question_coverage
+@dataclass(frozen=True)
+class _Clock:
+    """A clock time a reference states ("8am"): ``key`` (hour, minute) and the words it was read from."""
+
+    key: tuple[int, int]
+    text: str
+
+
 def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[list[Any], str]:
     """The parts of a reference an answer must state: its amounts, dates and names not already in the question,
     else its content words not in the question."""
@@ -636,15 +667,19 @@ def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[lis
     parts: list[Any] = [q for q in read_quantities(reference) if not q.clock and not any(same_amount(q, x) for x in q_amounts)
                         and not (q.dimension == "count" and q.magnitude <= 1)]
     parts += [d for d in extract_dates(reference, day_month=True) if not find_entity(d.text, question)]
+    q_times = {t for t, _, _ in _times(question)}
+    parts += [_Clock(t, reference[a:b]) for t, a, b in _times(reference) if t not in q_times]
     amount_text = " ".join(q.text for q in parts if isinstance(q, Quantity))
     parts += [e.text for e in ref_doc.ents if e.label_ in _NAME_LABELS and not find_entity(e.text, question)
               and e.text not in amount_text]  # "MB" of "100 MB" is the amount's unit, not a name
     if parts:
-        return parts, "the reference's amounts, dates and names"
+        return parts, "the reference's amounts, dates, times and names"
     return sorted(_lemmas(ref_doc) - _lemmas(q_doc) - _FRAMING), "the reference's content words"
 
 
 def _part_in(part: Any, answer: str, a_amounts: list[Quantity], a_lemmas: frozenset[str]) -> bool:
+    if isinstance(part, _Clock):
+        return part.key in {t for t, _, _ in _times(answer)}
     if isinstance(part, Quantity):
         # "2 extra days" states the reference's "2 days": a count of the number as written, its unit word named
         unit_word = part.text.split()[-1].lower() if part.written is not None and " " in part.text else None
@@ -738,6 +773,11 @@ def _substituted(reference: str, answer: str, question: str) -> list[str]:
     ans_dates = [d for d in extract_dates(answer, day_month=True) if not find_entity(d.text, question)]
     if ref_dates and ans_dates and not any(_part_in(d, answer, ans, frozenset()) for d in ref_dates):
         out.append(f"{ans_dates[0].text} where the reference says {ref_dates[0].text}")
+    q_times = {t for t, _, _ in _times(question)}
+    ref_times = [(t, reference[a:b]) for t, a, b in _times(reference) if t not in q_times]
+    ans_times = [(t, answer[a:b]) for t, a, b in _times(answer) if t not in q_times]
+    if ref_times and ans_times and not {t for t, _ in ref_times} & {t for t, _ in ans_times}:
+        out.append(f"{ans_times[0][1]} where the reference says {ref_times[0][1]}")
     ref_codes = set(_items_in(reference)) - set(_items_in(question))
     ans_codes = set(_items_in(answer)) - set(_items_in(question))
     if ref_codes and ans_codes and not ref_codes & ans_codes:

@@ -228,6 +228,18 @@ def test_reference_conflict_by_hand():
     assert reference_conflict(q, "€59.").value == 0.0                                # no reference: nothing to say
 
 
+def test_clock_times_in_a_reference_and_spoken():
+    from evalkit.metrics.checks import _times
+
+    # "4 in the afternoon" is 16:00 (4 + 12), "7.30 in the evening" 19:30; "9am" as the seed's reader reads it
+    assert [t for t, _, _ in _times("Between 11 in the morning and 4 in the afternoon, or 7.30 in the evening; 9am")] \
+        == [(11, 0), (16, 0), (19, 30), (9, 0)]
+    q = "When is the pool open at weekends?"
+    assert question_coverage(q, "8am–6pm.", "8am to 6pm").value == 1.0
+    assert question_coverage(q, "From 8 in the morning to 6 in the afternoon.", "8am to 6pm").value == 1.0
+    assert reference_conflict(q, "6:30am–9pm.", "8am to 6pm").value == 1.0       # the weekday hours instead
+
+
 def test_asks_of_a_several_part_question():
     ctx = ["The conical burrs are made of hardened steel and should be brushed clean every 4 weeks.",
            "Bulky items can be collected for £35 for up to three items."]
