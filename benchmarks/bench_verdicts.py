@@ -6,7 +6,9 @@
 Scores through ``evalkit.evaluate`` (the path a user takes) with ``profile: seed`` and ``profile: evalkit``, and
 writes ``benchmarks/results/verdicts.md``: agreement, the confusion table (expected -> verdict) and agreement per
 kind of answer on ``tests/golden/verdicts/<split>.jsonl``, and the share of HaluEval QA dev answers FAILed, by
-label, on a seeded random sample of ``../shared/bench/halueval_qa_dev.jsonl`` (development data only).
+label, on a seeded random sample of ``../shared/bench/halueval_qa_dev.jsonl`` (development data only), and the
+CPU per row of each profile's metrics and of the default metric set with the evalkit profile's checks added
+(``--cpu N`` rows of the golden dev split, alternated rounds in one process).
 """
 from __future__ import annotations
 
@@ -64,13 +66,7 @@ def golden_section(split: str) -> list[str]:
 
 
 def halueval_section(n: int, seed: int) -> list[str]:
-    rows = [json.loads(line) for line in HALUEVAL.read_text(encoding="utf-8").splitlines()]
-    random.Random(seed).shuffle(rows)
-    rows = rows[:n]
-    df = pd.DataFrame({"id": [r["id"] for r in rows], "question": [r["question"] for r in rows],
-                       "answer": [r["answer"] for r in rows],
-                       "contexts": [r["contexts"] if isinstance(r["contexts"], list) else [r["contexts"]]
-                                    for r in rows]})
+    rows, df = _halueval_frame(n, seed)
     lines = [f"## HaluEval QA dev, {n} random rows (seed {seed})", "",
              "| profile | correct answers FAILed | hallucinated answers FAILed |", "|---|---|---|"]
     for p in PROFILES:
@@ -81,18 +77,63 @@ def halueval_section(n: int, seed: int) -> list[str]:
     return lines
 
 
+def _halueval_frame(n: int, seed: int) -> tuple[list[dict], pd.DataFrame]:
+    rows = [json.loads(line) for line in HALUEVAL.read_text(encoding="utf-8").splitlines()]
+    random.Random(seed).shuffle(rows)
+    rows = rows[:n]
+    return rows, pd.DataFrame({"id": [r["id"] for r in rows], "question": [r["question"] for r in rows],
+                               "answer": [r["answer"] for r in rows],
+                               "contexts": [r["contexts"] if isinstance(r["contexts"], list) else [r["contexts"]]
+                                            for r in rows]})
+
+
+def cpu_section(n: int, seed: int, rounds: int = 3) -> list[str]:
+    """CPU seconds per row of each profile's metrics, and of the default metric set with and without the evalkit
+    profile's checks added (what a default run under ``profile: evalkit`` scores), alternated in one process so
+    a busy machine weighs on every set alike; the median of ``rounds``."""
+    import statistics
+    import time
+
+    from evalkit.metrics import DEFAULT_METRICS
+
+    _, df = golden("dev")  # RAG rows with contexts and (mostly) a reference, as the default set reads them
+    df = df.sample(n=min(n, len(df)), random_state=seed, replace=False)
+    n = len(df)
+    sets = {"seed profile (hallucination, relevance, completeness)": PROFILES["seed"],
+            "evalkit profile (" + ", ".join(PROFILES["evalkit"]) + ")": PROFILES["evalkit"],
+            "default set": list(DEFAULT_METRICS),
+            "default set + the evalkit profile's checks": list(DEFAULT_METRICS) + PROFILES["evalkit"]}
+    evalkit.evaluate(df.head(8), list(dict.fromkeys(sum(sets.values(), []))), progress=False)  # load models once
+    spent: dict[str, list[float]] = {k: [] for k in sets}
+    for _ in range(rounds):
+        for name, metrics in sets.items():
+            start = time.process_time()
+            evalkit.evaluate(df, metrics, progress=False)
+            spent[name].append((time.process_time() - start) / n * 1000)
+    per_row = {k: statistics.median(v) for k, v in spent.items()}
+    lines = [f"## CPU per row, {n} rows of the golden dev split (median of {rounds} alternated rounds)", "",
+             "| metric set | CPU ms per row |", "|---|---|"]
+    lines += [f"| {k} | {v:.1f} |" for k, v in per_row.items()]
+    base, both = per_row["default set"], per_row["default set + the evalkit profile's checks"]
+    lines += ["", f"A default run under the evalkit profile costs {both / base:.2f}x the CPU of today's default set."]
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", default="heldout", choices=["heldout", "dev"])
     ap.add_argument("--halueval", type=int, default=1000, help="HaluEval QA dev rows to sample (0: none)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cpu", type=int, default=200, help="golden dev rows for the CPU comparison (0: none)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "verdicts.md"))
     args = ap.parse_args(argv)
     lines = ["# The verdict against careful readers", "", f"`python benchmarks/bench_verdicts.py --split {args.split} "
-             f"--halueval {args.halueval} --seed {args.seed}`", ""]
+             f"--halueval {args.halueval} --seed {args.seed} --cpu {args.cpu}`", ""]
     lines += golden_section(args.split)
     if args.halueval:
         lines += [""] + halueval_section(args.halueval, args.seed)
+    if args.cpu:
+        lines += [""] + cpu_section(args.cpu, args.seed)
     text = "\n".join(lines) + "\n"
     Path(args.out).write_text(text, encoding="utf-8")
     print(text)

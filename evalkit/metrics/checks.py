@@ -201,6 +201,17 @@ def _range_year(keys: list[tuple]) -> list[tuple]:
     return [(year, m, d) if y is None and m is not None else (y, m, d) for y, m, d in keys]
 
 
+def _clause_spans(sent_doc, parts: list[str]) -> list:
+    """The clauses ``parts`` of a parsed sentence as spans of its parse (read once, not parsed again)."""
+    out, start = [], 0
+    for part in parts:
+        at = sent_doc.text.find(part, start)
+        span = sent_doc.char_span(at, at + len(part), alignment_mode="expand") if at >= 0 else None
+        out.append(span if span is not None else sent_doc)
+        start = at + len(part) if at >= 0 else start
+    return out
+
+
 def _read_passage(text: str, nlp) -> _Passage:
     sents = sentences(text) or [text]
     docs = nlp.parse_contexts(sents)
@@ -215,9 +226,9 @@ def _read_passage(text: str, nlp) -> _Passage:
             i += 1
     carried: list[str] = []
     carried_names: frozenset[str] = frozenset()
-    for s in sents:
+    for s, sent_doc in zip(sents, docs):
         parts = [c for c in _CLAUSE_CUT.split(s) if c and c.strip()]
-        for part, doc in zip(parts, nlp.parse_contexts(parts)):
+        for part, doc in zip(parts, _clause_spans(sent_doc, parts)):
             items = _items_in(part)
             carried = items or carried
             carried_names = _names_in(part) or carried_names
