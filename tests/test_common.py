@@ -89,7 +89,7 @@ INDEPENDENT_ROW = {"semantic_similarity": 1e-5, "bert_score_f1": 1e-5}
 # the batch shares work across its rows (a vocabulary, parsed contexts, a labeler); the row function is
 # that batch on one row, so the comparison that means something is with different batch companions
 SHARES_WORK = ("relevance", "hallucination", "grounding_risk", "twin_lock", "judge_lock", "unsupported_facts",
-               "answers_question", "question_coverage")
+               "reference_conflict", "answers_question", "question_coverage")
 # the batch maps the row function over rows (a loop, a thread pool, ragas' gather): comparing is meaningless
 MAPS_ROWS = ("completeness", "fact_checks", "faithfulness", "context_precision", "context_recall", "answer_relevance",
              "factual_accuracy", "answer_class", "ragas_faithfulness", "ragas_context_precision",

@@ -305,8 +305,10 @@ OPTIONAL_DEFAULTS = ("faithfulness", "context_precision", "context_recall", "ans
 def verdict_roles(profile: str = "seed") -> tuple:
     """The ``(metric, VerdictRole)`` pairs of a named verdict profile, in the order the verdict checks them.
 
-    >>> [name for name, _ in verdict_roles("seed")], [name for name, _ in verdict_roles("evalkit")]
-    (['hallucination', 'relevance', 'completeness'], ['unsupported_facts', 'answers_question', 'question_coverage'])
+    >>> [name for name, _ in verdict_roles("seed")]
+    ['hallucination', 'relevance', 'completeness']
+    >>> [name for name, _ in verdict_roles("evalkit")]
+    ['unsupported_facts', 'reference_conflict', 'answers_question', 'question_coverage']
     """
     return tuple(sorted(((m.name, m.verdict_role) for m in REGISTRY.values()
                          if m.verdict_role is not None and m.verdict_role.profile == profile),

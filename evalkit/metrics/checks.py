@@ -2,19 +2,25 @@
 
 * :func:`unsupported_facts` -- does the answer assert anything the contexts do not support? Its facts are
   amounts (units converted by pint, number words read by text2num, rates: "twice a year" = "every six
-  months"), dates, names, the polarity of a yes/no claim, and each clause's content words. An amount or date
-  counts as supported only where the context binds it to the same item (the nearest product, person or place
-  name before it in the context sentence, or the passage's last named item), so a price moved from the KT-30
-  to the KT-40 is unsupported; a claim whose polarity the context contradicts ("can be used" against "Do not
-  use") is unsupported; a clause whose content words the contexts do not have is unsupported however many
-  supported clauses stand beside it (one fabricated clause fails the answer: the verdict's rule is ``> 0``).
-* :func:`answers_question` -- does it answer the question asked? The question's expected kind of answer (an
-  amount of the dimension it names, a count, a date, a frequency, a name, yes/no) found in the answer, or the
-  answer's words found in the context sentences that answer the question: "230 V." answers "What voltage
-  ...?" although it shares no word with it.
+  months", compound durations: "1 hour 45 minutes"), dates, clock times, names, subject-object relations (the
+  hallucination metric's claim reader), the polarity of a yes/no claim, and each clause's content words. An
+  amount, date or time counts as supported only where the context binds it to the same item (the nearest
+  product, person or place name before it in the context sentence, or the passage's last named item; a clause
+  may continue the one before it), so a price moved from the KT-30 to the KT-40 is unsupported; a relation
+  counts only where a context puts its subject near its object; a claim whose polarity the context contradicts
+  ("can be used" against "Do not use"), or a "yes" that makes a restriction universal, is unsupported; a clause
+  whose content words the contexts do not have is unsupported however many supported clauses stand beside it
+  (one fabricated clause fails the answer: the verdict's rule is ``> 0``).
+* :func:`reference_conflict` -- does it give another value than the reference? Another amount, date, time or
+  item code in the reference's place, or something of its own and nothing of the reference.
+* :func:`answers_question` -- does it answer the question asked? The expected kind of answer of the question or
+  of one of its asks (an amount of the dimension it names, a count, a date, a frequency, a name, yes/no) found
+  in the answer, or the answer's words found in the context sentences that answer the question: "230 V."
+  answers "What voltage ...?" although it shares no word with it.
 * :func:`question_coverage` -- does it answer all of it? Against ``ground_truth`` when the row has one (the
-  share of the reference's amounts, dates and names, else its content words, the answer states); without one,
-  the share of the question's several asks ("How much ... and when ...?") the answer gives.
+  share of the reference's amounts, dates, times and names, else of three in four of its content words, the
+  answer states); without one, the share of the question's several asks ("How much ... and when ...?") the
+  answer gives, an open ask read against the context clause that answers it.
 
 Every value is a plain function of the strings; the details name each fact with the context sentence that
 decided it.
