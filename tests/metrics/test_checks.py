@@ -12,6 +12,8 @@ from evalkit.metrics.checks import (answers_question, expected_kind, question_co
 from evalkit.text import decide_answer, detect_language
 from evalkit.text.quantities import read_quantities, same_amount
 
+from ..conftest import BENCH
+
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "verdicts"
 
 
@@ -308,7 +310,7 @@ def _evalkit_verdicts(rows):
     return res["verdict"].tolist()
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.79), ("heldout", 0.68)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.84), ("heldout", 0.79)])
 def test_golden_verdicts_agree_with_careful_readers(split, floor):
     """The evalkit profile's agreement with the careful reader, measured: issue #38's target is 0.85 on the
     held-out third; this floor is the level reached so far (a drop fails), not the target."""
@@ -320,6 +322,32 @@ def test_golden_verdicts_agree_with_careful_readers(split, floor):
     for r, g in zip(rows, got):  # what the row decision decides is never left to the rules
         if r["kind"] in ("empty", "non_english"):
             assert g == r["expected"] or r["kind"] == "non_english", r["id"]
+
+
+@pytest.mark.skipif(not BENCH.exists(), reason="../shared/bench not present")
+def test_halueval_qa_dev_targets():
+    """Issue #38's HaluEval QA targets for the evalkit profile on 300 seeded dev rows (``../shared/bench``, the
+    development data): correct answers FAILed <= 10%, hallucinated answers FAILed >= 70% (the seed profile: ~85%
+    and ~59% on 1,000 rows, benchmarks/results/verdicts.md)."""
+    import random
+
+    import pandas as pd
+
+    import evalkit
+    from evalkit.config import EvalConfig
+
+    rows = [json.loads(line) for line in (BENCH / "halueval_qa_dev.jsonl").read_text(encoding="utf-8").splitlines()]
+    random.Random(0).shuffle(rows)
+    rows = rows[:300]
+    df = pd.DataFrame({"id": [r["id"] for r in rows], "question": [r["question"] for r in rows],
+                       "answer": [r["answer"] for r in rows],
+                       "contexts": [r["contexts"] if isinstance(r["contexts"], list) else [r["contexts"]]
+                                    for r in rows]})
+    got = evalkit.evaluate(df, [name for name, _ in verdict_roles("evalkit")],
+                           EvalConfig.from_dict({"profile": "evalkit"}), progress=False)["verdict"].tolist()
+    failed = {h: [g == "FAIL" for g, r in zip(got, rows) if r["hallucinated"] == h] for h in (False, True)}
+    assert sum(failed[False]) / len(failed[False]) <= 0.10, sum(failed[False])
+    assert sum(failed[True]) / len(failed[True]) >= 0.70, sum(failed[True])
 
 
 # ---------------------------------------------------------------------------------------------------------
