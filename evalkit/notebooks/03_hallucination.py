@@ -156,12 +156,13 @@ if y is not None:
 # The verdict reads `hallucination > 0.5` only under the **seed** profile, the rules of the documents the project
 # started from, kept exact. Its companion rule `relevance < 0.1` FAILs most correct short answers: "230 V." shares
 # no word with "What voltage does it need?". The **evalkit** profile (`profile: evalkit` in the config,
-# `--profile evalkit` on `evalkit score`) reads `unsupported_facts` instead. That check converts units with pint
-# (1,200 g = 1.2 kg) and reads number words. It counts a value only where the context gives it for the same item,
-# so a price moved from one product to another is unsupported. It also catches a "yes" that the context forbids.
-# On the held-out third of `tests/golden/verdicts/`, it agrees with a careful reader on 72% of answers; the seed
-# profile agrees on 49% (`benchmarks/bench_verdicts.py`). `evalkit.show` names the profile whose rules decided a
-# row.
+# `--profile evalkit` on `evalkit score`) reads `unsupported_facts` instead, with `reference_conflict`,
+# `answers_question` and `question_coverage`. That check converts units with pint (1,200 g = 1.2 kg) and reads
+# number words. It counts a value only where the context gives it for the same item, so a price moved from one
+# product to another is unsupported, and a relation only where a context puts its subject near its object. It also
+# catches a "yes" that the context forbids. On the held-out third of `tests/golden/verdicts/`, it agrees with a
+# careful reader on 79% of answers; the seed profile agrees on 49% (`benchmarks/bench_verdicts.py`). `evalkit.show`
+# names the profile whose rules decided a row.
 
 # %% [markdown]
 # ## What this means
