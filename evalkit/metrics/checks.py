@@ -836,6 +836,8 @@ class _Column:
     docs: list
     q_docs: list
     memo: dict
+    refs: list[str] | None = None
+    ref_docs: list | None = None
 
     @classmethod
     def read(cls, inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None, resources: Any) -> "_Column":
@@ -848,6 +850,14 @@ class _Column:
         memo = getattr(resources, "read_passages", None)
         return cls(nlp, inputs, answers, questions, nlp.parse_answers(answers), nlp.parse_answers(questions),
                    {} if memo is None else memo)
+
+    def reference(self, i: int) -> tuple[str, Any]:
+        """Row ``i``'s reference ("" for none) and its parse; the column's references are parsed once, on first
+        use, with the column's pipeline."""
+        if self.ref_docs is None:
+            self.refs = _references(self.inputs)
+            self.ref_docs = self.nlp.parse_answers(self.refs)
+        return self.refs[i], self.ref_docs[i]
 
     def passages(self, i: int) -> list[_Passage]:
         contexts = (self.inputs.get("contexts") or [None] * len(self.answers))[i]
@@ -938,13 +948,10 @@ def answers_question(question: str | None, answer: str | None, contexts: Sequenc
 def question_coverage_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                             resources: Any = None) -> list[Score]:
     """Column-wise :func:`question_coverage`."""
-    refs = _references(inputs)
-    ref_docs: list = []
 
     def row(c: _Column, i: int) -> Score:
-        if not ref_docs:  # parsed once, with the column's pipeline
-            ref_docs.extend(c.nlp.parse_answers(refs))
-        return coverage_from_parsed(c.questions[i], c.answers[i], refs[i], c.docs[i], c.q_docs[i], ref_docs[i],
+        ref, ref_doc = c.reference(i)
+        return coverage_from_parsed(c.questions[i], c.answers[i], ref, c.docs[i], c.q_docs[i], ref_doc,
                                     c.passages(i))
 
     return _checked(inputs, params, resources, question_coverage_batch, "question_coverage",
@@ -973,13 +980,10 @@ def question_coverage(question: str | None, answer: str | None, ground_truth: st
 def reference_conflict_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                              resources: Any = None) -> list[Score]:
     """Column-wise :func:`reference_conflict`."""
-    refs = _references(inputs)
-    ref_docs: list = []
 
     def row(c: _Column, i: int) -> Score:
-        if not ref_docs:  # parsed once, with the column's pipeline
-            ref_docs.extend(c.nlp.parse_answers(refs))
-        return conflict_from_parsed(c.questions[i], c.answers[i], refs[i], c.docs[i], c.q_docs[i], ref_docs[i])
+        ref, ref_doc = c.reference(i)
+        return conflict_from_parsed(c.questions[i], c.answers[i], ref, c.docs[i], c.q_docs[i], ref_doc)
 
     return _checked(inputs, params, resources, reference_conflict_batch, "reference_conflict",
                     Score(0.0, ConflictDetails("-", ())), row)
