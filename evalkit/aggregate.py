@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from .data import error_of
+from .data import error_of, is_missing
 from .metrics import REGISTRY
 
 
@@ -253,9 +253,12 @@ def readable(summary_df: pd.DataFrame, by: str | None = "system", digits: int = 
     d["metric"] = [_label(m) for m in d["metric"]]
     if not by or by not in d.columns:
         return d[["metric", *cols]].reset_index(drop=True)
+    # rows without a group value are a group of their own, named, and last (a NaN key cannot be sorted with text)
+    d[by] = ["(missing)" if is_missing(g) else g for g in d[by]]
     out = d.pivot(index="metric", columns=by, values=cols)
     out.columns = [f"{g}: {c}" for c, g in out.columns]
-    order = [f"{g}: {c}" for g in sorted(d[by].unique()) for c in cols]
+    groups = sorted(d[by].unique(), key=lambda g: (g == "(missing)", str(g)))
+    order = [f"{g}: {c}" for g in groups for c in cols]
     return out[order].reindex(list(dict.fromkeys(d["metric"])))
 
 

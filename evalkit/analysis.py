@@ -199,7 +199,8 @@ def threshold_boundary(results: pd.DataFrame, thresholds=None, *, label: str | N
     Examples
     --------
     >>> res = pd.DataFrame({"hallucination": [0.5, 0.5, 0.25, 1.0, None]})
-    >>> b = threshold_boundary(res)[0]
+    >>> from evalkit.config import VerdictThresholds
+    >>> b = threshold_boundary(res, VerdictThresholds(named="seed"))[0]
     >>> b["rule"], b["n_on"], b["flagged"]
     ('hallucination > 0.5', 2, False)
     """

@@ -23,6 +23,42 @@ from pathlib import Path
 
 # the named verdict profiles (evalkit.config.VERDICT_PROFILES; spelled here so --help imports nothing)
 VERDICT_PROFILE_NAMES = ("seed", "evalkit")
+DEFAULT_PROFILE_NAME = "evalkit"  # evalkit.config.DEFAULT_PROFILE (tests/test_verdict.py checks the two agree)
+
+def _seconds(text: str) -> float:
+    """An option's number of seconds: finite and above 0 (``nan`` and ``inf`` are refused by the option's name)."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
+    return v
+
+
+def _count(least: int):
+    """An option's whole number of at least ``least``."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {least}, got {text!r}") from None
+        if v < least:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {least}, got {text!r}")
+        return v
+
+    parse.__name__ = f"count>={least}"
+    return parse
+
+
+def _add_formula_guard(p) -> None:
+    p.add_argument("--formula-guard", action=argparse.BooleanOptionalAction, default=True,
+                   help="in a CSV output, write text that starts with = + - @ TAB or CR after an apostrophe, so a "
+                        "spreadsheet shows it instead of running it (OWASP CSV injection); evalkit reads it back "
+                        "without the apostrophe; --no-formula-guard writes the text exactly")
+
 
 def _default_text(metric) -> str:
     """Whether ``evalkit score`` without --metrics runs it: always, or when the judge / encoder it needs is there."""
@@ -148,10 +184,12 @@ def _load_config(args):
 def _check_output_path(path: str) -> None:
     """An output extension :func:`evalkit.save` cannot write fails here, before anything is scored."""
     from .data import FORMATS, DataError
+    from .safeio import check_name_fits
 
     suffix = Path(path).suffix
     if suffix.lower() not in FORMATS:
         raise DataError(f"{path}: unsupported output extension {suffix!r}; use one of {sorted(FORMATS)}")
+    check_name_fits(path)  # with the temporary suffix: refused now, not after the scoring
 
 
 def _failed_everywhere(out) -> str | None:
@@ -188,7 +226,7 @@ def _score_cmd(args) -> int:
     written = evaluate_to_file(data, args.output, metrics, cfg, parts_dir=parts, keep=summary_reads,
                                progress=not args.quiet and None, engine=args.engine, scheduler=args.scheduler,
                                chunk_size=args.chunk_size, resume=args.resume, columns=columns,
-                               strict_columns=args.strict)
+                               strict_columns=args.strict, formula_guard=args.formula_guard)
     path, out = written.path, written.kept
     meta = out.attrs["evalkit"]
     n_err = int(out["error"].notna().sum())
@@ -236,12 +274,15 @@ def _dry_run_cmd(args) -> int:
 def _score_input(args):
     """A single CSV file is read and validated whole here (separator, encoding, field counts: it is read whole
     in any case); Parquet/JSONL files, folders and globs are streamed chunk by chunk by the run."""
-    from .data import FORMATS, load
+    from .data import FORMATS, DataError, load
 
     p = Path(args.input)
     reading = _reading(args)
     if p.is_file() and (FORMATS.get(p.suffix.lower()) == "csv" or any(reading.values())):
-        return load(p, columns=_columns(args), **reading), None
+        df = load(p, columns=_columns(args), **reading)
+        if df.empty:  # said before any work (and before a parts folder is made for it)
+            raise DataError(f"{p}: no rows to score (the file has a header and no records)")
+        return df, None
     return args.input, _columns(args)
 
 
@@ -421,15 +462,16 @@ def _verdict_cmd(args) -> int:
     from .config import VerdictThresholds
     from .data import save
     from .profiles import thresholds_from_profile
-    from .verdict import apply_verdicts
+    from .verdict import apply_verdicts, profile_held_by
 
     _check_output_path(args.output)
     _refuse_overwriting(args.output, args.results, args.thresholds)
     df = _read_results(args.results, _columns(args), args)
-    out, notes = apply_verdicts(df, thresholds_from_profile(args.thresholds, VerdictThresholds(named=args.profile)))
+    base = VerdictThresholds(named=args.profile) if args.profile else profile_held_by(df.columns)
+    out, notes = apply_verdicts(df, thresholds_from_profile(args.thresholds, base))
     for n in notes:
         print(f"evalkit: warning: {n}", file=sys.stderr)
-    save(out, args.output)
+    save(out, args.output, formula_guard=args.formula_guard)
     counts = pd.Series(out["verdict"]).value_counts().sort_index()
     print(f"{len(out)} rows -> {args.output}; verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return 0
@@ -520,21 +562,22 @@ def _add_score(sub) -> None:
     s.add_argument("--profile", choices=VERDICT_PROFILE_NAMES,
                    help="the named verdict profile: 'seed' (the seed documents' word-overlap triad, exact) or "
                         "'evalkit' (unsupported facts, answers the question, coverage); default: the config's "
-                        "profile: key, else seed")
+                        "profile: key, else evalkit")
     s.add_argument("--columns", help=COLUMNS_HELP)
+    _add_formula_guard(s)
     _add_reading(s)
     s.add_argument("--strict", action="store_true",
                    help="refuse input columns named like outputs (hallucination, verdict, error, ...) instead of "
                         "keeping them as input_<name>")
-    s.add_argument("--judge-timeout", type=float, help="seconds per judge call (also EVALKIT_JUDGE_TIMEOUT; default 60)")
-    s.add_argument("--judge-max-retries", type=int, help="retries of a failed judge call (EVALKIT_JUDGE_MAX_RETRIES; 4)")
-    s.add_argument("--judge-concurrency", type=int, help="judge calls in flight (EVALKIT_JUDGE_CONCURRENCY; 4)")
+    s.add_argument("--judge-timeout", type=_seconds, help="seconds per judge call (also EVALKIT_JUDGE_TIMEOUT; default 60)")
+    s.add_argument("--judge-max-retries", type=_count(0), help="retries of a failed judge call (EVALKIT_JUDGE_MAX_RETRIES; 4)")
+    s.add_argument("--judge-concurrency", type=_count(1), help="judge calls in flight (EVALKIT_JUDGE_CONCURRENCY; 4)")
     s.add_argument("--judge-response-format", choices=["auto", "json_schema", "json_object_schema", "json_object", "none"],
                    help="how the judge is asked for JSON (EVALKIT_JUDGE_RESPONSE_FORMAT; auto)")
-    s.add_argument("--judge-repeats", type=int, help="ask each judge question N times (EVALKIT_JUDGE_REPEATS; 1)")
+    s.add_argument("--judge-repeats", type=_count(1), help="ask each judge question N times (EVALKIT_JUDGE_REPEATS; 1)")
     s.add_argument("--judge-seed", type=int, help="seed sent to the judge; repeat r sends seed + r (EVALKIT_JUDGE_SEED)")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary table")
-    s.add_argument("--chunk-size", type=int, default=2000,
+    s.add_argument("--chunk-size", type=_count(1), default=2000,
                    help="rows per chunk; each finished chunk is saved in OUTPUT.parts/ until the run completes")
     s.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
                    help="continue the run found in OUTPUT.parts/ (same input and settings); --no-resume starts over")
@@ -601,10 +644,12 @@ def _add_verdict_and_compare(sub) -> None:
              "  evalkit verdict results.parquet --thresholds profile.yaml -o results_v2.parquet", _verdict_cmd)
     v.add_argument("results", help="scored results with hallucination, relevance and completeness")
     v.add_argument("--thresholds", required=True, help="threshold profile YAML (evalkit calibrate -o)")
-    v.add_argument("--profile", choices=VERDICT_PROFILE_NAMES, default="seed",
-                   help="the named verdict profile the calibrated rules extend")
+    v.add_argument("--profile", choices=VERDICT_PROFILE_NAMES,
+                   help="the named verdict profile the calibrated rules extend (default: the one whose metrics the "
+                        f"results hold, {DEFAULT_PROFILE_NAME} first, then seed)")
     v.add_argument("-o", "--output", required=True, help="output path (.parquet, .csv or .jsonl)")
     v.add_argument("--columns", help=COLUMNS_HELP)
+    _add_formula_guard(v)
     _add_reading(v)
     k = _sub(sub, "compare", "paired comparison of two systems",
              "  evalkit compare results.parquet --a rag-a --b rag-b --binary correct\n"
@@ -662,15 +707,16 @@ def _add_check(sub) -> None:
 def _check_cmd(args) -> int:
     from .gate import check
     from .profiles import thresholds_from_profile
-    from .verdict import TRIAD, apply_verdicts
+    from .verdict import apply_verdicts, profile_held_by, profile_metrics
 
     if not args.thresholds and args.max_fail_share is None:
         raise ValueError("check: give --thresholds PROFILE, --max-fail-share SHARE, or both")
     df = _read_results(args.results, _columns(args), args)
-    thresholds = thresholds_from_profile(args.thresholds) if args.thresholds else None
-    if args.max_fail_share is not None and all(m in df.columns for m in TRIAD) and \
+    base = profile_held_by(df.columns)  # the named profile the results were scored for
+    thresholds = thresholds_from_profile(args.thresholds, base) if args.thresholds else None
+    if args.max_fail_share is not None and all(m in df.columns for m in profile_metrics(base)) and \
             (thresholds is not None or "verdict" not in df.columns):  # the verdict under these thresholds
-        df, _ = apply_verdicts(df, thresholds)
+        df, _ = apply_verdicts(df, thresholds or base)
     by = args.by or None
     if by == "system" and "system" not in df.columns:  # results of one system
         by = None
@@ -739,7 +785,7 @@ def _noting_renames(func, args) -> int:
             return show(message, category, *rest, **kwargs)
         if str(message) not in noted:  # once per run, however many chunks repeat it
             noted.add(str(message))
-            print(f"evalkit: {kind}: {message}", file=sys.stderr)
+            print(f"evalkit: {kind}: {_redacted(str(message))}", file=sys.stderr)
 
     with warnings.catch_warnings():  # restores the filters and showwarning afterwards
         warnings.simplefilter("always", MetricRenamedWarning)
@@ -752,6 +798,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="evalkit: %(message)s")
+    _hide_credentials_in_logs()
     if "HF_HUB_OFFLINE" not in os.environ:  # the models ship in packages; never reach for a hub
         os.environ["HF_HUB_OFFLINE"] = "1"
     # the console shows evalkit's own progress only, not a model loader's bar per notebook (the report's
@@ -766,8 +813,24 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose:
             raise
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
-        print(f"evalkit: error: {msg}", file=sys.stderr)
+        print(f"evalkit: error: {_redacted(str(msg))}", file=sys.stderr)
         return 2
+
+
+def _redacted(text: str) -> str:
+    from .config import redact_secrets
+
+    return redact_secrets(text)
+
+
+def _hide_credentials_in_logs() -> None:
+    """Every handler of the root logger hides URL passwords and credential query values (httpx logs each request's
+    full URL at INFO, which -v shows)."""
+    from .config import RedactingFilter
+
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -84,6 +84,10 @@ def _check_inputs(results: pd.DataFrame, system_a: str, system_b: str, pair_on: 
     if "system" not in results.columns:
         raise CompareError("comparison needs a 'system' column naming which system gave each answer")
     systems = sorted(set(results["system"].dropna()))
+    if system_a == system_b:  # every difference would be 0 with an interval of width 0: not a comparison
+        others = [s for s in systems if s != system_a]
+        raise CompareError(f"--a and --b name the same system {system_a!r}; compare it with another one"
+                           + (f" (systems: {others})" if others else ""))
     for s in (system_a, system_b):
         if s not in systems:
             raise CompareError(f"system {s!r} not in the data (systems: {systems})")

@@ -95,6 +95,9 @@ def _yaml_problem(e: yaml.YAMLError) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: {problem}" if mark is not None else problem
 
 
+DEFAULT_PROFILE = "evalkit"  # the named verdict profile a run uses unless its config or --profile says otherwise
+
+
 @dataclass(frozen=True)
 class VerdictThresholds:
     """The verdict's cut values, one per rule (see :mod:`evalkit.verdict`); each becomes one
@@ -122,8 +125,8 @@ class VerdictThresholds:
     profile: tuple = ()
     # the named verdict profile in force: "seed" (the seed documents' rules on relevance, completeness and
     # hallucination, exact) or "evalkit" (unsupported_facts, reference_conflict, answers_question,
-    # question_coverage)
-    named: str = "seed"
+    # question_coverage), the default: on development answers it agrees with a careful reader far more often
+    named: str = DEFAULT_PROFILE
 
     def as_dict(self) -> dict[str, float]:
         """The cut values of the named profile's rules, and the opt-in ones that are set (a calibrated profile's
@@ -150,6 +153,55 @@ VERDICT_PROFILES = ("seed", "evalkit")  # the named verdict profiles (config key
 JUDGE_ENV = {"base_url": "EVALKIT_JUDGE_BASE_URL", "model": "EVALKIT_JUDGE_MODEL",
              "response_format": "EVALKIT_JUDGE_RESPONSE_FORMAT"}
 JUDGE_API_KEY_ENV = "EVALKIT_JUDGE_API_KEY"
+
+# a URL's user information (``user:password@``) and the query parameters that commonly carry a credential: what
+# :func:`redact_secrets` hides wherever a URL is printed, logged or written (reports are published, logs are kept)
+_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^\s/?#@]+)@")
+_SECRET_QUERY = re.compile(r"(?P<key>[?&](?:api[_-]?key|key|token|access[_-]?token|auth|password|pass|secret|sig|"
+                           r"signature|code)=)(?P<value>[^&#\s\"']+)", re.IGNORECASE)
+REDACTED = "***"
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with every URL's password (or bare user information, often a token) and credential-like query
+    values replaced by ``***``; the host, port and path stay, so a message still says where.
+
+    >>> redact_secrets("cannot reach the judge at http://alice:s3cret@127.0.0.1:18777/v1: refused")
+    'cannot reach the judge at http://alice:***@127.0.0.1:18777/v1: refused'
+    >>> redact_secrets("GET https://ghp_abc123@gw.example/v1/models?api_key=XYZ&page=2")
+    'GET https://***@gw.example/v1/models?api_key=***&page=2'
+    >>> redact_secrets("http://127.0.0.1:8000/v1")
+    'http://127.0.0.1:8000/v1'
+    """
+    def userinfo(m: re.Match) -> str:
+        user, sep, _ = m["userinfo"].partition(":")
+        return f"{m['scheme']}{user}:{REDACTED}@" if sep else f"{m['scheme']}{REDACTED}@"
+
+    text = _URL_USERINFO.sub(userinfo, text)
+    return _SECRET_QUERY.sub(lambda m: m["key"] + REDACTED, text)
+
+
+def _redacted_values(value: Any) -> Any:
+    """``value`` with :func:`redact_secrets` applied to every string that holds a URL, at any depth."""
+    if isinstance(value, str):
+        return redact_secrets(value) if "://" in value or "?" in value else value
+    if isinstance(value, Mapping):
+        return {k: _redacted_values(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_redacted_values(v) for v in value)
+    return value
+
+
+class RedactingFilter:
+    """A logging filter that hides credentials in every record it passes (:func:`redact_secrets`): httpx logs each
+    request's full URL at INFO, which ``-v`` shows and CI logs keep."""
+
+    def filter(self, record) -> bool:
+        msg = record.getMessage()
+        clean = redact_secrets(msg)
+        if clean != msg:
+            record.msg, record.args = clean, None
+        return True
 # numeric settings the environment may override, as the README's export line shows
 JUDGE_ENV_NUMBERS = {"timeout": ("EVALKIT_JUDGE_TIMEOUT", float), "max_retries": ("EVALKIT_JUDGE_MAX_RETRIES", int),
                      "concurrency": ("EVALKIT_JUDGE_CONCURRENCY", int), "repeats": ("EVALKIT_JUDGE_REPEATS", int),
@@ -487,7 +539,9 @@ class EvalConfig:
         d["metric_params"] = {k: dict(v) for k, v in self.metric_params.items()}
         d["judge"] = dict(self.judge)
         d["custom_metrics"] = [s.as_dict() for s in self.custom_metrics]
-        return d
+        # what is saved with results, checkpoints and hashes: a URL's password never is, wherever a judge is set
+        # (the judge section, a metric's own judge in metric_params)
+        return _redacted_values(d)
 
 
 # ---------------------------------------------------------------------------
@@ -569,8 +623,12 @@ def _threshold_problems(th: Any):
     if not isinstance(th, VerdictThresholds):
         yield "thresholds", f"must be a mapping of threshold values, got {type(th).__name__}"
         return
-    for key in th.as_dict():
+    # every cut value, whichever named profile is in force: a value set for the other profile is checked too
+    cuts = [f.name for f in dataclasses.fields(th) if f.name not in ("profile", "named")]
+    for key in cuts:
         v = getattr(th, key)
+        if v is None and key in _OPT_IN:
+            continue
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
             yield f"thresholds.{key}", f"must be a number in [0, 1] (the metric's range), got {v!r}"
 

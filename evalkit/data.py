@@ -23,6 +23,7 @@ Examples
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -30,12 +31,13 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 TEXT_COLUMNS = ("question", "answer", "ground_truth")
+NAME_COLUMNS = ("system",)  # read from CSV as written; an empty cell is missing
 REQUIRED_COLUMNS = ("question", "answer")
 CANONICAL_COLUMNS = ("id", "question", "contexts", "answer", "ground_truth", "system", "question_type")
 RAGAS_ALIASES = {
@@ -167,8 +169,28 @@ def sniff_separator(header_line: str) -> str:
     return best if counts[best] else ","
 
 
+@contextlib.contextmanager
+def _csv_field_limit(at_least: int) -> Iterator[None]:
+    """The csv module's field size limit raised to ``at_least`` for the block, then restored: its default (131,072
+    characters) refuses a long answer or context that JSONL reads, and the limit is the module's, so it is given
+    back rather than left raised."""
+    import csv
+
+    before = csv.field_size_limit()
+    csv.field_size_limit(max(before, at_least))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(before)
+
+
 def _csv_records(path: Path, text: str, sep: str) -> tuple[list[str], list[int]]:
     """The header and each record's first line; a record whose field count is not the header's is refused."""
+    with _csv_field_limit(len(text) + 1):  # no field is longer than the file
+        return _csv_records_within(path, text, sep)
+
+
+def _csv_records_within(path: Path, text: str, sep: str) -> tuple[list[str], list[int]]:
     import csv
     import io
 
@@ -206,13 +228,23 @@ def _read_csv(path: Path, text_sources: set[str], sep: str | None = None,
     header, starts = _csv_records(path, text, sep)
     if len(header) == 1 and not sep_given(sep, text):
         log.warning("%s: one column %r; if the file uses another separator pass --sep", path, header[0])
-    # text columns are read verbatim (an answer "NA" stays "NA"); other columns get pandas' NA guessing
-    cols = [c for c in header if c in text_sources]
-    na = {c: sorted(STR_NA_VALUES) for c in header if c not in text_sources}
-    df = pd.read_csv(io.StringIO(text), sep=sep, dtype={c: str for c in cols}, keep_default_na=False,
-                     na_values=na, engine="python" if len(sep) > 1 else "c")
+    # text columns are read verbatim (an answer "NA" stays "NA"); so are names (a system called "None" or "TRUE"
+    # is that system, not a missing one or a boolean); other columns get pandas' NA guessing
+    cols = [c for c in header if c in text_sources or c in NAME_COLUMNS]
+    na = {c: sorted(STR_NA_VALUES) for c in header if c not in cols}
+    with _csv_field_limit(len(text) + 1):  # the python engine (a separator of several characters) reads with csv
+        df = pd.read_csv(io.StringIO(text), sep=sep, dtype={c: str for c in cols}, keep_default_na=False,
+                         na_values=na, engine="python" if len(sep) > 1 else "c")
     for c in cols:
         df[c] = df[c].astype(object)
+    for c in NAME_COLUMNS:  # an empty name cell is a row without that name
+        if c in df.columns:
+            df[c] = df[c].map(lambda v: None if v == "" else v)
+    for c in df.columns:  # the apostrophe evalkit's CSV writer put before a formula character (guard_formula)
+        if _is_text(df[c]):
+            back = df[c].map(unguard_formula)
+            if not back.equals(df[c]):
+                df[c] = back.astype(df[c].dtype)
     return df, [f"row {i + 1} (line {starts[i] if i < len(starts) else i + 2})" for i in range(len(df))]
 
 
@@ -331,16 +363,16 @@ def canonicalize(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None,
         raise DataError(f"{source}: missing required column{'s' if len(missing) > 1 else ''} "
                         f"{', '.join(repr(c) for c in missing)} (found {list(df.columns)}; "
                         f"map yours with columns={{'answer': 'your_column'}})")
-    out = pd.DataFrame(index=range(len(df)))
-    out["id"] = pd.Series(_ids(df, source, where), dtype=object)
+    # the columns are gathered first and the frame built once: inserting them one by one is quadratic in the
+    # number of columns (10,000 columns took minutes)
+    out: dict[str, Any] = {"id": _objects(_ids(df, source, where))}
     for col in ("question", "answer", "ground_truth"):
         if col in df.columns:
-            out[col] = pd.Series([_as_text(v, f"{source}: {where[i]}", col) for i, v in enumerate(df[col].tolist())],
-                                 dtype=object)
+            out[col] = _objects([_as_text(v, f"{source}: {where[i]}", col) for i, v in enumerate(df[col].tolist())])
     if "contexts" in df.columns:
         python_lists: list[str] = []
-        out["contexts"] = pd.Series([_as_contexts(v, f"{source}: {where[i]}", python_lists)
-                                     for i, v in enumerate(df["contexts"].tolist())], dtype=object)
+        out["contexts"] = _objects([_as_contexts(v, f"{source}: {where[i]}", python_lists)
+                                    for i, v in enumerate(df["contexts"].tolist())])
         if python_lists:
             log.warning("%s: column 'contexts' holds Python list literals (%s%s); read them as lists of passages "
                         "(write JSON lists to be unambiguous)", source,
@@ -348,13 +380,19 @@ def canonicalize(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None,
                         f" and {len(python_lists) - 3} more" if len(python_lists) > 3 else "")
     for col in ("system", "question_type"):
         if col in df.columns:
-            out[col] = pd.Series([None if is_missing(v) else str(v) for v in df[col].tolist()], dtype=object)
+            out[col] = _objects([None if is_missing(v) else str(v) for v in df[col].tolist()])
     for col in df.columns:
-        if col not in out.columns:
-            out[col] = df[col].to_numpy()
-    _warn_duplicates(out, source, where)
-    order = [c for c in CANONICAL_COLUMNS if c in out.columns] + [c for c in out.columns if c not in CANONICAL_COLUMNS]
-    return out[order]
+        if col not in out:  # as assigning the values to a column would read them (pandas infers their type)
+            out[col] = pd.Series(df[col].to_numpy())
+    order = [c for c in CANONICAL_COLUMNS if c in out] + [c for c in out if c not in CANONICAL_COLUMNS]
+    frame = pd.DataFrame({c: out[c] for c in order}, index=range(len(df)))
+    _warn_duplicates(frame, source, where)
+    return frame
+
+
+def _objects(values: list) -> pd.Series:
+    """A column of Python objects, kept as they are (object dtype: text is not turned into a string dtype)."""
+    return pd.Series(values, dtype=object)
 
 
 def _renamed(df: pd.DataFrame, columns: Mapping[str, str] | None, source: str) -> pd.DataFrame:
@@ -494,8 +532,56 @@ def parse_column_mapping(text: str | None) -> dict[str, str]:
     return out
 
 
-def save(df: pd.DataFrame, path: str | Path) -> Path:
-    """Write a (scored) DataFrame; the format comes from the extension (.parquet, .csv, .jsonl).
+# a cell a spreadsheet would run as a formula starts with one of these (OWASP, "CSV injection")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def guard_formula(value: Any) -> Any:
+    """Text that a spreadsheet would run as a formula, written with a leading apostrophe (OWASP's advice); the
+    apostrophe is dropped again when evalkit reads the CSV back (:func:`unguard_formula`).
+
+    >>> guard_formula("=cmd|' /C calc'!A0"), guard_formula("-5"), guard_formula(-5), guard_formula("5 - 3")
+    ("'=cmd|' /C calc'!A0", "'-5", -5, '5 - 3')
+    """
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
+def unguard_formula(value: Any) -> Any:
+    """The text :func:`guard_formula` wrote, as it was.
+
+    >>> unguard_formula("'=1+1"), unguard_formula("'quoted'"), unguard_formula("it's")
+    ('=1+1', "'quoted'", "it's")
+    """
+    if isinstance(value, str) and value.startswith("'") and value[1:2] and value[1:].startswith(FORMULA_STARTS):
+        return value[1:]
+    return value
+
+
+def _is_text(column: pd.Series) -> bool:
+    """A column that may hold text: object (mixed) or a string dtype; numbers are never guarded."""
+    return column.dtype == object or pd.api.types.is_string_dtype(column.dtype)
+
+
+def csv_cells(frame: pd.DataFrame, formula_guard: bool = True) -> pd.DataFrame:
+    """The cells as a CSV holds them: lists and dicts as JSON text, text that starts like a formula guarded
+    (:func:`guard_formula`, unless ``formula_guard`` is False); numbers untouched. Returns ``frame`` itself when
+    nothing changes."""
+    out = frame
+    for c in frame.columns:
+        if not _is_text(frame[c]):
+            continue
+        cells = frame[c].map(lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v)
+        cells = cells.map(guard_formula) if formula_guard else cells
+        if not cells.equals(frame[c]):
+            out = out.copy() if out is frame else out
+            out[c] = cells
+    return out
+
+
+def save(df: pd.DataFrame, path: str | Path, *, formula_guard: bool = True) -> Path:
+    """Write a (scored) DataFrame; the format comes from the extension (.parquet, .csv, .jsonl). A CSV guards
+    text a spreadsheet would run as a formula (:func:`guard_formula`) unless ``formula_guard`` is False; Parquet
+    and JSONL keep the text exact.
 
     The file is written under a temporary name in the same folder and renamed when complete, so a killed
     process leaves the old file or the new one, never a truncated one.
@@ -510,11 +596,7 @@ def save(df: pd.DataFrame, path: str | Path) -> Path:
         if fmt == "parquet":
             df.to_parquet(tmp, index=False)
         elif fmt == "csv":
-            out = df.copy()
-            for c in out.columns:
-                if out[c].map(lambda v: isinstance(v, (list, dict))).any():
-                    out[c] = out[c].map(lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v)
-            out.to_csv(tmp, index=False)
+            csv_cells(df, formula_guard).to_csv(tmp, index=False)
         else:
             df.to_json(tmp, orient="records", lines=True, force_ascii=False)
     return path

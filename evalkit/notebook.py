@@ -371,5 +371,8 @@ def _say_where_scores_came_from(exp, folder: Path, cached: bool, rows: int) -> N
     if not cached:  # the progress bar has done its job: the cell keeps only this line (a papermill run too)
         clear_output(wait=False)
     how = "read from the notebook cache" if cached else "scored now and kept in the notebook cache"
-    display(Markdown(f"*{rows} rows of `{Path(exp.data).name}` {how} (`{folder}`): every notebook of this "
-                     f"experiment reads the same scores. Figures go to `{Path(exp.source).parent / 'figures' / exp.name}`.*"))
+    from .tables import markdown_code
+
+    figures = Path(exp.source).parent / "figures" / exp.name
+    display(Markdown(f"*{rows} rows of {markdown_code(Path(exp.data).name)} {how} ({markdown_code(folder)}): every "
+                     f"notebook of this experiment reads the same scores. Figures go to {markdown_code(figures)}.*"))

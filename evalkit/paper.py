@@ -277,7 +277,9 @@ class _Text:
             for sep in (":", "-", "@", ",", "=", "+", "/"):
                 text = text.replace(sep, sep + "\\allowbreak{}")
             return r"\texttt{" + text + "}"
-        return f"`{s}`"
+        from .tables import markdown_code
+
+        return markdown_code(str(s))  # a backtick in a system's name cannot close the span
 
     def cite(self, keys: Sequence[str]) -> str:
         if not keys:

@@ -9,9 +9,15 @@ Examples
 >>> import pandas as pd
 >>> df = pd.DataFrame({"question": ["What is the premium?"], "answer": ["The premium is $604."],
 ...                    "contexts": [["The premium is $604 per year."]]})
->>> out = evaluate(df, ["relevance", "completeness", "hallucination"], progress=False)
+>>> checks = ["unsupported_facts", "reference_conflict", "answers_question", "question_coverage"]
+>>> out = evaluate(df, checks, progress=False)
 >>> out.loc[0, "verdict"], list(out.columns[-3:])
 ('PASS', ['verdict', 'verdict_rule', 'error'])
+>>> evaluate(df.assign(answer=["The premium is $640."]), checks, progress=False).loc[0, "verdict_rule"]
+'unsupported_facts 0.500 > 0'
+
+These are the default (evalkit) profile's four checks; ``reference_conflict`` is 0 without a ``ground_truth``
+column (nothing to conflict with). The $640 answer has two facts, the amount (unsupported) and its clause.
 """
 from __future__ import annotations
 
@@ -22,7 +28,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
-from .config import EvalConfig
+from .config import VERDICT_PROFILES, EvalConfig
+from .metrics import verdict_roles
 from .runner import as_config, score
 from .verdict import apply_verdicts, decision_counts, decision_note, profile_metrics, row_decisions
 
@@ -62,7 +69,7 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
             out = score_chunks(data, metrics, config, parts_dir=parts_dir, chunk_size=chunk_size or DEFAULT_CHUNK,
                                resume=resume, columns=columns, on_error=on_error, engine=runner_engine,
                                progress=progress, strict_columns=strict_columns)
-    if not all(m in out.attrs["evalkit"]["metrics"] for m in profile_metrics(config.thresholds)):
+    if not _verdict_applies(out.attrs["evalkit"]["metrics"], config):
         return out
     attrs = out.attrs["evalkit"]
     out, notes = _with_verdicts(out, config)
@@ -70,6 +77,20 @@ def evaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
         log.warning("%s", note)
     out.attrs["evalkit"] = attrs
     return out
+
+
+def _verdict_applies(scored: Sequence[str], config: EvalConfig) -> bool:
+    """Whether the named profile's metrics were all scored. When they were not but another named profile's were
+    (the seed's triad, asked for by name as before the default changed), one warning says why the results carry
+    no verdict and how to get one; a run that asked for other metrics wanted no verdict and gets no warning."""
+    needed = profile_metrics(config.thresholds)
+    missing = [m for m in needed if m not in scored]
+    others = [name for name in VERDICT_PROFILES if name != config.thresholds.named]
+    if missing and any(all(m in scored for m, _ in verdict_roles(name)) for name in others):
+        which = "none of them was" if len(missing) == len(needed) else f"{', '.join(missing)} not"
+        log.warning("no verdict: the %s profile reads %s and %s scored (add %s to the metrics, or choose the seed "
+                    "profile: --profile seed)", config.thresholds.named, ", ".join(needed), which, ",".join(missing))
+    return not missing
 
 
 def _with_verdicts(out: pd.DataFrame, config: EvalConfig) -> tuple[pd.DataFrame, list[str]]:
@@ -81,7 +102,7 @@ def _with_verdicts(out: pd.DataFrame, config: EvalConfig) -> tuple[pd.DataFrame,
 def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metrics: Sequence[str] | None = None,
                      config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *,
                      parts_dir: str | Path | None = None, keep: Callable[[str], bool] | None = None,
-                     **options: Any):
+                     formula_guard: bool = True, **options: Any):
     """:func:`evaluate` in chunks straight into ``output`` (.parquet, .csv, .jsonl), in flat memory.
 
     Chunks are scored into ``parts_dir`` (resumed when ``resume``, see :func:`evalkit.stream.score_chunks`, whose
@@ -90,7 +111,8 @@ def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metric
     (:func:`evalkit.stream.write_output`); the parts are removed once the output is written (and when the run
     fails before any chunk finished; a finished chunk is kept for the re-run to resume from). The whole run holds
     ``output``'s lock: a second process writing the same output (or its parts) is refused with
-    :class:`evalkit.safeio.OutputError` naming the first one's pid.
+    :class:`evalkit.safeio.OutputError` naming the first one's pid. A CSV output guards cells a spreadsheet would
+    run as formulas unless ``formula_guard`` is False (:func:`evalkit.data.guard_formula`).
 
     Returns :class:`evalkit.stream.Written`: the path, row count, the run's metadata (with this invocation's
     judge usage) and, as a frame, every row's values of the columns ``keep(name)`` accepts (e.g.
@@ -123,13 +145,13 @@ def evaluate_to_file(data: pd.DataFrame | str | Path, output: str | Path, metric
         try:
             with make_engine(engine, scheduler) as runner_engine:
                 cp, usage = score_parts(data, metrics, config, parts_dir=parts_dir, engine=runner_engine, **options)
+            scored = cp.chunks[0]["meta"].get("metrics", []) if cp.chunks else []
+            written = write_output(cp, output, keep=keep, formula_guard=formula_guard,
+                                   transform=verdicts if _verdict_applies(scored, config) else None)
         except BaseException:
-            if parts_dir is not None:  # under the lock: never another run's parts
+            if parts_dir is not None:  # under the lock: never another run's parts; finished chunks are kept
                 remove_unfinished(parts_dir)
             raise
-        scored = cp.chunks[0]["meta"].get("metrics", []) if cp.chunks else []
-        written = write_output(cp, output, keep=keep,
-                               transform=verdicts if all(m in scored for m in profile_metrics(config.thresholds)) else None)
         if parts_dir is not None:
             remove_parts(parts_dir)
     if (total := decision_note(counts=counts)) is not None:

@@ -5,8 +5,9 @@ A profile is YAML: ``evalkit_profile`` (the format's version), ``evalkit_version
 and its SHA-256), ``date`` and ``metrics: {name: {threshold, flag, inclusive, direction, ...evidence}}``; each
 entry becomes one :class:`evalkit.thresholds.Threshold`.
 
+>>> from evalkit.config import VerdictThresholds
 >>> t = thresholds_from_profile({"evalkit_profile": 2, "metrics": {"hallucination": {"threshold": 0.4,
-...                               "flag": "above", "inclusive": True}}})
+...                               "flag": "above", "inclusive": True}}}, VerdictThresholds(named="seed"))
 >>> t.hallucination_fail, str(t.profile[0])
 (0.4, 'hallucination >= 0.4')
 """
@@ -47,11 +48,32 @@ def _check_version(doc: Mapping[str, Any], where: str) -> None:
                            "re-run evalkit calibrate -o to write a current profile")
 
 
+# the keys a profile may hold (what write_profile and profile_entry write, and the rule's own keys); any other key
+# is refused, so a misspelt ``inclusiv: false`` cannot leave the rule at its default unnoticed
+PROFILE_KEYS = frozenset({"evalkit_profile", "evalkit_version", "calibrated_on", "date", "metrics"})
+ENTRY_KEYS = frozenset({"threshold", "flag", "inclusive", "direction", "outcome", "criterion", "label", "positive",
+                        "threshold_ci", "roc_auc", "pr_auc", "n", "n_pos", "confusion", "protocol", "reported_on",
+                        "n_resamples", "seed"})
+
+
+def _check_keys(keys: Any, known: frozenset, at: str) -> None:
+    """Refuse a key this version does not read, naming the nearest known one."""
+    import difflib
+
+    for key in keys:
+        if key not in known:
+            near = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
+            raise ProfileError(f"{at}{key}: unknown key" + (f"; did you mean {near[0]!r}?" if near else "")
+                               + f" (a profile reads {', '.join(sorted(known))})")
+
+
 def _check_entry(metric: str, entry: Any, where: str) -> None:
-    """A hand-edited entry, checked key by key: types, the metric's scale, direction agreeing with flag."""
+    """A hand-edited entry, checked key by key: known keys, types, the metric's scale, direction agreeing with
+    flag."""
     at = f"{where}metrics.{metric}"
     if not isinstance(entry, Mapping):
         raise ProfileError(f"{at}: expected a mapping with threshold, flag and inclusive, got {entry!r}")
+    _check_keys(entry, ENTRY_KEYS, f"{at}.")
     value = entry.get("threshold")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ProfileError(f"{at}.threshold: must be a finite number, got {value!r}")
@@ -80,6 +102,7 @@ def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: Verdi
     doc = read_profile(profile)
     where = f"{profile}: " if isinstance(profile, (str, Path)) else ""
     _check_version(doc, where)
+    _check_keys(doc, PROFILE_KEYS, where)
     base = base or VerdictThresholds()
     rules = []
     for metric, entry in doc["metrics"].items():

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .analysis import Section, analyze, notebook_section, plan_sections
+from .config import redact_secrets
 from .data import load, save
-from .safeio import OutputError, atomic_path, output_lock, owned_dir, write_text
+from .safeio import OWNED_MARKER, OutputError, atomic_path, output_lock, owned_dir, write_text
 from .experiment import (DEFAULT_NOTEBOOKS, NOTEBOOK_DIR, REPORT_NOTEBOOK, Experiment, ExperimentError,
                          load_experiment, notebook_source)
 
@@ -149,8 +150,10 @@ def to_html(notebook: Path, signature: str, title: str) -> str:
 def _score(exp: Experiment, log: Callable[[str], None]):
     from .pipeline import evaluate
 
-    log(f"evalkit report {exp.name}: scoring {exp.data}")
     df = load(exp.data, columns=exp.columns)
+    if df.empty:  # a report of nothing would read as a clean one
+        raise ReportError(f"{exp.data}: no rows to score (the file has a header and no records)")
+    log(f"evalkit report {exp.name}: scoring {exp.data}")
     results = evaluate(df, exp.metrics, exp.config())
     meta = dict(results.attrs.get("evalkit", {}))
     results.attrs.clear()  # nothing run-specific in the parquet metadata
@@ -172,8 +175,12 @@ def _signature(exp: Experiment, meta: Mapping[str, Any], notebooks: Sequence[str
 def _params(exp: Experiment, out: Path, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
     """Notebook parameters: where the experiment and the report folder are; each notebook receives only
     the ones it declares."""
+    # the judge's settings with any URL password hidden: papermill writes parameters into the notebook twice
+    # (the injected cell and its metadata) and the report folder is what people publish; inside a report the
+    # judged metrics come scored, so the notebook never calls the judge with them
+    judge = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in (exp.judge or {}).items()}
     params = {"experiment_path": exp.source, "report_dir": str(out.resolve()),
-              "n_resamples": int(exp.calibration.get("n_resamples", 1000)), "judge": dict(exp.judge or {})}
+              "n_resamples": int(exp.calibration.get("n_resamples", 1000)), "judge": judge}
     params.update(overrides or {})
     return params
 
@@ -287,9 +294,30 @@ def run_report(experiment: str | Path, *, out_root: str | Path = "reports", figu
     except ExperimentError as e:
         raise ReportError(str(e)) from None
     out = Path(out_root) / exp.name
+    new_root = not out.parent.exists()
     out.parent.mkdir(parents=True, exist_ok=True)
-    with output_lock(out):
-        return _run_report(exp, out, figures_root, notebooks, overrides, log, overwrite)
+    try:
+        with output_lock(out):
+            new = not out.exists()
+            try:
+                return _run_report(exp, out, figures_root, notebooks, overrides, log, overwrite)
+            except BaseException:
+                if new:
+                    _remove_if_unwritten(out)
+                raise
+    finally:
+        if new_root and out.parent.is_dir() and not any(out.parent.iterdir()):
+            out.parent.rmdir()  # the reports folder this run made, left empty by a refusal
+
+
+def _remove_if_unwritten(out: Path) -> None:
+    """Remove a report folder this run made when it failed before writing a file into it (only evalkit's markers
+    inside): a refused report leaves nothing behind, a failed notebook's partial copy is kept for reading."""
+    import shutil
+
+    markers = {OWNED_MARKER, REPORT_OWNER}
+    if out.is_dir() and all(p.is_dir() or p.name in markers for p in out.rglob("*")):
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def _run_report(exp: Experiment, out: Path, figures_root, notebooks, overrides, log, overwrite: bool) -> Path:

@@ -42,6 +42,34 @@ def _tmp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
 
 
+# the most a name evalkit writes beside an output adds to it: the temporary name ".NAME.PID.8HEX.tmp" (a pid of up
+# to 7 digits); the lock ".NAME.lock" and the parts folder "NAME.parts" add less
+NAME_EXTRA = len(".") + len(".1234567.") + 8 + len(".tmp")
+
+
+def check_name_fits(path: str | Path) -> None:
+    """Refuse an output whose name, with the temporary suffix evalkit adds, is longer than the file system allows,
+    before any work: otherwise the run fails at its last step ([Errno 36]) after all the scoring.
+
+    >>> check_name_fits("/tmp/" + "x" * 240 + ".csv")
+    Traceback (most recent call last):
+    ...
+    evalkit.safeio.OutputError: /tmp/xxx...xxx.csv: the file name is 244 bytes; evalkit first writes it under a name 22 bytes longer and this file system allows 255: shorten it to 233 bytes or fewer
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        limit = os.pathconf(folder if folder.exists() else ".", "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no such query here (Windows): the common limit
+        limit = 255
+    size = len(path.name.encode("utf-8"))
+    if size + NAME_EXTRA > limit:
+        shown = path.name if size <= 40 else f"{path.name[:3]}...{path.name[-7:]}"
+        raise OutputError(f"{folder / shown if str(path.parent) not in ('', '.') else shown}: the file name is {size} "
+                          f"bytes; evalkit first writes it under a name {NAME_EXTRA} bytes longer and this file "
+                          f"system allows {limit}: shorten it to {limit - NAME_EXTRA} bytes or fewer")
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it is fsynced and renamed onto ``path``.

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .config import EvalConfig
-from .data import DataError, as_saved, canonicalize
+from .data import DataError, as_saved, canonicalize, csv_cells
 from .runner import as_config, score, shows_a_bar
 from .sources import canonical_chunk, count_rows, fingerprint, frame_chunks, input_files, raw_chunks
 
@@ -242,6 +242,8 @@ def remove_unfinished(directory: str | Path) -> None:
         return
     if manifest.exists() and not chunks:
         remove_parts(directory)
+    elif not manifest.exists() and Path(directory).is_dir() and not any(Path(directory).iterdir()):
+        Path(directory).rmdir()  # made for the run, never written to
 
 
 # ---------------------------------------------------------------------------------------------------- progress
@@ -535,7 +537,7 @@ class Written:
 
 
 def write_output(cp: Checkpoint, path: str | Path, *, transform: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
-                 keep: Callable[[str], bool] | None = None) -> Written:
+                 keep: Callable[[str], bool] | None = None, formula_guard: bool = True) -> Written:
     """Write the scored rows of ``cp`` to ``path`` (.parquet, .csv, .jsonl) part by part, atomically.
 
     Memory holds one part at a time (plus the ``keep`` columns of every row, e.g. what a summary reads), never the
@@ -604,7 +606,7 @@ def write_output(cp: Checkpoint, path: str | Path, *, transform: Callable[[pd.Da
         elif fmt == "csv":
             with open(tmp, "w", encoding="utf-8", newline="") as f:
                 for i, frame in enumerate(typed()):
-                    _json_cells(frame).to_csv(f, index=False, header=i == 0)
+                    csv_cells(frame, formula_guard).to_csv(f, index=False, header=i == 0)
         else:
             with open(tmp, "w", encoding="utf-8", newline="") as f:
                 for frame in typed():
@@ -612,16 +614,6 @@ def write_output(cp: Checkpoint, path: str | Path, *, transform: Callable[[pd.Da
                     f.write(text if text.endswith("\n") else text + "\n")
     kept_frame.attrs.update(attrs)
     return Written(path, rows, meta, kept_frame)
-
-
-def _json_cells(frame: pd.DataFrame) -> pd.DataFrame:
-    """Lists and dicts as JSON text, as :func:`evalkit.data.save` writes them to CSV."""
-    out = frame
-    for c in frame.columns:
-        if frame[c].map(lambda v: isinstance(v, (list, dict))).any():
-            out = out.copy() if out is frame else out
-            out[c] = frame[c].map(lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v)
-    return out
 
 
 def _write_parquet(tmp: Path, typed: Callable[[], Iterator[pd.DataFrame]], attrs: Mapping[str, Any]) -> None:

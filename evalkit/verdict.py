@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
-from .config import VerdictThresholds
+from .config import VERDICT_PROFILES, VerdictThresholds
 from .metrics import verdict_roles
 from .thresholds import Threshold
 from .data import is_missing
@@ -70,7 +70,7 @@ TRIAD = tuple(name for name, _ in ROLES)
 
 
 def profile_metrics(t: VerdictThresholds | None = None) -> tuple[str, ...]:
-    """The metrics the named profile of ``t`` reads (the seed's triad by default)."""
+    """The metrics the named profile of ``t`` reads (the default profile's when ``t`` is None)."""
     return tuple(name for name, _ in roles_for((t or VerdictThresholds()).named))
 # a profile rule on a metric without a role is a FAIL rule checked after what the answer asserts
 # (hallucination, order 0) and before whether it answers the question (relevance, completeness)
@@ -80,6 +80,24 @@ log = logging.getLogger("evalkit")
 
 class ProfileError(ValueError):
     """A threshold profile cannot be applied (unreadable, a metric without a direction, bad entry)."""
+
+
+def profile_held_by(columns: Sequence[str], thresholds: VerdictThresholds | None = None) -> VerdictThresholds:
+    """``thresholds`` (default: the default profile's) under the named profile whose metrics the results hold: the
+    default profile when it can decide, else the seed's when its triad is there (results scored before the
+    default changed), else the default (and :func:`apply_verdicts` says which columns it needs).
+
+    >>> profile_held_by(["hallucination", "relevance", "completeness"]).named
+    'seed'
+    >>> profile_held_by(["unsupported_facts", "reference_conflict", "answers_question", "question_coverage"]).named
+    'evalkit'
+    """
+    import dataclasses
+
+    t = thresholds or VerdictThresholds()
+    cols = set(columns)
+    held = [name for name in (t.named, *VERDICT_PROFILES) if {m for m, _ in roles_for(name)} <= cols]
+    return dataclasses.replace(t, named=held[0]) if held else t
 
 
 def default_rules(t: VerdictThresholds | None = None) -> tuple[Threshold, ...]:
@@ -97,7 +115,7 @@ def rules_for(t: VerdictThresholds | None = None) -> tuple[Threshold, ...]:
     metric is a FAIL rule checked right after hallucination. ``thresholds.support_fail`` (opt-in) adds
     ``FAIL if support < t`` there too, unless the profile has a rule on support.
 
-    >>> [str(r) for r in rules_for(VerdictThresholds(support_fail=0.3))][:2]
+    >>> [str(r) for r in rules_for(VerdictThresholds(named="seed", support_fail=0.3))][:2]
     ['hallucination > 0.5', 'support < 0.3']
     """
     t = t or VerdictThresholds()
@@ -112,6 +130,27 @@ def rules_for(t: VerdictThresholds | None = None) -> tuple[Threshold, ...]:
         staged.append((PROFILE_ORDER, Threshold("support", t.support_fail, "below", False, "FAIL")))
     return tuple(r for _, r in sorted(staged, key=lambda pair: pair[0]))  # stable: a profile's own order kept
 
+
+
+def metric_rule(metric: str, t: VerdictThresholds | None = None) -> tuple[Threshold, str]:
+    """The verdict rule on ``metric`` and the named profile it belongs to: the profile in force's (a calibrated
+    rule included), else the other named profile's with the same cut values, for a metric only that one reads
+    (relevance and completeness are the seed's; the notebooks that teach them show its rule).
+
+    >>> rule, named = metric_rule("relevance")
+    >>> str(rule), named
+    ('relevance < 0.1', 'seed')
+    >>> str(metric_rule("unsupported_facts")[0])
+    'unsupported_facts > 0'
+    """
+    import dataclasses
+
+    t = t or VerdictThresholds()
+    for named in (t.named, *[n for n in VERDICT_PROFILES if n != t.named]):
+        rules = {r.metric: r for r in rules_for(dataclasses.replace(t, named=named))}
+        if metric in rules:
+            return rules[metric], named
+    raise KeyError(f"no verdict rule reads {metric!r} (profiles: {', '.join(VERDICT_PROFILES)})")
 
 
 def verdict_for(values: Mapping[str, float | None], rules: Sequence[Threshold], *,
@@ -135,9 +174,15 @@ def verdict_for(values: Mapping[str, float | None], rules: Sequence[Threshold], 
 def verdict(hallucination: float | None, relevance: float | None, completeness: float | None,
             thresholds: VerdictThresholds | None = None, *, abstained: bool = False, empty: bool = False,
             language: str | None = None) -> tuple[str, str]:
-    """Hierarchical verdict for one row from the row decision and the triad: ``(verdict, rule that fired)``."""
+    """The seed profile's hierarchical verdict for one row from the row decision and the triad: ``(verdict, rule
+    that fired)``; ``thresholds`` default to the seed profile's (this function reads the seed's three metrics).
+
+    >>> verdict(0.0, 0.05, 0.9)
+    ('FAIL', 'relevance 0.050 < 0.1')
+    """
     values = {"hallucination": hallucination, "relevance": relevance, "completeness": completeness}
-    return verdict_for(values, rules_for(thresholds), abstained=abstained, empty=empty, language=language)
+    return verdict_for(values, rules_for(thresholds or VerdictThresholds(named="seed")), abstained=abstained,
+                       empty=empty, language=language)
 
 
 def row_decisions(results: pd.DataFrame, lexicons: Mapping[str, Any] | None = None) -> list[AnswerDecision | None]:
@@ -206,8 +251,12 @@ def apply_verdicts(results: pd.DataFrame, thresholds: VerdictThresholds | None =
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"hallucination": [0.5, 0.6], "relevance": [0.9, 0.9], "completeness": [1.0, 1.0]})
-    >>> apply_verdicts(df)[0]["verdict"].tolist()
+    >>> apply_verdicts(df, VerdictThresholds(named="seed"))[0]["verdict"].tolist()
     ['PASS', 'FAIL']
+    >>> apply_verdicts(df)  # the default (evalkit) profile reads its own checks
+    Traceback (most recent call last):
+    ...
+    evalkit.verdict.ProfileError: the verdict needs the columns unsupported_facts, reference_conflict, answers_question, question_coverage: score them first (evalkit score --metrics unsupported_facts,reference_conflict,answers_question,question_coverage; the evalkit profile reads them)
     """
     needed = profile_metrics(thresholds)
     missing = [m for m in needed if m not in results.columns]
@@ -250,7 +299,7 @@ def profile_disagreement(results: pd.DataFrame, thresholds: VerdictThresholds | 
     >>> df = pd.DataFrame({"hallucination": [0.0, 0.0], "relevance": [0.0, 0.9], "completeness": [1.0, 1.0],
     ...                    "unsupported_facts": [0.0, 0.0], "reference_conflict": [0.0, 0.0],
     ...                    "answers_question": [1.0, 1.0], "question_coverage": [1.0, 1.0], "verdict": ["FAIL", "PASS"]})
-    >>> profile_disagreement(df)  # the seed's relevance rule FAILs the first row; the evalkit profile passes both
+    >>> profile_disagreement(df, VerdictThresholds(named="seed"))  # seed: relevance FAILs row 1; evalkit passes both
     {'profile': 'seed', 'other': 'evalkit', 'other_metrics': ['unsupported_facts', 'reference_conflict', 'answers_question', 'question_coverage'], 'compared': True, 'rows': 2, 'disagree': 1}
     """
     import dataclasses

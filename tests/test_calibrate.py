@@ -8,6 +8,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 from evalkit.calibrate import (CalibrationError, calibrate, cohen_kappa, krippendorff_alpha, pr_auc,
                                profile_entry, rank_correlation, roc_auc, select_threshold, write_profile)
+from evalkit.config import VerdictThresholds
 from evalkit.profiles import thresholds_from_profile
 from evalkit.verdict import verdict
 
@@ -126,7 +127,7 @@ def test_profile_round_trips_into_verdict(tmp_path):
     p = tmp_path / "profile.yaml"
     write_profile(p, {"hallucination": profile_entry(r, "hallucination", "hallucinated")}, dataset_sha256="ab" * 32,
                   date="2026-01-01")
-    t = thresholds_from_profile(str(p))
+    t = thresholds_from_profile(str(p), VerdictThresholds(named="seed"))  # the seed's rule on hallucination
     assert t.hallucination_fail == 0.6 and [str(r) for r in t.profile] == ["hallucination >= 0.6"]
     assert verdict(0.6, 0.9, 0.9, t)[0] == "FAIL" and verdict(0.55, 0.9, 0.9, t)[0] == "PASS"
     import yaml

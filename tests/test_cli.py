@@ -68,7 +68,7 @@ def test_calibrate_cli_writes_profile_used_by_score(tmp_path, sample_path, capsy
     assert out["criterion"] == "f1" and out["roc_auc"]["estimate"] == pytest.approx(expected_auc, abs=1e-9)
     assert out["subgroups"]
     out2 = tmp_path / "res2.parquet"
-    assert main(["score", str(sample_path), "-o", str(out2), "-q", "--thresholds", str(prof),
+    assert main(["score", str(sample_path), "-o", str(out2), "-q", "--thresholds", str(prof), "--profile", "seed",
                  "--metrics", "relevance,completeness,hallucination"]) == 0
     assert "th:c0.6,h" + f"{out['threshold']:g}" in capsys.readouterr().out
     # the profile's rule counts exactly the rows calibration counted as flagged (same rows, same rule)

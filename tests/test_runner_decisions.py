@@ -102,7 +102,7 @@ def test_an_english_answer_is_scored(scored):
 
 def test_the_summary_note_counts_the_rows(caplog):
     with caplog.at_level("WARNING", logger="evalkit"):
-        evalkit.evaluate(ROWS, ["relevance", "completeness", "hallucination"], progress=False)
+        evalkit.evaluate(ROWS, ["relevance", "completeness", "hallucination"], {"profile": "seed"}, progress=False)
     notes = [r.getMessage() for r in caplog.records if "not in English" in r.getMessage()]
     assert notes == ['2 empty answers (verdict FAIL, rule "empty answer"); 2 answers not in English (de 1, zh 1): '
                      "the English-only metrics and the verdict are UNDETERMINED on them"]
@@ -115,10 +115,11 @@ def test_the_summary_note_counts_the_rows_of_every_chunk(tmp_path, caplog, to_fi
     triad = ["relevance", "completeness", "hallucination"]
     with caplog.at_level("WARNING", logger="evalkit"):
         if to_file:
-            evaluate_to_file(rows, tmp_path / "out.jsonl", triad, chunk_size=1, parts_dir=tmp_path / "parts",
-                             progress=False)
+            evaluate_to_file(rows, tmp_path / "out.jsonl", triad, {"profile": "seed"}, chunk_size=1,
+                             parts_dir=tmp_path / "parts", progress=False)
         else:
-            evalkit.evaluate(rows, triad, chunk_size=1, parts_dir=tmp_path / "parts", progress=False)
+            evalkit.evaluate(rows, triad, {"profile": "seed"}, chunk_size=1, parts_dir=tmp_path / "parts",
+                             progress=False)
     notes = [r.getMessage() for r in caplog.records if "empty answer" in r.getMessage()]
     assert notes == ['2 empty answers (verdict FAIL, rule "empty answer")']
 

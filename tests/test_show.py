@@ -275,7 +275,8 @@ def three():
         "answer": ["The base premium for Territory 118 is $640 per year.",
                    "The rate manual took effect on March 1, 2024.", "I don't know."],
     })
-    return evalkit.evaluate(rows, ["relevance", "completeness", "hallucination", "grounding_risk"], progress=False)
+    return evalkit.evaluate(rows, ["relevance", "completeness", "hallucination", "grounding_risk"], {"profile": "seed"},
+                            progress=False)
 
 
 def test_real_run_marks_the_wrong_number(three):

@@ -6,6 +6,8 @@ from evalkit.config import VerdictThresholds
 from evalkit.profiles import ProfileError, thresholds_from_profile
 from evalkit.verdict import apply_verdicts, rules_for, verdict
 
+SEED = VerdictThresholds(named="seed")  # the seed's triad rules, exact; the default profile is evalkit
+
 
 @pytest.mark.parametrize("h,r,c,expected", [
     (0.6, 0.05, 0.1, "FAIL"),     # hallucination wins over everything
@@ -30,7 +32,7 @@ def test_missing_input_is_undetermined_not_compared():
 
 def test_seed_threshold_variant():
     assert verdict(0.55, 0.9, 0.9)[0] == "FAIL"
-    assert verdict(0.55, 0.9, 0.9, VerdictThresholds(hallucination_fail=0.6))[0] == "PASS"
+    assert verdict(0.55, 0.9, 0.9, VerdictThresholds(named="seed", hallucination_fail=0.6))[0] == "PASS"
 
 
 def test_profile_direction_is_respected(tmp_path):
@@ -38,14 +40,14 @@ def test_profile_direction_is_respected(tmp_path):
     # so the rule flags relevance <= 0.33 (inclusive, as calibration counted it)
     p = tmp_path / "profile.yaml"
     p.write_text(yaml.safe_dump({"metrics": {"relevance": {"threshold": 0.33, "direction": "lower"}}}))
-    t = thresholds_from_profile(str(p))
+    t = thresholds_from_profile(str(p), SEED)
     assert t.relevance_fail == 0.33 and t.hallucination_fail == 0.5
     assert verdict(0.0, 0.33, 0.9, t) == ("FAIL", "relevance 0.330 <= 0.33")
     assert verdict(0.0, 0.34, 0.9, t) == ("PASS", "all checks passed")
 
 
 def test_default_rules_are_the_seeds_strict_ones():
-    assert [str(r) for r in rules_for()] == ["hallucination > 0.5", "relevance < 0.1", "completeness < 0.6"]
+    assert [str(r) for r in rules_for(SEED)] == ["hallucination > 0.5", "relevance < 0.1", "completeness < 0.6"]
 
 
 def test_abstention_is_its_own_outcome():
@@ -53,14 +55,14 @@ def test_abstention_is_its_own_outcome():
     df = pd.DataFrame({"answer": ["I don't know; the documents do not mention a speed limit.",
                                   "The discount is not available in Territory 118; the premium is $604."],
                        "hallucination": [0.0, 0.0], "relevance": [0.5, 0.5], "completeness": [1.0, 1.0]})
-    assert apply_verdicts(df)[0]["verdict"].tolist() == ["ABSTAIN", "PASS"]
+    assert apply_verdicts(df, SEED)[0]["verdict"].tolist() == ["ABSTAIN", "PASS"]
 
 
 def test_profile_for_any_metric_with_a_direction(tmp_path):
     p = tmp_path / "profile.yaml"
     p.write_text(yaml.safe_dump({"metrics": {"grounding_risk": {"threshold": 0.4, "flag": "above",
                                                                 "inclusive": True}}}))
-    t = thresholds_from_profile(p)
+    t = thresholds_from_profile(p, SEED)
     assert [str(r) for r in rules_for(t)] == ["hallucination > 0.5", "grounding_risk >= 0.4", "relevance < 0.1",
                                               "completeness < 0.6"]
     df = pd.DataFrame({"hallucination": [0.0, 0.0, 0.0], "grounding_risk": [0.39, 0.4, None], "relevance": [0.9] * 3,
@@ -85,7 +87,7 @@ def test_profile_errors_name_the_problem(tmp_path):
     with pytest.raises(ProfileError, match="no such threshold profile"):
         thresholds_from_profile(tmp_path / "nope.yaml")
     with pytest.raises(ProfileError, match="the verdict needs the columns completeness"):
-        apply_verdicts(pd.DataFrame({"hallucination": [0.1], "relevance": [0.5]}))
+        apply_verdicts(pd.DataFrame({"hallucination": [0.1], "relevance": [0.5]}), SEED)
 
 
 # Scores on and around the threshold, labels chosen so that youden picks 0.5 (by hand: at 0.5 TPR 5/5 and
@@ -109,14 +111,15 @@ def test_profile_reproduces_calibrations_confusion_matrix_on_the_threshold(tmp_p
                   dataset_sha256=None)
     res = tmp_path / "results.parquet"
     df.to_parquet(res)
-    assert main(["verdict", str(res), "--thresholds", str(prof), "-o", str(tmp_path / "v.parquet")]) == 0
+    assert main(["verdict", str(res), "--thresholds", str(prof), "--profile", "seed",
+                 "-o", str(tmp_path / "v.parquet")]) == 0
     v = pd.read_parquet(tmp_path / "v.parquet")
     failed, truth = v["verdict"].eq("FAIL"), v["hallucinated"]
     assert {"tp": int((failed & truth).sum()), "fp": int((failed & ~truth).sum()),
             "tn": int((~failed & ~truth).sum()), "fn": int((~failed & truth).sum())} == at
     assert v.loc[4, "verdict_rule"] == "hallucination 0.500 >= 0.5"
     # without the profile the seed's strict rule leaves all four rows at 0.5 passing
-    assert apply_verdicts(df)[0]["verdict"].eq("FAIL").sum() == 2
+    assert apply_verdicts(df, SEED)[0]["verdict"].eq("FAIL").sum() == 2
 
 
 def test_unrounded_threshold_round_trips(tmp_path):
@@ -174,13 +177,13 @@ def test_apply_verdicts_reads_the_stored_decision_not_the_answer():
     stored = pd.DataFrame({**triad, "answer": ["I don't know.", "x", "y"],  # the answer text is not re-read
                            "answer_empty": [True, False, False], "abstained": [False, True, False],
                            "abstained_reason": [None, "declines: x", None], "answer_language": [None, "en", "de"]})
-    out, notes = apply_verdicts(stored)
+    out, notes = apply_verdicts(stored, SEED)
     assert out["verdict"].tolist() == ["FAIL", "ABSTAIN", "UNDETERMINED"]
     assert notes == ['1 empty answer (verdict FAIL, rule "empty answer"); 1 answer not in English (de 1): the '
                      "English-only metrics and the verdict are UNDETERMINED on it"]
     # results saved before the decision was stored: it is made from the answer, by the same function
     old = pd.DataFrame({**triad, "answer": ["", "The documents do not say.", "Die Werke sind in Gent und Lyon."]})
-    assert apply_verdicts(old)[0]["verdict_rule"].tolist() == ["empty answer", "the answer declines to answer",
+    assert apply_verdicts(old, SEED)[0]["verdict_rule"].tolist() == ["empty answer", "the answer declines to answer",
                                                                "not English (detected: de)"]
 
 
@@ -194,9 +197,9 @@ def test_support_fail_is_opt_in_and_strict():
 
     df = pd.DataFrame({"answer": ["a", "b", "c"], "hallucination": [0.0, 0.0, 0.0], "relevance": [0.5, 0.5, 0.5],
                        "completeness": [1.0, 1.0, 1.0], "support": [0.2, 0.3, 0.9]})
-    off, _ = apply_verdicts(df.copy())
+    off, _ = apply_verdicts(df.copy(), SEED)
     assert off["verdict"].tolist() == ["PASS"] * 3  # not set: no support rule at all
-    on, _ = apply_verdicts(df.copy(), VerdictThresholds(support_fail=0.3))
+    on, _ = apply_verdicts(df.copy(), VerdictThresholds(named="seed", support_fail=0.3))
     # 0.2 < 0.3 fails; 0.3 sits on the threshold and the rule is strict, so it passes; 0.9 passes
     assert on["verdict"].tolist() == ["FAIL", "PASS", "PASS"]
     assert on.loc[0, "verdict_rule"].startswith("support 0.200 < 0.3")
@@ -208,8 +211,9 @@ def test_support_fail_is_opt_in_and_strict():
 # ---------------------------------------------------------------------------------------------------------
 # the named profiles (issue 38): seed exact, evalkit on its three checks
 def test_named_profiles_apply_their_own_rules():
-    assert [str(r) for r in rules_for(VerdictThresholds())] == \
+    assert [str(r) for r in rules_for(SEED)] == \
         ["hallucination > 0.5", "relevance < 0.1", "completeness < 0.6"]  # the seed's, unchanged
+    assert rules_for(VerdictThresholds()) == rules_for(VerdictThresholds(named="evalkit"))  # the default
     assert [str(r) for r in rules_for(VerdictThresholds(named="evalkit"))] == \
         ["unsupported_facts > 0", "reference_conflict > 0", "answers_question < 0.5", "question_coverage < 1"]
     df = pd.DataFrame({"unsupported_facts": [0.0, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -221,15 +225,15 @@ def test_named_profiles_apply_their_own_rules():
     assert apply_verdicts(df, VerdictThresholds(named="evalkit"))[0]["verdict"].tolist() == \
         ["PASS", "FAIL", "FAIL", "PASS", "WARN", "FAIL", "WARN"]
     with pytest.raises(ProfileError, match="the verdict needs the columns hallucination, relevance, completeness"):
-        apply_verdicts(df)  # the seed profile reads other columns
+        apply_verdicts(df, SEED)  # the seed profile reads other columns
 
 
 def test_profile_key_in_a_config_and_its_errors():
     from evalkit.config import ConfigError, EvalConfig, VERDICT_PROFILES
-    from evalkit.cli import VERDICT_PROFILE_NAMES
+    from evalkit.cli import DEFAULT_PROFILE_NAME, VERDICT_PROFILE_NAMES
 
     assert VERDICT_PROFILE_NAMES == VERDICT_PROFILES  # --help spells them without importing the config
-    assert EvalConfig().thresholds.named == "seed"
+    assert EvalConfig().thresholds.named == DEFAULT_PROFILE_NAME == "evalkit"  # the default reads real answers
     cfg = EvalConfig.from_dict({"profile": "evalkit", "thresholds": {"coverage_warn": 0.5}})
     assert (cfg.thresholds.named, cfg.thresholds.coverage_warn) == ("evalkit", 0.5)
     assert cfg.thresholds.as_dict() == {"unsupported_fail": 0.0, "conflict_fail": 0.0, "answers_fail": 0.5,

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Protocol
 
-from ..config import JudgeConfig  # judge settings are configuration data: they live (and are validated) there
+from ..config import JudgeConfig, redact_secrets  # judge settings are configuration data: they live (and are validated) there
 from .cache import JudgeCache, request_key
 from .costs import call_cost, price_for
 from .formats import FALLBACK_STATUS, FormatNegotiator, parse_reply, response_format
@@ -293,7 +293,8 @@ class OpenAIJudge:
     def _key(self, messages: list[dict], params: dict[str, Any], repeat: int | None) -> str:
         cfg = self.config
         # the endpoint is part of the identity of an answer: the same model name on another server is another judge
-        scope = "" if cfg.cache_scope == "model" else cfg.base_url.rstrip("/")
+        # (its password is not: a changed password is the same judge, and the key is stored in the cache)
+        scope = "" if cfg.cache_scope == "model" else redact_secrets(cfg.base_url.rstrip("/"))
         return request_key(self.backend, cfg.model, messages, params, endpoint=scope, repeat=repeat)
 
     def _used(self, mode: str) -> None:

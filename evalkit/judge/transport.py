@@ -31,6 +31,8 @@ from typing import Any, Callable, Iterator
 
 import httpcore
 
+from ..config import redact_secrets
+
 log = logging.getLogger("evalkit")
 
 _local = threading.local()
@@ -136,7 +138,12 @@ def install_deadline(client: Any) -> bool:
 # ---------------------------------------------------------------------------------------------------------
 # the judge's HTTP: errors, the transport
 class JudgeError(RuntimeError):
-    """A judge call failed for good (after retries, or after the JSON repair attempt)."""
+    """A judge call failed for good (after retries, or after the JSON repair attempt). Its message never holds a
+    credential: a URL's password and credential-like query values are hidden (:func:`redact_secrets`), since the
+    message is printed, logged and stored with a row's error."""
+
+    def __init__(self, message: Any = "", *args: Any):
+        super().__init__(redact_secrets(message) if isinstance(message, str) else message, *args)
 
 
 class JudgeUnavailable(JudgeError):

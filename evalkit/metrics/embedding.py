@@ -73,14 +73,22 @@ def semantic_similarity_batch(inputs: Mapping[str, Sequence[Any]], params: Mappi
 
 
 def _f1_x100(f: float) -> float:
-    # bert-score computes in float32: identical texts can give F1 = 1 + 1e-7, which is 100 here
-    return min(float(f), 1.0) * 100.0
+    """F1 on the metric's 0..100 scale, clipped at both ends (one rule, as ``semantic_similarity`` clips its cosine).
+
+    Without baseline rescaling BERTScore's F1 is a mean of cosines and can fall below 0 when the answer's tokens
+    point away from the reference's (2 of 2,000 HaluEval QA dev rows: -0.22): that is no similarity, 0 here.
+    bert-score computes in float32, so identical texts can give 1 + 1e-7: 100 here.
+
+    >>> _f1_x100(-0.2216), _f1_x100(0.5), _f1_x100(1.0000001)
+    (0.0, 50.0, 100.0)
+    """
+    return min(max(float(f), 0.0), 1.0) * 100.0
 
 
 def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None, decision: Any = None) -> Score:
     """BERTScore F1 x 100 of the answer against the ground truth (the value of the ``bert-score`` package's
     ``score`` on the pair alone; the model is configurable, by default the packaged MiniLM, layer 6, no baseline
-    rescaling).
+    rescaling), clipped to 0..100: a negative F1 is 0 (:func:`_f1_x100`).
 
     Empty policy: undetermined for an empty or None answer (reason "empty answer", the row's ``decision``);
     0 when the ground truth is empty or None.

@@ -23,8 +23,9 @@
 #   `TfidfVectorizer(stop_words="english")` on that pair, computed for the whole column at once).
 # * $S_{\text{Jaccard}} = |T(Q)\cap T(R)| \,/\, |T(Q)\cup T(R)|$ on lower-cased word tokens.
 #
-# An empty question or answer scores 0 and says why. The verdict FAILs an answer whose relevance is
-# below 0.1.
+# An empty question or answer scores 0 and says why. The seed profile's verdict FAILs an answer whose relevance
+# is below 0.1. The default profile (evalkit) does not read relevance: word overlap cannot see that "230 V."
+# answers "What voltage does it need?", so it asks `answers_question` instead (notebook 03).
 
 # %% tags=["parameters"]
 experiment_path = "experiments/default.yaml"  # opened alone: the experiment to score (relative to the project root)
@@ -45,9 +46,12 @@ res = run.results
 # %%
 from IPython.display import Markdown
 from evalkit.explain import examples_markdown
-from evalkit.verdict import rules_for
+from evalkit.verdict import metric_rule
 
-rule = {r.metric: r for r in rules_for(run.config.thresholds)}["relevance"]
+rule, named = metric_rule("relevance", run.config.thresholds)  # the seed profile's rule unless a profile has one
+print(f"threshold: the {named} profile's rule, {rule.outcome} if {rule}"
+      + ("" if named == run.config.thresholds.named else f" (this run's verdict is the {run.config.thresholds.named} "
+                                                         "profile's, which does not read relevance)"))
 for block in examples_markdown(res, "relevance", rule.value, run.config.params_for("relevance")):
     display(Markdown(block))
 

@@ -41,10 +41,10 @@ res = run.results
 # %%
 from IPython.display import Markdown
 from evalkit.explain import examples_markdown
-from evalkit.verdict import rules_for
+from evalkit.verdict import metric_rule
 
-for block in examples_markdown(res, "completeness", {r.metric: r for r in rules_for(run.config.thresholds)}
-                               ["completeness"].value, run.config.params_for("completeness")):
+for block in examples_markdown(res, "completeness", metric_rule("completeness", run.config.thresholds)[0].value,
+                               run.config.params_for("completeness")):
     display(Markdown(block))
 
 # %%
@@ -59,10 +59,12 @@ evidence_table(res, "completeness", n=8)
 
 # %%
 from evalkit import plots
-from evalkit.verdict import rules_for
+from evalkit.verdict import metric_rule
 
-rule = {r.metric: r for r in rules_for(run.config.thresholds)}["completeness"]
-print("verdict rule:", rule.outcome, "if", rule)
+rule, named = metric_rule("completeness", run.config.thresholds)  # the seed profile's rule unless a profile has one
+print(f"verdict rule of the {named} profile:", rule.outcome, "if", rule)
+if named != run.config.thresholds.named:
+    print(f"this run's verdict is the {run.config.thresholds.named} profile's, which reads question_coverage instead")
 correct = run.label("correct", why="checking completeness against correctness needs a human 'correct' label")
 if correct is not None:
     run.show(plots.score_distributions(res.assign(correct=correct), "completeness", "correct", threshold=rule),

@@ -55,10 +55,9 @@ res = run.results
 import pandas as pd
 from IPython.display import Markdown
 from evalkit.explain import examples_markdown
-from evalkit.verdict import rules_for
+from evalkit.verdict import metric_rule
 
-for block in examples_markdown(res, "hallucination", {r.metric: r for r in rules_for(run.config.thresholds)}
-                               ["hallucination"].value):
+for block in examples_markdown(res, "hallucination", metric_rule("hallucination", run.config.thresholds)[0].value):
     display(Markdown(block))
 
 # %% [markdown]
@@ -66,10 +65,12 @@ for block in examples_markdown(res, "hallucination", {r.metric: r for r in rules
 
 # %%
 from evalkit.aggregate import evidence_table
-from evalkit.verdict import rules_for
+from evalkit.verdict import metric_rule
 
-rule = {r.metric: r for r in rules_for(run.config.thresholds)}["hallucination"]
-print("verdict rule:", rule.outcome, "if", rule)
+rule, named = metric_rule("hallucination", run.config.thresholds)  # the seed profile's rule unless a profile has one
+print(f"verdict rule of the {named} profile:", rule.outcome, "if", rule)
+if named != run.config.thresholds.named:
+    print(f"this run's verdict is the {run.config.thresholds.named} profile's, which reads unsupported_facts instead")
 evidence_table(res, "hallucination", n=10)
 
 # %%
@@ -93,9 +94,10 @@ if y is not None:
 # a few of those answers with their anchors.
 
 # %%
+import dataclasses
 from evalkit.analysis import threshold_boundary
 
-on = {b["metric"]: b for b in threshold_boundary(res, run.config.thresholds,
+on = {b["metric"]: b for b in threshold_boundary(res, dataclasses.replace(run.config.thresholds, named=named),
                                                  label="hallucinated" if run.has("hallucinated") else None)}
 print(on["hallucination"]["text"])
 at = res.index[res["hallucination"].sub(rule.value).abs().lt(1e-9)]
@@ -153,11 +155,11 @@ if y is not None:
 
 # %% [markdown]
 # ## Two verdict profiles
-# The verdict reads `hallucination > 0.5` only under the **seed** profile, the rules of the documents the project
-# started from, kept exact. Its companion rule `relevance < 0.1` FAILs most correct short answers: "230 V." shares
-# no word with "What voltage does it need?". The **evalkit** profile (`profile: evalkit` in the config,
-# `--profile evalkit` on `evalkit score`) reads `unsupported_facts` instead, with `reference_conflict`,
-# `answers_question` and `question_coverage`. That check converts units with pint (1,200 g = 1.2 kg) and reads
+# The verdict reads `hallucination > 0.5` only under the **seed** profile (`profile: seed` in the config,
+# `--profile seed` on `evalkit score`), the rules of the documents the project started from, kept exact. Its
+# companion rule `relevance < 0.1` FAILs most correct short answers: "230 V." shares no word with "What voltage
+# does it need?". The **evalkit** profile, the default, reads `unsupported_facts` instead, with
+# `reference_conflict`, `answers_question` and `question_coverage`. That check converts units with pint (1,200 g = 1.2 kg) and reads
 # number words. It counts a value only where the context gives it for the same item, so a price moved from one
 # product to another is unsupported, and a relation only where a context puts its subject near its object. It also
 # catches a "yes" that the context forbids. On the held-out third of `tests/golden/verdicts/`, it agrees with a

@@ -27,7 +27,7 @@ from ..metrics import REGISTRY, Metric
 from ..metrics.evidence import AlignedSentence, Anchor, ClaimSupport, Evidence, details_of, evidence_of
 from ..text import AnswerDecision
 from ..thresholds import Threshold
-from ..verdict import rules_for, verdict_for
+from ..verdict import profile_held_by, rules_for, verdict_for
 
 ABSTAIN_RULE = "ABSTAIN if the answer declines to answer"
 EMPTY_RULE = "FAIL if the answer is empty"
@@ -168,10 +168,11 @@ _CUT_FIELDS = tuple(f.name for f in dataclasses.fields(VerdictThresholds) if f.n
 
 
 def thresholds_of(results: pd.DataFrame) -> VerdictThresholds:
-    """The thresholds the results were scored with (``attrs["evalkit"]``), else the defaults."""
+    """The thresholds the results were scored with (``attrs["evalkit"]``), else the defaults under the named profile
+    whose metrics the results hold (:func:`evalkit.verdict.profile_held_by`)."""
     saved = ((results.attrs.get("evalkit") or {}).get("config") or {}).get("thresholds")
     if not isinstance(saved, Mapping):
-        return VerdictThresholds()
+        return profile_held_by(results.columns)
     cuts = {k: (None if saved[k] is None else float(saved[k])) for k in _CUT_FIELDS if k in saved}
     profile = tuple(Threshold(**r) for r in saved.get("profile") or () if isinstance(r, Mapping))
     return VerdictThresholds(**cuts, profile=profile, named=str(saved.get("named") or "seed"))
