@@ -27,7 +27,7 @@ from .compare import CompareError, compare_systems, default_pair_on
 from .experiment import Experiment
 from .judge_variance import judge_variance, repeated_metrics
 from .metrics import REGISTRY
-from .verdict import ROLES, TRIAD, profile_disagreement
+from .verdict import ROLES, TRIAD, profile_disagreement, profile_held_by
 
 JUDGED_FAMILIES = ("judged", "ragas", "custom")  # custom: a config's own judged metrics
 # which notebook needs which section; a notebook whose section does not apply is skipped with its note
@@ -209,6 +209,9 @@ def threshold_boundary(results: pd.DataFrame, thresholds=None, *, label: str | N
     from .calibrate.labels import parse_positive
     from .verdict import rules_for
 
+    if thresholds is None:  # the defaults, under the named profile whose metrics the results hold
+        thresholds = profile_held_by(results.columns)
+
     y = None
     if label and label in results.columns:
         try:
@@ -220,7 +223,7 @@ def threshold_boundary(results: pd.DataFrame, thresholds=None, *, label: str | N
     notes = {name: dict(role.on_threshold) for name, role in ROLES}
     out = []
     for rule in rules_for(thresholds):
-        if rule.metric not in results.columns:
+        if rule.metric not in results.columns or _at_the_best_score(rule):
             continue
         v = pd.to_numeric(results[rule.metric], errors="coerce").to_numpy(dtype=float)
         on = np.isclose(v, rule.value, rtol=0.0, atol=1e-9) & ~np.isnan(v)
@@ -238,6 +241,15 @@ def threshold_boundary(results: pd.DataFrame, thresholds=None, *, label: str | N
         out.append({"metric": rule.metric, "rule": str(rule), "value": float(rule.value), "n_on": n_on,
                     "flagged": flagged, "n_on_positive": n_pos, "text": text})
     return out
+
+
+def _at_the_best_score(rule) -> bool:
+    """A strict rule whose threshold is its metric's best score (the evalkit profile's ``unsupported_facts > 0``,
+    ``question_coverage < 1``): the rows on it are the best answers, not borderline ones, so they are not counted
+    as sitting on a boundary (and an inclusive rule there would flag every row)."""
+    m = REGISTRY.get(rule.metric)
+    lo, hi = (m.range if m is not None and m.range else (None, None))
+    return not rule.inclusive and ((rule.flag == "above" and rule.value == lo) or (rule.flag == "below" and rule.value == hi))
 
 
 def _boundary_label(results: pd.DataFrame, exp: Experiment) -> tuple[str | None, Any]:
@@ -272,7 +284,9 @@ def analyze(results: pd.DataFrame, exp: Experiment, plan: Mapping[str, Section] 
         out["verdicts"] = _verdict_counts(results)
         out["verdict_profile"] = profile_disagreement(results, exp.config().thresholds)
         label, positive = _boundary_label(results, exp)  # rows exactly on a threshold, and which way they go
-        out["verdict_boundary"] = threshold_boundary(results, exp.config().thresholds, label=label, positive=positive)
+        # the run's cut values, under the named profile whose metrics the results hold (the run's own when it can)
+        thresholds = profile_held_by(results.columns, exp.config().thresholds)
+        out["verdict_boundary"] = threshold_boundary(results, thresholds, label=label, positive=positive)
     if plan["judge_variance"].applies:  # repeated judge runs: intervals over rows and repeats, agreement
         out["judge_variance"] = judge_variance(results, **boot).to_dict(orient="records")
     for name, fn, sec in (("calibration", calibration_numbers, exp.calibration),

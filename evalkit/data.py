@@ -133,6 +133,8 @@ def read_text(path: str | Path, encoding: str | None = None) -> str:
     """
     raw = Path(path).read_bytes()
     enc = encoding or next((e for bom, e in _BOMS if raw.startswith(bom)), "utf-8")
+    if encoding is None and not any(raw.startswith(bom) for bom, _ in _BOMS):
+        _refuse_other_formats(path, raw)
     try:
         return raw.decode(enc)
     except UnicodeDecodeError as e:
@@ -142,6 +144,37 @@ def read_text(path: str | Path, encoding: str | None = None) -> str:
                         f"column {col}); pass the file's encoding, e.g. --encoding latin-1") from None
     except LookupError:
         raise DataError(f"{path}: unknown encoding {enc!r}") from None
+
+
+# files that are not text, known by their first bytes, and what to do with each
+_MAGIC = ((b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook is one): save the sheet as CSV (UTF-8) or "
+                          "read it with pandas.read_excel and pass the frame to evalkit.evaluate"),
+          (b"\x1f\x8b", "gzip-compressed: decompress it first (gunzip FILE)"),
+          (b"PAR1", "a Parquet file: give it a .parquet extension"),
+          (b"\xd0\xcf\x11\xe0", "an old Excel .xls workbook: save the sheet as CSV (UTF-8)"))
+
+
+def _refuse_other_formats(path: str | Path, raw: bytes) -> None:
+    r"""A binary file named like text, or UTF-16 without its byte-order mark, said for what it is (the advice to
+    pass ``--encoding latin-1`` would only turn its bytes into noise).
+
+    >>> _refuse_other_formats("sheet.csv", b"PK\x03\x04rest")
+    Traceback (most recent call last):
+    ...
+    evalkit.data.DataError: sheet.csv: not text but a ZIP archive (an Excel .xlsx workbook is one): save the sheet as CSV (UTF-8) or read it with pandas.read_excel and pass the frame to evalkit.evaluate
+    >>> _refuse_other_formats("u.csv", "question,answer\n".encode("utf-16-le"))
+    Traceback (most recent call last):
+    ...
+    evalkit.data.DataError: u.csv: UTF-16 (little-endian) without a byte-order mark; pass --encoding utf-16-le
+    """
+    for magic, what in _MAGIC:
+        if raw.startswith(magic):
+            raise DataError(f"{path}: not text but {what}")
+    head = raw[:400]
+    if len(head) >= 4 and head.count(0) * 3 >= len(head):  # every other byte NUL: UTF-16 text without its mark
+        little = head[1::2].count(0) > head[0::2].count(0)
+        raise DataError(f"{path}: UTF-16 ({'little' if little else 'big'}-endian) without a byte-order mark; pass "
+                        f"--encoding utf-16-{'le' if little else 'be'}")
 
 
 def _read_jsonl(path: Path, encoding: str | None = None) -> tuple[pd.DataFrame, list[str]]:

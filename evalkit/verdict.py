@@ -84,20 +84,25 @@ class ProfileError(ValueError):
 
 def profile_held_by(columns: Sequence[str], thresholds: VerdictThresholds | None = None) -> VerdictThresholds:
     """``thresholds`` (default: the default profile's) under the named profile whose metrics the results hold: the
-    default profile when it can decide, else the seed's when its triad is there (results scored before the
-    default changed), else the default (and :func:`apply_verdicts` says which columns it needs).
+    one holding the largest share of its metrics (all of them when one can decide; on a tie ``thresholds``' own,
+    then the default): the seed's for results scored with its triad before the default changed; the default when
+    they hold none (and :func:`apply_verdicts` says which columns it needs).
 
     >>> profile_held_by(["hallucination", "relevance", "completeness"]).named
     'seed'
     >>> profile_held_by(["unsupported_facts", "reference_conflict", "answers_question", "question_coverage"]).named
     'evalkit'
+    >>> profile_held_by(["hallucination", "relevance"]).named, profile_held_by(["answer"]).named
+    ('seed', 'evalkit')
     """
     import dataclasses
 
     t = thresholds or VerdictThresholds()
     cols = set(columns)
-    held = [name for name in (t.named, *VERDICT_PROFILES) if {m for m, _ in roles_for(name)} <= cols]
-    return dataclasses.replace(t, named=held[0]) if held else t
+    names = (t.named, *[n for n in VERDICT_PROFILES if n != t.named])
+    share = {name: len({m for m, _ in roles_for(name)} & cols) / len(roles_for(name)) for name in names}
+    best = max(names, key=lambda name: share[name])  # all of them first; on a tie, t's own, then the default
+    return dataclasses.replace(t, named=best) if share[best] > 0 else t
 
 
 def default_rules(t: VerdictThresholds | None = None) -> tuple[Threshold, ...]:

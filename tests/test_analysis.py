@@ -61,6 +61,17 @@ def test_sections_say_which_columns_a_missing_metric_reads():
 
 
 def test_the_boundary_note_belongs_to_the_cut_value_it_explains():
-    t = VerdictThresholds(hallucination_fail=0.4)  # a strict rule at another value: no 0.5 story to tell
+    t = VerdictThresholds(named="seed", hallucination_fail=0.4)  # a strict rule at another value: no 0.5 story
     h = next(b for b in threshold_boundary(FRAME.assign(hallucination=0.4), t) if b["metric"] == "hallucination")
     assert h["text"].startswith("hallucination > 0.4 is strict: 7 rows score exactly 0.4 and are not flagged by it; ")
+
+
+def test_a_threshold_at_the_best_score_has_no_boundary_rows():
+    """Newcomer try-out: "unsupported_facts > 0 is strict: 18 rows score exactly 0 and are not flagged" read as a
+    borderline warning about the best answers. Rows on a threshold that is the metric's best score are not
+    counted; a threshold between scores still is (answers_question < 0.5: by hand, rows 1 and 2 sit on 0.5)."""
+    frame = pd.DataFrame({"unsupported_facts": [0.0, 0.0, 0.5], "reference_conflict": [0.0, 0.0, 0.0],
+                          "answers_question": [1.0, 0.5, 0.5], "question_coverage": [1.0, 1.0, 0.5]})
+    out = {b["metric"]: b for b in threshold_boundary(frame, VerdictThresholds(named="evalkit"))}
+    assert set(out) == {"answers_question"}
+    assert (out["answers_question"]["n_on"], out["answers_question"]["flagged"]) == (2, False)

@@ -333,6 +333,8 @@ def test_long_answer_report_reads_at_800_and_1280(tmp_path):
     for width in (800, 1280):
         m = _assert_reads_at(page, width)
         assert LONG_SYSTEM in m["visible_text"]
-        assert m["all_text"].count(_LAST_WORDS) == 1  # the whole answer is on the page once
+        # the whole answer is on the page once (folded), and its closing clause once more: the evalkit verdict
+        # FAILs the answer on that unsupported clause, and the failed answer's evidence names it
+        assert m["all_text"].count(_LAST_WORDS) == 2
         assert _LAST_WORDS not in m["visible_text"]  # ... folded: its start shows, the rest behind a toggle
         assert "words: show all" in m["visible_text"] or "full text above" in m["visible_text"]

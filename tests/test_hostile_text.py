@@ -206,3 +206,36 @@ def test_ten_thousand_columns_load_whole(tmp_path):
     df = load(path)
     assert df.shape == (1, width + 3) and list(df.columns[-3:]) == ["x9997", "x9998", "x9999"]
     assert int(df.loc[0, "x4321"]) == 4321
+
+
+def _alerted_in_chromium(page_html: str, tmp_path: Path) -> bool:
+    """Whether a script ran when Chromium opened the page: alert() is replaced by a marker on <html>."""
+    from .test_browser import chromium
+
+    spy = "<script>window.alert = function () { document.documentElement.setAttribute('data-alerted', '1'); };</script>"
+    page = tmp_path / "page.html"
+    page.write_text(f"<!doctype html><html><head><meta charset='utf-8'>{spy}</head><body>{page_html}</body></html>")
+    dom = chromium("--dump-dom", "--virtual-time-budget=3000", page.resolve().as_uri()).stdout
+    return 'data-alerted="1"' in dom
+
+
+def test_the_papers_markdown_runs_nothing_in_chromium(tmp_path):
+    import markdown_it
+
+    from evalkit.cli import main
+
+    from .test_browser import CHROMIUM
+
+    if not CHROMIUM.exists():
+        pytest.skip(f"headless Chromium not found at {CHROMIUM}")
+    # the control: the same name in a code span built the old way runs the script, so the probe can see one
+    assert _alerted_in_chromium(markdown_it.MarkdownIt().render(f"`{HOSTILE_SYSTEM}`"), tmp_path)
+    n = 6
+    df = pd.DataFrame({"id": [f"q{i}" for i in range(n)] * 2, "question": [f"Q{i}?" for i in range(n)] * 2,
+                       "system": ["base"] * n + [HOSTILE_SYSTEM] * n,
+                       "relevance": [0.2 + 0.1 * i for i in range(n)] * 2})
+    src = tmp_path / "results.parquet"
+    df.to_parquet(src, index=False)
+    assert main(["paper", str(src), "-o", str(tmp_path / "paper"), "--resamples", "50"]) == 0
+    md = (tmp_path / "paper" / "methods.md").read_text()
+    assert not _alerted_in_chromium(markdown_it.MarkdownIt().render(md), tmp_path)

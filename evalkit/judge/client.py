@@ -38,7 +38,7 @@ from .costs import call_cost, price_for
 from .formats import FALLBACK_STATUS, FormatNegotiator, parse_reply, response_format
 from .prompts import Prompt
 # the errors are the transport's (it raises them); importing them from here keeps working
-from .transport import FormatRejected, JudgeError, JudgeRejected, JudgeTransport, JudgeUnavailable
+from .transport import FormatRejected, JudgeError, JudgeRejected, JudgeTransport, JudgeUnavailable, reply_malformed
 
 SYSTEM = "You are a careful evaluator. Reply with a single JSON object and nothing else."
 log = logging.getLogger("evalkit")
@@ -81,7 +81,8 @@ class JudgeRequest:
 class Judge(Protocol):
     """What a judged metric needs: JSON for a prompt, and a signature for the run's metadata."""
 
-    def complete(self, prompt: Prompt, variables: Mapping[str, Any], *, metric: str = "") -> JudgeReply: ...
+    def complete(self, prompt: Prompt, variables: Mapping[str, Any], *, metric: str = "",
+                 pin: Callable[[JudgeRequest], JudgeRequest] | None = None) -> JudgeReply: ...
 
     def signature(self) -> str: ...
 
@@ -215,11 +216,13 @@ class OpenAIJudge:
 
     # -- public --------------------------------------------------------------
     def complete(self, prompt: Prompt, variables: Mapping[str, Any], *, metric: str = "",
-                 repeat: int | None = None) -> JudgeReply:
-        """Render ``prompt`` with ``variables``, ask the judge, return the validated JSON object."""
+                 repeat: int | None = None, pin: Callable[[JudgeRequest], JudgeRequest] | None = None) -> JudgeReply:
+        """Render ``prompt`` with ``variables``, ask the judge, return the validated JSON object. ``pin`` narrows
+        the request to this row (a schema that fixes a list's length, a check that counts it)."""
         with self._lock:
             self.prompts_used[prompt.name] = prompt.sha256
-        return self.ask(JudgeRequest.from_prompt(prompt, variables), metric=metric, repeat=repeat)
+        request = JudgeRequest.from_prompt(prompt, variables)
+        return self.ask(pin(request) if pin is not None else request, metric=metric, repeat=repeat)
 
     def ask(self, request: JudgeRequest, *, metric: str = "", repeat: int | None = None) -> JudgeReply:
         """Ask ``request`` (cached; with the response format this client uses, falling back under ``auto``).
@@ -321,7 +324,7 @@ class OpenAIJudge:
             data, problem = self._checked(content2, request)
             if problem:
                 self._count(metric, failures=1)
-                raise JudgeError(f"judge reply for prompt {request.name!r} is not the expected JSON after one repair "
+                raise reply_malformed(f"judge reply for prompt {request.name!r} is not the expected JSON after one repair "
                                  f"attempt: {problem}; reply began {content2[:120]!r}")
         usage = {k: int(v) for k, v in (body.get("usage") or {}).items() if isinstance(v, (int, float))}
         return data, usage
@@ -350,8 +353,9 @@ class RepeatJudge:
     def __init__(self, judge: OpenAIJudge, repeat: int):
         self.judge, self.repeat, self.config = judge, repeat, judge.config
 
-    def complete(self, prompt: Prompt, variables: Mapping[str, Any], *, metric: str = "") -> JudgeReply:
-        return self.judge.complete(prompt, variables, metric=metric, repeat=self.repeat)
+    def complete(self, prompt: Prompt, variables: Mapping[str, Any], *, metric: str = "",
+                 pin: Callable[[JudgeRequest], JudgeRequest] | None = None) -> JudgeReply:
+        return self.judge.complete(prompt, variables, metric=metric, repeat=self.repeat, pin=pin)
 
     def ask(self, request: JudgeRequest, *, metric: str = "") -> JudgeReply:
         return self.judge.ask(request, metric=metric, repeat=self.repeat)

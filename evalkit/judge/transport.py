@@ -146,6 +146,14 @@ class JudgeError(RuntimeError):
         super().__init__(redact_secrets(message) if isinstance(message, str) else message, *args)
 
 
+def reply_malformed(message: str) -> JudgeError:
+    """The error for a judge that answered, twice, but not with the reply the request asked for (the shape its
+    check reads): ``malformed`` tells a caller it may ask the question another way (in smaller pieces)."""
+    e = JudgeError(message)
+    e.malformed = True
+    return e
+
+
 class JudgeUnavailable(JudgeError):
     """The endpoint cannot be used at all (unreachable, key refused, model unknown): the run stops."""
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
+from ..judge.client import JudgeError, JudgeNotConfigured, JudgeRequest, NOT_CONFIGURED
 from ..judge.prompts import load_prompts
 from .base import Details, FrozenMap, Repeated, Score, Undetermined, freeze
 from .guard import decision_for, skipped, skipped_or_declined
@@ -286,10 +286,66 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
 
 def _ask_contexts(judge, question: str | None, contexts: Sequence[str], reference: str, metric: str) -> dict:
     """One ``context_verdicts`` call: a verdict per context and the reference's statements attributed or not. The
-    request does not depend on which metric asks, so context precision and recall share one call (the cache)."""
-    return judge.complete(load_prompts()["context_verdicts"], {"question": question or "", "reference": reference,
-                                                               "contexts": numbered_contexts(contexts)},
-                          metric=metric).data
+    request does not depend on which metric asks, so context precision and recall share one call (the cache).
+
+    The request's schema pins the count (exactly one verdict per passage, each naming a passage 1..n), so a
+    server that enforces schemas cannot miscount; a reply that still does is asked again once (the client's
+    repair). When that fails too, the verdicts are asked one passage at a time (one call each) and the
+    statements as before, rather than failing the row: small local models miscount long lists."""
+    variables = {"question": question or "", "reference": reference}
+    try:
+        return _ask_pinned(judge, variables, contexts, metric)
+    except JudgeError as e:
+        if not getattr(e, "malformed", False) or len(contexts) < 2:
+            raise
+        miscounted = str(e)
+    try:
+        one_by_one = [_ask_pinned(judge, variables, [c], metric)["verdicts"][0] for c in contexts]
+    except JudgeError as e:  # both ways failed: say both
+        raise JudgeError(f"{miscounted}; asked one passage at a time: {e}") from None
+    statements = judge.complete(load_prompts()["context_verdicts"],
+                                {**variables, "contexts": numbered_contexts(contexts)}, metric=metric).data
+    return {"verdicts": [{**v, "context": i} for i, v in enumerate(one_by_one, 1)],
+            "classifications": statements.get("classifications", []), "asked_per_passage": True}
+
+
+def _ask_pinned(judge, variables: Mapping[str, Any], contexts: Sequence[str], metric: str) -> dict:
+    n = len(contexts)
+    return judge.complete(load_prompts()["context_verdicts"], {**variables, "contexts": numbered_contexts(contexts)},
+                          metric=metric, pin=lambda request: _pinned_to(request, n)).data
+
+
+def _pinned_to(request: JudgeRequest, n: int) -> JudgeRequest:
+    """The ``context_verdicts`` request with its reply pinned to its n passages: ``minItems`` = ``maxItems`` = n
+    verdicts, each ``context`` one of 1..n; its check refuses any other count (so the client repairs it once).
+
+    >>> r = _pinned_to(JudgeRequest.from_prompt(load_prompts()["context_verdicts"], {"question": "Q?",
+    ...                "reference": "R.", "contexts": "[1] a"}), 3)
+    >>> v = r.schema["properties"]["verdicts"]
+    >>> v["minItems"], v["maxItems"], v["items"]["properties"]["context"]["enum"]
+    (3, 3, [1, 2, 3])
+    >>> r.check({"verdicts": [{"context": 1, "verdict": 1}], "classifications": []})
+    'judge returned 1 verdicts for 3 contexts'
+    """
+    import copy
+    import dataclasses
+
+    schema = copy.deepcopy(dict(request.schema))
+    verdicts = schema["properties"]["verdicts"]
+    verdicts["minItems"] = verdicts["maxItems"] = n
+    verdicts["items"]["properties"]["context"]["enum"] = list(range(1, n + 1))
+
+    def check(data: Any) -> str | None:
+        problem = request.check(data)
+        if problem is None:
+            try:
+                _ranked_verdicts(data["verdicts"], n)
+            except JudgeError as e:
+                problem = str(e)
+        return problem
+
+    return dataclasses.replace(request, schema=schema, check=check,
+                               expect=f"{request.expect}, with exactly {n} verdicts, one for each passage 1..{n}")
 
 
 def _ranked_verdicts(verdicts: Sequence[Any], n: int) -> list[dict[str, Any]]:
@@ -348,8 +404,9 @@ def context_precision(question: str | None, contexts: Sequence[str] | None, grou
     d = _ask_contexts(judge, question, ctxs, reference, "context_precision")
     rows = _ranked_verdicts(d["verdicts"], len(ctxs))
     mean, ap = compute_context_precision([r["verdict"] for r in rows])
+    why = "the judge miscounted the passages twice: each was asked alone" if d.get("asked_per_passage") else None
     return Score(mean, ContextPrecisionDetails(tuple(freeze(r) for r in rows), ap,
-                                               "ground_truth" if ground_truth else "answer"))
+                                               "ground_truth" if ground_truth else "answer", reason=why))
 
 
 def context_recall(question: str | None, contexts: Sequence[str] | None, ground_truth: str | None, *,

@@ -63,9 +63,10 @@ run.show(plots.metric_means(summ, by="system"), "08_metric_means")  # every metr
 
 # %% [markdown]
 # ## Verdicts
-# A rule's threshold value itself is on one side or the other: the seed's `hallucination > 0.5` is strict, so an
-# answer with one unsupported anchor of two (exactly 0.5) passes; a calibrated profile flags `>= t`. The lines
-# under the table count this data's rows that sit exactly on each threshold.
+# A rule's threshold value itself is on one side or the other: a strict rule passes a row exactly on it (under the
+# seed profile, `hallucination > 0.5` passes an answer with one unsupported anchor of two), a calibrated profile's
+# rule flags it (`>= t`). The lines under the table count this data's rows that sit exactly on a threshold between
+# two scores; a check whose threshold is its best score (the evalkit profile's `unsupported_facts > 0`) has none.
 
 # %%
 if sections["verdicts"]["applies"]:

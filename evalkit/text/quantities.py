@@ -69,6 +69,8 @@ _UNIT_QUALIFIER = re.compile(r"^\s?(?:calendar|clear|whole|full)\s+(?=(?:days?|w
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.I)
 _RANGE_BETWEEN = re.compile(r"^\s*(?:-|–|—|to|and)\s*$", re.I)
 _AMOUNT_BEFORE = re.compile(r"\d(?:\s?[^\W\d_]+)?\s+$")
+_PERIOD_AFTER = re.compile(r"^\s*(?:(?:a|an|per|each|every)\s+(?:calendar\s+)?(?P<per>hour|day|week|month|year|"
+                           r"quarter|fortnight)\b|(?P<adverb>" + "|".join(_ADVERB_RATES) + r")\b)", re.I)
 _ADVERB = re.compile(r"\b(" + "|".join(_ADVERB_RATES) + r")\b", re.I)
 
 
@@ -87,6 +89,7 @@ class Quantity:
     noun: str | None = None
     clock: bool = False
     written: float | None = None  # the number as written, before its unit was converted ("10 seconds": 10)
+    per: float | None = None  # a price's period in seconds ("€20 per month", "£5 a day", "$99 annually")
 
     def key(self) -> tuple[str, float]:
         """``(dimension, magnitude)`` rounded to 6 significant digits, for display and sets."""
@@ -189,15 +192,25 @@ def _rate(value: float, per: str, every: bool, text: str) -> Quantity:
                     written=None if every else value)
 
 
+def _money(value: float, currency: str, text: str, after: str) -> Quantity:
+    """An amount of money, with the period a price is given for when one follows it ("€20 per month")."""
+    period = _PERIOD_AFTER.match(after)
+    if period is None:
+        return Quantity(value, currency, text)
+    unit = period.group("per") or _ADVERB_RATES[period.group("adverb").lower()]
+    seconds = float(_units().Quantity(1.0, unit).to_base_units().magnitude)
+    return Quantity(value, currency, text + " " + period.group(0).strip(), per=seconds)
+
+
 def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
     """The quantity the number at ``m`` states, reading the words around it."""
     value, after, before = _amount(m), t[m.end():m.end() + 40], t[max(0, m.start() - 12):m.start()]
     text = m.group(0).strip()
     if m.group("cur"):
-        return Quantity(value, _CURRENCY[m.group("cur")], text)
+        return _money(value, _CURRENCY[m.group("cur")], text, after)
     code = _CODE_BEFORE.search(before)
     if code:
-        return Quantity(value, code.group("code"), code.group(0) + text)
+        return _money(value, code.group("code"), code.group(0) + text, after)
     if m.group("cscale"):  # a letter glued to a number that is no money is its unit: "5m", "2k"
         after = m.group("cscale") + after
     if _CLOCK.match(after):
@@ -209,7 +222,7 @@ def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
     u = _UNIT_AFTER.match(after)
     word = u.group("unit") if u else ""
     if word.lower().rstrip(".") in _CURRENCY:
-        return Quantity(value, _CURRENCY[word.lower().rstrip(".")], text + " " + word)
+        return _money(value, _CURRENCY[word.lower().rstrip(".")], text + " " + word, after[u.end():])
     if word == "%" or after.lower().lstrip().startswith(("percent", "per cent")):
         return Quantity(value, "%", text + "%")
     rate = _RATE_AFTER.match(after)
@@ -282,9 +295,20 @@ def read_quantities(text: str | None) -> list[Quantity]:
 
 def same_amount(a: Quantity, b: Quantity, rel_tol: float = 0.005) -> bool:
     """Whether two quantities state the same amount: the same dimension and magnitudes within ``rel_tol``
-    (0.5%: "1.7 l" and "1,700 ml"; not "1.7 l" and "1.8 l")."""
+    (0.5%: "1.7 l" and "1,700 ml"; not "1.7 l" and "1.8 l"). Two prices given per a period compare per second
+    ("€20 per month" is "€240 a year", not "€20 a year"); a price without its period matches the amount alone
+    ("€20." for "€20 per year").
+
+    >>> q = lambda text: read_quantities(text)[0]
+    >>> same_amount(q("€20 per month"), q("€20 per year")), same_amount(q("€20 a month"), q("240 euros annually"))
+    (False, True)
+    >>> same_amount(q("€20"), q("€20 per year")), same_amount(q("€20 each month"), q("EUR 20 monthly"))
+    (True, True)
+    """
     if a.dimension != b.dimension or a.clock != b.clock:
         return False
+    if a.per is not None and b.per is not None:
+        return math.isclose(a.magnitude / a.per, b.magnitude / b.per, rel_tol=rel_tol, abs_tol=1e-12)
     return math.isclose(a.magnitude, b.magnitude, rel_tol=rel_tol, abs_tol=1e-12)
 
 

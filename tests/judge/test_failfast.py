@@ -167,7 +167,13 @@ def test_cli_flags_set_the_judge(tmp_path, sample_path, capsys):
         assert main(["score", str(sample_path), "-o", str(tmp_path / "o.parquet"), "--config", str(cfg),
                      "--metrics", "faithfulness", "--judge-timeout", "0.5", "-q"]) == 2
         assert "did not answer within 0.5s" in capsys.readouterr().err  # the message names the limit it kept
-    assert main(["score", str(sample_path), "-o", str(tmp_path / "o.parquet"), "--judge-concurrency", "0", "-q"]) == 2
+    with pytest.raises(SystemExit) as refused:  # refused at the door, by the option's name
+        main(["score", str(sample_path), "-o", str(tmp_path / "o.parquet"), "--judge-concurrency", "0", "-q"])
+    assert refused.value.code == 2
+    assert "argument --judge-concurrency: must be a whole number >= 1, got '0'" in capsys.readouterr().err
+    cfg = tmp_path / "zero.yaml"  # the same value in a config file is refused by its key
+    cfg.write_text("judge: {concurrency: 0}\n")
+    assert main(["score", str(sample_path), "-o", str(tmp_path / "o.parquet"), "--config", str(cfg), "-q"]) == 2
     assert "judge: concurrency must be an integer >= 1, got 0" in capsys.readouterr().err
 
 

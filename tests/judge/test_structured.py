@@ -178,3 +178,43 @@ def test_a_500_that_does_not_name_response_format_is_retried_not_a_format_refusa
         with pytest.raises(JudgeError, match="after 2 attempts; last error: HTTP 500"):
             ask(j, "FAULT_500")
         assert srv.response_formats == {"json_schema": 2} and j.response_format == "json_schema"
+
+
+# --- issue 40: a judge that answers the schema minimally (one verdict for three passages) ----------------------
+THREE = ["The base premium is $604 per year.", "Territory 118 covers the north shore.", "Office hours are 9 to 5."]
+
+
+def test_the_context_verdicts_schema_is_pinned_to_the_rows_passages():
+    from evalkit.metrics.judged import context_precision
+
+    with ScriptedJudgeServer() as srv:
+        context_precision("What is the base premium?", THREE, "$604 per year.",
+                          judge=judge_for(srv, response_format="json_schema"))
+        [req] = srv.received
+    verdicts = req["response_format"]["json_schema"]["schema"]["properties"]["verdicts"]
+    assert (verdicts["minItems"], verdicts["maxItems"]) == (3, 3)
+    assert verdicts["items"]["properties"]["context"] == {"type": "integer", "enum": [1, 2, 3]}
+
+
+def test_a_judge_that_miscounts_twice_is_asked_one_passage_at_a_time():
+    from evalkit.metrics.judged import context_precision, context_recall
+
+    # the server answers every context_verdicts prompt with one verdict (useful) and one attributed statement,
+    # whatever the number of passages: a small model answering the schema minimally
+    one = {"verdicts": [{"context": 1, "verdict": 1, "reason": "r"}],
+           "classifications": [{"statement": "$604 per year.", "attributed": 1, "reason": "r"}]}
+    with ScriptedJudgeServer(replies=[{"when": "REFERENCE ANSWER:", "reply": one}]) as srv:
+        j = judge_for(srv)
+        s = context_precision("What is the base premium?", THREE, "$604 per year.", judge=j)
+        # by hand: the 3-passage request and its one repair miscount (2 calls); then one call per passage, each
+        # answered with a valid single verdict, 1: mean 3/3 = 100; then the statements, asked as before (1 call)
+        assert srv.requests == 2 + 3 + 1
+        assert s.value == 100.0 and [v["verdict"] for v in s.details["verdicts"]] == [1, 1, 1]
+        assert s.details["reason"] == "the judge miscounted the passages twice: each was asked alone"
+        r = context_recall("What is the base premium?", THREE, "$604 per year.", judge=j)
+        # a miscounted reply is not cached, so recall asks the 3-passage request and its repair again (2 calls);
+        # the per-passage verdicts and the statements then come from the cache
+        assert r.value == 100.0 and srv.requests == 6 + 2
+    with ScriptedJudgeServer(replies=[{"when": "REFERENCE ANSWER:", "reply": one}]) as srv:  # one passage: no
+        assert context_precision("Q?", THREE[:1], "$604 per year.", judge=judge_for(srv)).value == 100.0
+        assert srv.requests == 1                                                      # fallback needed

@@ -374,3 +374,22 @@ def test_german_with_capitalised_nouns_is_not_english():
     # four capitalised nouns and one lower-case word that is not English: read whole, German
     assert detect_language("Müdigkeit, Mundtrockenheit, Kopfschmerzen und Schwindel.").code == "de"
     assert detect_language("Slate, Sand or Moss.").english                   # "or" is English: too short to tell
+
+
+# a newcomer's try-out (library and museum visits): "€20 per month" passed where the contexts say "€20 per year"
+@pytest.mark.parametrize("answer,unsupported", [
+    ("Non-residents pay €20 per month.", True),    # another period: another price
+    ("Non-residents pay €20 per year.", False),
+    ("Non-residents pay €20 a year.", False),      # "a year" is "per year"
+    ("€20.", False),                               # a price without its period: the amount alone is stated
+    ("It is €20 annually.", False),                # "annually" is "per year"
+])
+def test_a_price_is_bound_to_its_period(answer, unsupported):
+    ctx = ["Library membership is free for residents. Non-residents pay €20 per year."]
+    s = unsupported_facts("How much do non-residents pay?", answer, ctx)
+    assert (s.value > 0) is unsupported, s.details
+
+
+def test_a_price_for_another_period_conflicts_with_the_reference():
+    assert reference_conflict("How much is membership?", "€20 per month.", "€20 per year.").value == 1.0
+    assert reference_conflict("How much is membership?", "€20 a year.", "€20 per year.").value == 0.0
