@@ -336,5 +336,7 @@ def test_long_answer_report_reads_at_800_and_1280(tmp_path):
         # the whole answer is on the page once (folded), and its closing clause once more: the evalkit verdict
         # FAILs the answer on that unsupported clause, and the failed answer's evidence names it
         assert m["all_text"].count(_LAST_WORDS) == 2
-        assert _LAST_WORDS not in m["visible_text"]  # ... folded: its start shows, the rest behind a toggle
+        # ... folded: its start shows, the rest behind a toggle, so the reader sees the clause once, as evidence
+        assert m["visible_text"].count(_LAST_WORDS) == 1
+        assert f"clause '{_LAST_WORDS}': not in the contexts" in m["visible_text"]
         assert "words: show all" in m["visible_text"] or "full text above" in m["visible_text"]
