@@ -371,7 +371,7 @@ def _say_where_scores_came_from(exp, folder: Path, cached: bool, rows: int) -> N
     if not cached:  # the progress bar has done its job: the cell keeps only this line (a papermill run too)
         clear_output(wait=False)
     how = "read from the notebook cache" if cached else "scored now and kept in the notebook cache"
-    from .tables import markdown_code
+    from .text.markdown import markdown_code
 
     figures = Path(exp.source).parent / "figures" / exp.name
     display(Markdown(f"*{rows} rows of {markdown_code(Path(exp.data).name)} {how} ({markdown_code(folder)}): every "

@@ -277,7 +277,7 @@ class _Text:
             for sep in (":", "-", "@", ",", "=", "+", "/"):
                 text = text.replace(sep, sep + "\\allowbreak{}")
             return r"\texttt{" + text + "}"
-        from .tables import markdown_code
+        from .text.markdown import markdown_code
 
         return markdown_code(str(s))  # a backtick in a system's name cannot close the span
 

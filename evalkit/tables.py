@@ -81,22 +81,6 @@ def markdown_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", re.sub(r"\s*[\r\n]+\s*", " ", str(text)))
 
 
-def markdown_code(text: str) -> str:
-    r"""``text`` as a Markdown code span that shows it literally, whatever it holds: fenced by one backtick more
-    than its longest run of backticks (CommonMark's rule: a span closes only on a run of the same length), padded
-    when it starts or ends with a backtick, on one line. Inside a code span ``<img ...>`` is text, not HTML.
-
-    >>> markdown_code("rag-a"), markdown_code("a` <img src=x onerror=alert(5)>")
-    ('`rag-a`', '``a` <img src=x onerror=alert(5)>``')
-    >>> markdown_code("``x`")
-    '``` ``x` ```'
-    """
-    text = re.sub(r"\s*[\r\n]+\s*", " ", str(text))
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
 @dataclass(frozen=True)
 class Interval:
     """A point estimate with its interval, printed ``0.642 [0.416, 0.851]``; without bounds, the estimate alone."""

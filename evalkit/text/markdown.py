@@ -18,3 +18,21 @@ def quote(text: Any, limit: int = 400) -> str:
     s = " ".join(str("" if text is None else text).split())
     cut = s if len(s) <= limit else s[:limit].rstrip() + "…"
     return re.sub(r"([\\`*_{}\[\]()#+\-!|>~$])", r"\\\1", html.escape(cut, quote=False))
+
+
+def markdown_code(text: str) -> str:
+    r"""``text`` as a Markdown code span that shows it literally, whatever it holds: fenced by one backtick more
+    than its longest run of backticks (CommonMark's rule: a span closes only on a run of the same length), padded
+    when it starts or ends with a backtick, on one line. Inside a code span ``<img ...>`` is text, not HTML.
+
+    >>> markdown_code("rag-a"), markdown_code("a` <img src=x onerror=alert(5)>")
+    ('`rag-a`', '``a` <img src=x onerror=alert(5)>``')
+    >>> markdown_code("``x`")
+    '``` ``x` ```'
+    """
+    import re
+
+    text = re.sub(r"\s*[\r\n]+\s*", " ", str(text))
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
