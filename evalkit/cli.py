@@ -44,8 +44,8 @@ def _count(least: int):
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {least}, got {text!r}") from None
-        if v < least:
+            v = None
+        if v is None or v < least:
             raise argparse.ArgumentTypeError(f"must be a whole number >= {least}, got {text!r}")
         return v
 
@@ -274,15 +274,13 @@ def _dry_run_cmd(args) -> int:
 def _score_input(args):
     """A single CSV file is read and validated whole here (separator, encoding, field counts: it is read whole
     in any case); Parquet/JSONL files, folders and globs are streamed chunk by chunk by the run."""
-    from .data import FORMATS, DataError, load
+    from .data import FORMATS, load, require_rows
 
     p = Path(args.input)
     reading = _reading(args)
     if p.is_file() and (FORMATS.get(p.suffix.lower()) == "csv" or any(reading.values())):
-        df = load(p, columns=_columns(args), **reading)
-        if df.empty:  # said before any work (and before a parts folder is made for it)
-            raise DataError(f"{p}: no rows to score (the file has a header and no records)")
-        return df, None
+        # said before any work (and before a parts folder is made for it)
+        return require_rows(load(p, columns=_columns(args), **reading), p), None
     return args.input, _columns(args)
 
 

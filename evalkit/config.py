@@ -181,14 +181,14 @@ def redact_secrets(text: str) -> str:
     return _SECRET_QUERY.sub(lambda m: m["key"] + REDACTED, text)
 
 
-def _redacted_values(value: Any) -> Any:
+def redact_values(value: Any) -> Any:
     """``value`` with :func:`redact_secrets` applied to every string that holds a URL, at any depth."""
     if isinstance(value, str):
         return redact_secrets(value) if "://" in value or "?" in value else value
     if isinstance(value, Mapping):
-        return {k: _redacted_values(v) for k, v in value.items()}
+        return {k: redact_values(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_redacted_values(v) for v in value)
+        return type(value)(redact_values(v) for v in value)
     return value
 
 
@@ -541,7 +541,7 @@ class EvalConfig:
         d["custom_metrics"] = [s.as_dict() for s in self.custom_metrics]
         # what is saved with results, checkpoints and hashes: a URL's password never is, wherever a judge is set
         # (the judge section, a metric's own judge in metric_params)
-        return _redacted_values(d)
+        return redact_values(d)
 
 
 # ---------------------------------------------------------------------------

@@ -505,6 +505,20 @@ def load(path: str | Path, *, columns: Mapping[str, str] | None = None, format: 
     return df
 
 
+def require_rows(df: pd.DataFrame, source: Any) -> pd.DataFrame:
+    """``df`` when it has a row; a file with a header and no records is refused before any work (a run of nothing
+    would exit 0, and a report of nothing would read as a clean one).
+
+    >>> require_rows(pd.DataFrame({"question": []}), "h.csv")
+    Traceback (most recent call last):
+    ...
+    evalkit.data.DataError: h.csv: no rows to score (the file has a header and no records)
+    """
+    if df.empty:
+        raise DataError(f"{source}: no rows to score (the file has a header and no records)")
+    return df
+
+
 def _check_readable(path: Path) -> None:
     if not path.exists():
         raise DataError(f"{path}: no such file")
@@ -585,7 +599,7 @@ def unguard_formula(value: Any) -> Any:
     >>> unguard_formula("'=1+1"), unguard_formula("'quoted'"), unguard_formula("it's")
     ('=1+1', "'quoted'", "it's")
     """
-    if isinstance(value, str) and value.startswith("'") and value[1:2] and value[1:].startswith(FORMULA_STARTS):
+    if isinstance(value, str) and value.startswith("'") and value[1:].startswith(FORMULA_STARTS):
         return value[1:]
     return value
 

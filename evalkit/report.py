@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .analysis import Section, analyze, notebook_section, plan_sections
-from .config import redact_secrets
-from .data import load, save
+from .config import redact_values
+from .data import load, require_rows, save
 from .safeio import OWNED_MARKER, OutputError, atomic_path, output_lock, owned_dir, write_text
 from .experiment import (DEFAULT_NOTEBOOKS, NOTEBOOK_DIR, REPORT_NOTEBOOK, Experiment, ExperimentError,
                          load_experiment, notebook_source)
@@ -150,9 +150,7 @@ def to_html(notebook: Path, signature: str, title: str) -> str:
 def _score(exp: Experiment, log: Callable[[str], None]):
     from .pipeline import evaluate
 
-    df = load(exp.data, columns=exp.columns)
-    if df.empty:  # a report of nothing would read as a clean one
-        raise ReportError(f"{exp.data}: no rows to score (the file has a header and no records)")
+    df = require_rows(load(exp.data, columns=exp.columns), exp.data)
     log(f"evalkit report {exp.name}: scoring {exp.data}")
     results = evaluate(df, exp.metrics, exp.config())
     meta = dict(results.attrs.get("evalkit", {}))
@@ -178,7 +176,7 @@ def _params(exp: Experiment, out: Path, overrides: Mapping[str, Any] | None) -> 
     # the judge's settings with any URL password hidden: papermill writes parameters into the notebook twice
     # (the injected cell and its metadata) and the report folder is what people publish; inside a report the
     # judged metrics come scored, so the notebook never calls the judge with them
-    judge = {k: redact_secrets(v) if isinstance(v, str) else v for k, v in (exp.judge or {}).items()}
+    judge = redact_values(dict(exp.judge or {}))
     params = {"experiment_path": exp.source, "report_dir": str(out.resolve()),
               "n_resamples": int(exp.calibration.get("n_resamples", 1000)), "judge": judge}
     params.update(overrides or {})
