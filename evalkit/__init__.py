@@ -36,7 +36,7 @@ _LAZY = {
     # submodule's would be replaced by the module the first time anything imports it
     "apply_verdicts": "evalkit.verdict:apply_verdicts", "verdict": "evalkit.verdict:",
     "explore": "evalkit.lab:explore", "labeler": "evalkit.lab:labeler",
-    "label_next": "evalkit.calibrate.active:label_next",
+    "label_next": "evalkit.calibrate.active:label_next", "estimate": "evalkit.calibrate.estimate:estimate",
     "calibrate": "evalkit.calibrate:", "compare": "evalkit.compare:", "notebook": "evalkit.notebook:",
     "report": "evalkit.report:",
 }

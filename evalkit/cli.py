@@ -6,6 +6,7 @@
     evalkit summary RESULTS [--by system,question_type]
     evalkit report EXPERIMENT.yaml
     evalkit calibrate TABLE --score COL --label COL [--positive VALUE|'<=2'] [-o profile.yaml] [--force]
+    evalkit estimate RESULTS --target LABEL --using SCORE[,SCORE] [--positive VALUE] [--a SYS --b SYS] [--json F]
     evalkit verdict RESULTS --thresholds profile.yaml -o OUT
     evalkit compare RESULTS --a SYS --b SYS [--pair-on id|question|COLUMN] [--binary correct [--positive Y]]
 
@@ -14,6 +15,7 @@ Bad input exits with status 2 and one line on stderr naming what is wrong.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -184,11 +186,12 @@ def _load_config(args):
 def _check_output_path(path: str) -> None:
     """An output extension :func:`evalkit.save` cannot write fails here, before anything is scored."""
     from .data import FORMATS, DataError
-    from .safeio import check_name_fits
+    from .safeio import check_folder_writable, check_name_fits
 
     suffix = Path(path).suffix
     if suffix.lower() not in FORMATS:
         raise DataError(f"{path}: unsupported output extension {suffix!r}; use one of {sorted(FORMATS)}")
+    check_folder_writable(path)
     check_name_fits(path)  # with the temporary suffix: refused now, not after the scoring
 
 
@@ -238,10 +241,14 @@ def _score_cmd(args) -> int:
 
         for metric, u in sorted(meta["judge"]["usage"].items()):
             print(f"judge {metric}: {int(u.get('http_calls', 0))} HTTP calls, {int(u.get('cache_hits', 0))} cached, "
-                  f"{int(u.get('retries', 0))} retries, {int(u.get('failures', 0))} failures, "
+                  f"{int(u.get('retries', 0))} retries, {int(u.get('repairs', 0))} replies repaired, "
+                  f"{int(u.get('failures', 0))} failures, "
                   f"{int(u.get('prompt_tokens', 0))}+{int(u.get('completion_tokens', 0))} tokens"
                   + (f", valid JSON {u['valid_json_rate']:.0%}" if u.get("valid_json_rate") is not None else "")
                   + (f", cost {cost_text(u['cost'])}" if u.get("cost") is not None else ""))
+            if u.get("asked_per_passage"):
+                print(f"judge {metric}: {int(u['asked_per_passage'])} rows asked one passage at a time (the judge "
+                      "miscounted the passages, also after a repair)")
         total = meta["judge"].get("total") or {}
         if total:
             print(f"judge total: {int(total.get('http_calls', 0))} HTTP calls, "
@@ -637,6 +644,118 @@ def _add_calibrate(sub) -> None:
     c.add_argument("--json", help="write the full result as JSON to this file")
 
 
+def _add_estimate(sub) -> None:
+    e = _sub(sub, "estimate", "the rate of a human label per system, from a few labels and every row's scores (PPI++)",
+             "  evalkit estimate results.parquet --target hallucinated --positive Y --using hallucination\n"
+             "  evalkit estimate results.csv --target correct --using support,grounding_risk --a rag-a --b rag-b\n"
+             "  evalkit estimate results.parquet --target grade --using hallucination --json estimate.json",
+             _estimate_cmd)
+    e.add_argument("results", help="a results table whose --target column is labelled on some rows (a random "
+                                   "sample) and empty on the others")
+    e.add_argument("--target", required=True, help="the human label column: binary (with --positive), ordinal or "
+                                                   "numeric; empty cells are unlabelled rows")
+    e.add_argument("--using", required=True, help="comma-separated score columns that predict the label (a model "
+                                                  "of the label from them is fitted out of fold)")
+    e.add_argument("--positive", help="the label value whose rate is estimated, e.g. Y, or a comparison for an "
+                                      "ordinal label, e.g. '<=2'")
+    e.add_argument("--labels", help="a labels CSV (as evalkit.labeler writes) joined on id (and system): its labels "
+                                    "become the --target column")
+    e.add_argument("--by", default="system", help="the group column (default: system; '' for all rows as one)")
+    e.add_argument("--a", help="with --b: the paired difference a - b as well")
+    e.add_argument("--b", help="with --a: the paired difference a - b as well")
+    e.add_argument("--pair-on", default="id", help="the column pairing a's rows with b's (default: id)")
+    e.add_argument("--confidence", type=_confidence, default=0.95, help="interval level (default 0.95)")
+    e.add_argument("--seed", type=int, default=0, help="seed of the out-of-fold split")
+    e.add_argument("--columns", help=COLUMNS_HELP)
+    _add_reading(e)
+    e.add_argument("--json", help="write every number (ppi, labels_only, metric_only: estimate, low, high, n)")
+    e.add_argument("--plan", type=float, metavar="WIDTH",
+                   help="instead of estimating: how many random labels each system needs for a PPI interval WIDTH "
+                        "wide (e.g. 0.1 for +-5 points), the labels so far taken as a pilot")
+
+
+def _confidence(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.5 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be a level between 0.5 and 1, e.g. 0.95, got {text!r}")
+    return value
+
+
+def _estimate_cmd(args) -> int:
+    from .calibrate.estimate import METHOD, estimate, paired_difference
+    from .safeio import write_text
+
+    _refuse_overwriting(args.json, args.results, args.labels, what="--json")
+    if bool(args.a) != bool(args.b):
+        raise ValueError("--a and --b go together: name both systems of the paired difference")
+    if args.a and args.a == args.b:
+        raise ValueError(f"--a and --b name the same system {args.a!r}")
+    df = _read_results(args.results, _columns(args), args)
+    if args.labels:
+        from .calibrate.active import join_labels, read_labels
+
+        df = _named(args.labels, join_labels)(df, read_labels(args.labels), args.target, source=args.labels)
+    using = [c.strip() for c in args.using.split(",") if c.strip()]
+    options = {"positive": args.positive, "alpha": 1 - args.confidence, "seed": args.seed}
+    named = args.labels if args.labels else args.results
+    if args.plan is not None:
+        return _plan_cmd(args, df, using, options, named)
+    found = _named(named, estimate)(df, args.target, using, by=args.by or None, **options)
+    if args.a:
+        found.append(_named(named, paired_difference)(df, args.target, using, args.a, args.b, by=args.by or "system",
+                                                       pair_on=args.pair_on, **options))
+    print(_estimate_table(found, args, using, df[args.target]))
+    print(f"method: {METHOD}; labels_only: the labelled rows alone; metric_only: the fitted prediction's mean on "
+          "every row, its interval as if the metric were the truth (compare, do not report)")
+    if args.json:
+        write_text(args.json, json.dumps({"target": args.target, "positive": args.positive, "using": using,
+                                          "confidence": args.confidence, "method": METHOD,
+                                          "estimates": [e.to_dict() for e in found]}, indent=2) + "\n")
+        print(f"full result: {args.json}")
+    return 0
+
+
+def _plan_cmd(args, df, using, options, named) -> int:
+    from .calibrate.estimate import plan
+    from .safeio import write_text
+
+    plans = _named(named, plan)(df, args.target, using, args.plan, by=args.by or None, **options)
+    print(f"labels needed for a {args.confidence:.0%} interval {args.plan:g} wide (the labels so far as a random pilot; "
+          "power analysis of ppi-python, Broska et al. 2024)")
+    print(f"{'group':<16}{'pilot':>7}{'rows':>7}{'PPI corr':>10}{'with PPI':>10}{'labels only':>13}")
+    for p in plans:
+        shown = [str(v) if v is not None else "unreachable" for v in (p.labels_ppi, p.labels_only)]
+        print(f"{p.group:<16}{p.pilot:>7}{p.rows:>7}{p.ppi_corr:>10.2f}{shown[0]:>10}{shown[1]:>13}")
+    if args.json:
+        write_text(args.json, json.dumps({"target": args.target, "width": args.plan, "confidence": args.confidence,
+                                          "plans": [p.to_dict() for p in plans]}, indent=2) + "\n")
+        print(f"full result: {args.json}")
+    return 0
+
+
+def _estimate_table(found, args, using, labels) -> str:
+    from .calibrate.estimate import label_values
+
+    what = label_values(list(labels), args.target, args.positive)[1]
+    lines = [f"estimate: {what} ({args.confidence:.0%} intervals; scores used: {', '.join(using)})",
+             f"{'group':<16}{'method':<13}{'estimate':>9}{'low':>9}{'high':>9}{'width':>8}  labelled/rows"]
+    for e in found:
+        for name in ("ppi", "labels_only", "metric_only"):
+            iv = getattr(e, name)
+            lines.append(f"{e.group:<16}{name:<13}{iv.estimate:>9.3f}{iv.low:>9.3f}{iv.high:>9.3f}"
+                         f"{iv.high - iv.low:>8.3f}  {e.labelled}/{e.rows}")
+        width = e.labels_only.high - e.labels_only.low
+        if width > 0:
+            lines.append(f"{'':<16}PPI's interval is {(e.ppi.high - e.ppi.low) / width:.0%} of the labels-only width")
+        else:  # a CLT interval of identical labels is a point: it says nothing
+            lines.append(f"{'':<16}every labelled row has the same label: the labels-only interval is a point and "
+                         "PPI's rests on the metric's errors alone; label more rows")
+    return "\n".join(lines)
+
+
 def _add_verdict_and_compare(sub) -> None:
     v = _sub(sub, "verdict", "re-apply the verdict with a threshold profile, without re-scoring",
              "  evalkit verdict results.parquet --thresholds profile.yaml -o results_v2.parquet", _verdict_cmd)
@@ -759,6 +878,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--columns", help=COLUMNS_HELP)
     _add_reading(sm)
     _add_calibrate(sub)
+    _add_estimate(sub)
     _add_verdict_and_compare(sub)
     _add_paper(sub)
     _add_check(sub)
@@ -792,6 +912,29 @@ def _noting_renames(func, args) -> int:
         return func(args)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every ``finally`` runs: temporary notebooks, locks and empty
+    parts folders are removed as they are on Ctrl-C (the default action would kill the process where it stands)."""
+
+
+@contextlib.contextmanager
+def _terminated_like_interrupted():
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+
+    def stop(signum, frame):
+        raise _Terminated()
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -803,7 +946,11 @@ def main(argv: list[str] | None = None) -> int:
     # kernels inherit this); set it to 0 to see them
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
-        return _noting_renames(args.func, args)
+        with _terminated_like_interrupted():
+            return _noting_renames(args.func, args)
+    except _Terminated:
+        print("evalkit: terminated (SIGTERM); nothing half-written was left", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("evalkit: interrupted", file=sys.stderr)
         return 130

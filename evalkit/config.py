@@ -81,6 +81,8 @@ def read_yaml_mapping(path: str | Path, error: type[Exception] = ValueError, wha
         d = load_yaml(path.read_text(encoding="utf-8"), str(path)) or {}
     except yaml.YAMLError as e:
         raise error(f"{path}: invalid YAML: {_yaml_problem(e)}") from None
+    except RecursionError:
+        raise error(f"{path}: invalid YAML: nested too deeply to read (thousands of levels)") from None
     except UnicodeDecodeError as e:
         raise error(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})") from None
     if not isinstance(d, dict):

@@ -106,6 +106,9 @@ def jsonl_record(path: str | Path, lineno: int, line: str) -> dict:
                          object_pairs_hook=_object_without_duplicates(path, lineno))
     except json.JSONDecodeError as e:
         raise DataError(f"{path}: line {lineno}: malformed JSON ({e.msg} at column {e.colno})") from None
+    except RecursionError:
+        raise DataError(f"{path}: line {lineno}: JSON nested too deeply to read (arrays or objects inside one "
+                        "another thousands of levels deep)") from None
     if not isinstance(obj, dict):
         raise DataError(f"{path}: line {lineno}: expected a JSON object, got {type(obj).__name__}")
     for k, v in obj.items():
@@ -113,7 +116,27 @@ def jsonl_record(path: str | Path, lineno: int, line: str) -> dict:
             literal = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
             raise DataError(f"{path}: line {lineno}, column {k!r}: {literal} is not valid JSON "
                             "(write null for a missing value)")
+    if "\\u" in line:  # only an escape can carry half of a surrogate pair; raw text was decoded strictly
+        _refuse_lone_surrogates(path, lineno, obj)
     return obj
+
+
+def _refuse_lone_surrogates(path: str | Path, lineno: int, obj: dict) -> None:
+    r"""A ``\ud800`` escape without its pair is not a character: no file format can store it, so it is refused here
+    rather than when the results are written.
+
+    >>> jsonl_record("d.jsonl", 3, '{"answer": "a \\ud800 b"}')
+    Traceback (most recent call last):
+    ...
+    evalkit.data.DataError: d.jsonl: line 3, column 'answer': a lone surrogate escape (\ud800) is not a character; write the full pair or remove it
+    """
+    for k, v in obj.items():
+        try:
+            json.dumps(v, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise DataError(f"{path}: line {lineno}, column {k!r}: a lone surrogate escape "
+                            f"(\\u{ord(e.object[e.start]):04x}) is not a character; write the full pair or remove "
+                            "it") from None
 
 
 _BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))

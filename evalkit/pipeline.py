@@ -185,8 +185,10 @@ def estimate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     judged = [m for m in chosen if wants_judge(m, config)]
     resources = Resources(config, judge_factory=make_dry_judge)
     _score_all(judged, df, config, resources, "record", False)
-    per_metric = {k: v for j in resources.judges().values() for k, v in j.estimate().items()}
-    return DryRun(len(df), dict(sorted(per_metric.items())),
+    judges = list(resources.judges().values())
+    per_metric = {k: v for j in judges for k, v in j.estimate().items()}
+    notes = list(dict.fromkeys(j.tokens_note() for j in judges))
+    return DryRun(len(df), dict(sorted(per_metric.items())), **({"tokens": " | ".join(notes)} if notes else {}),
                   skipped=tuple(m.name for m in chosen if m not in judged))
 
 

@@ -47,6 +47,22 @@ def _tmp_name(path: Path) -> Path:
 NAME_EXTRA = len(".") + len(".1234567.") + 8 + len(".tmp")
 
 
+def check_folder_writable(path: str | Path) -> None:
+    """Refuse an output whose folder cannot be made because a part of its path is a file, before any work.
+
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); open(os.path.join(d, "afile"), "w").close()
+    >>> check_folder_writable(os.path.join(d, "afile", "out.parquet"))
+    Traceback (most recent call last):
+    ...
+    evalkit.safeio.OutputError: ...afile/out.parquet: cannot be written: ...afile is a file, not a folder
+    """
+    path = Path(path)
+    for folder in reversed(path.parents):
+        if folder.exists() and not folder.is_dir():
+            raise OutputError(f"{path}: cannot be written: {folder} is a file, not a folder")
+
+
 def check_name_fits(path: str | Path) -> None:
     """Refuse an output whose name, with the temporary suffix evalkit adds, is longer than the file system allows,
     before any work: otherwise the run fails at its last step ([Errno 36]) after all the scoring.
@@ -182,6 +198,21 @@ _HELD: dict[str, int] = {}
 _HELD_GUARD = threading.Lock()
 
 
+def _record_holder(fd: int, lock: Path, output: str | Path) -> None:
+    """Write this process's pid into the lock it holds; a disk too full for that is refused naming the output, and
+    the lock is removed (nothing is left behind)."""
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+    except OSError as e:
+        _silent_unlink(lock)
+        os.close(fd)
+        if e.errno == errno.ENOSPC:
+            raise OutputError(f"{output}: no space left on device before writing it; nothing was changed "
+                              "(free space or choose another folder)") from None
+        raise
+
+
 def _take(lock: Path, output: str | Path) -> int:
     """An exclusive ``flock`` on ``lock`` (created if absent), or :class:`OutputError` naming the holder.
 
@@ -204,8 +235,7 @@ def _take(lock: Path, output: str | Path) -> int:
         except FileNotFoundError:
             same = False
         if same:
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
+            _record_holder(fd, lock, output)
             return fd
         os.close(fd)  # unlinked under us by a writer that just finished: lock the file now at that path
     raise OutputError(f"{output}: could not take the lock {lock}")  # pragma: no cover - five races lost in a row

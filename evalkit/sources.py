@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import glob as globlib
 import hashlib
+import logging
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
@@ -25,13 +26,15 @@ from .data import FORMATS, DataError, canonicalize, dataset_sha256, jsonl_record
 
 STREAMED = (".jsonl", ".ndjson", ".parquet", ".pq")  # read chunk by chunk; a CSV is read whole, then cut
 
+log = logging.getLogger(__name__)
+
 
 def input_files(spec: str | Path) -> list[Path]:
     """The files of an input: a file, a directory (its .parquet/.jsonl files, sorted) or a glob (sorted)."""
     text = str(spec)
     path = Path(text)
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix.lower() in STREAMED)
+        files = _folder_parts(path)
     elif any(ch in text for ch in "*?["):
         files = sorted(Path(p) for p in globlib.glob(text) if Path(p).is_file())
     else:
@@ -45,6 +48,29 @@ def input_files(spec: str | Path) -> list[Path]:
             raise DataError(f"{f}: cannot tell the format from the extension {f.suffix!r}; use one of {sorted(FORMATS)}")
         if len(files) > 1 and f.suffix.lower() not in STREAMED:
             raise DataError(f"{f}: a multi-file input holds .parquet or .jsonl files only")
+    return files
+
+
+def _folder_parts(folder: Path) -> list[Path]:
+    """A folder's .parquet/.jsonl files, sorted; what else it holds is named in a warning, never read silently.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b.jsonl", "a.parquet", "notes.csv"):
+    ...     _ = (d / name).write_text("")
+    >>> (d / "old").mkdir()
+    >>> [p.name for p in _folder_parts(d)]  # the warning: "...: skipped 2 entries that are not .parquet/.jsonl parts: notes.csv, old/"
+    ['a.parquet', 'b.jsonl']
+    """
+    entries = sorted(folder.iterdir())
+    files = [p for p in entries if p.is_file() and p.suffix.lower() in STREAMED]
+    skipped = [p.name + ("/" if p.is_dir() else "") for p in entries if p not in files]
+    shown = ", ".join(skipped[:10]) + (f" and {len(skipped) - 10} more" if len(skipped) > 10 else "")
+    if not files:
+        raise DataError(f"{folder}: no .parquet or .jsonl files there" + (f" (it holds {shown})" if skipped else ""))
+    if skipped:
+        log.warning("%s: skipped %d %s that %s not .parquet/.jsonl parts: %s", folder, len(skipped),
+                    "entry" if len(skipped) == 1 else "entries", "is" if len(skipped) == 1 else "are", shown)
     return files
 
 

@@ -187,7 +187,7 @@ def open_checkpoint(directory: str | Path | None, header: dict[str, Any], resume
         raise CheckpointError(f"{directory}: exists and is not an evalkit parts directory (no {MANIFEST}); "
                               "move it away or choose another output")
     if manifest.exists() and resume:
-        old = json.loads(manifest.read_text())
+        old = _read_manifest(manifest)
         if not old.get("chunks"):  # a run that finished no chunk (bad input, stopped early) has nothing to keep
             return _fresh(directory, header)
         _check_same_run(directory, old, header)
@@ -195,6 +195,19 @@ def open_checkpoint(directory: str | Path | None, header: dict[str, Any], resume
         cp.write_manifest()
         return cp
     return _fresh(directory, header)
+
+
+def _read_manifest(manifest: Path) -> dict[str, Any]:
+    """The manifest of an earlier run, or a :class:`CheckpointError` naming it when it cannot be read."""
+    try:
+        old = json.loads(manifest.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
+        raise CheckpointError(f"{manifest}: not a readable parts manifest ({type(e).__name__}: {str(e)[:80]}); "
+                              "re-run with --no-resume to start over") from None
+    if not isinstance(old, dict):
+        raise CheckpointError(f"{manifest}: not a parts manifest (a JSON {type(old).__name__}, not an object); "
+                              "re-run with --no-resume to start over")
+    return old
 
 
 def _fresh(directory: Path, header: Mapping[str, Any]) -> "Checkpoint":
@@ -237,9 +250,9 @@ def remove_unfinished(directory: str | Path) -> None:
     with a finished chunk is kept, so a re-run resumes from it. Call it only while holding the output's lock."""
     manifest = Path(directory) / MANIFEST
     try:
-        chunks = json.loads(manifest.read_text(encoding="utf-8")).get("chunks") if manifest.exists() else None
-    except (OSError, ValueError):
-        return
+        chunks = _read_manifest(manifest).get("chunks") if manifest.exists() else None
+    except (OSError, CheckpointError):
+        return  # not ours to judge: the error that stopped the run says what is wrong with it
     if manifest.exists() and not chunks:
         remove_parts(directory)
     elif not manifest.exists() and Path(directory).is_dir() and not any(Path(directory).iterdir()):

@@ -33,6 +33,9 @@ def _write_case(root: Path, case: dict) -> dict[Path, str]:
         p = root / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(text.encode(encodings.get(name, "utf-8")))
+    for name, n in (case.get("nested") or {}).items():  # too deep to write out: prefix, depth x open/close, suffix
+        text = n["prefix"] + n["open"] * n["depth"] + n["close"] * n["depth"] + n["suffix"]
+        (root / name).write_text(text, encoding="utf-8")
     for link, target in (case.get("symlinks") or {}).items():
         (root / link).symlink_to(root / target)
     return {p: _sha(p) for p in root.rglob("*") if p.is_file() and not p.is_symlink()}
@@ -68,6 +71,7 @@ def stderr_logging(capsys):
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_bad_input(case, tmp_path, monkeypatch, capsys, stderr_logging):
     before = _write_case(tmp_path, case)
+    parts_before = {p for p in tmp_path.iterdir() if p.name.endswith(".parts")}  # an earlier run's are kept
     monkeypatch.chdir(tmp_path)
     stderr_logging()
     rc = cli.main([str(a) for a in case["argv"]])
@@ -86,7 +90,8 @@ def test_bad_input(case, tmp_path, monkeypatch, capsys, stderr_logging):
     for name in case.get("absent") or []:
         assert not (tmp_path / name).exists()
     if rc != 0:
-        assert not any(p.name.endswith(".parts") for p in tmp_path.iterdir()), "a failed run left a parts folder"
+        assert not any(p.name.endswith(".parts") and p not in parts_before for p in tmp_path.iterdir()), \
+            "a failed run left a parts folder"
     for name, cols in (case.get("output_has_columns") or {}).items():
         out = pd.read_csv(tmp_path / name)
         assert set(cols) <= set(out.columns), list(out.columns)

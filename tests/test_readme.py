@@ -75,7 +75,28 @@ def workspace(tmp_path_factory):
         (ws / name).symlink_to(ROOT / name)
     _my_answers(ws / "my_answers.csv")
     _my_labels(ws / "my_answers.csv", ws / "labels.csv")
+    _my_study(ws / "study.csv")
     return ws
+
+
+def _my_study(path: Path) -> None:
+    """A labelling study's table for the README's `evalkit estimate`: 300 questions answered by two systems, two
+    scores on every row, the label `hallucinated` (yes/no) on a random 60 of the 600 rows."""
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    frames = []
+    for system, rate in (("base", 0.3), ("tuned", 0.15)):
+        y = rng.random(300) < rate
+        frames.append(pd.DataFrame({"id": [f"s{i}" for i in range(300)], "system": system,
+                                    "hallucination": np.clip(0.5 * y + rng.normal(0.2, 0.2, 300), 0, 1),
+                                    "support": np.clip(0.8 - 0.4 * y + rng.normal(0, 0.2, 300), 0, 1),
+                                    "truth": np.where(y, "yes", "no")}))
+    df = pd.concat(frames, ignore_index=True)
+    picked = rng.choice(len(df), 60, replace=False)
+    df["hallucinated"] = None
+    df.loc[picked, "hallucinated"] = df.loc[picked, "truth"]
+    df.drop(columns="truth").to_csv(path, index=False)
 
 
 def _my_labels(answers: Path, out: Path) -> None:

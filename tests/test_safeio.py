@@ -99,6 +99,45 @@ def test_killed_report_leaves_every_file_complete(tmp_path):
     subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True)  # the stale lock is taken over
 
 
+def _leftovers(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if ".tmp" in p.name or p.name.endswith(".lock"))
+
+
+def _terminate_when(argv: list[str], cwd: Path, appeared, patience: float = 240.0) -> tuple[int, str]:
+    """Start ``argv``; as soon as ``appeared()`` is true, SIGTERM it; its exit code and stderr."""
+    p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + patience
+    while not appeared() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert p.poll() is None, "the run ended before the moment to stop it came"
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    return p.returncode, err
+
+
+def test_sigterm_of_report_leaves_no_temporary_notebook_or_lock(tmp_path):
+    """SIGTERM while papermill writes a notebook: the temporary notebook and both locks go, as on Ctrl-C."""
+    (tmp_path / "d.csv").write_text("question,answer,contexts\nWhat is the fee?,40 euros.,The fee is 40 euros.\n")
+    (tmp_path / "e.yaml").write_text("name: t\ndata: d.csv\nnotebooks: [00_quickstart]\n")
+    notebooks = tmp_path / "reports" / "t" / "notebooks"
+    rc, err = _terminate_when(EVALKIT + ["report", "e.yaml"], tmp_path,
+                              lambda: notebooks.is_dir() and any(notebooks.glob(".*.tmp.ipynb")))
+    assert rc == 143, err
+    assert "evalkit: terminated (SIGTERM)" in err
+    assert _leftovers(tmp_path) == []
+
+
+def test_sigterm_of_score_leaves_no_lock(tmp_path):
+    rows = "".join(f"What is fee {i}?,The fee is {i} euros a month.,The fee is {i} euros a month.\n" for i in range(400))
+    (tmp_path / "d.csv").write_text("question,answer,contexts\n" + rows)
+    lock = tmp_path / ".out.parquet.lock"
+    rc, err = _terminate_when(EVALKIT + ["score", "d.csv", "-o", "out.parquet", "--chunk-size", "10"], tmp_path,
+                              lock.exists)
+    assert rc == 143, err
+    assert _leftovers(tmp_path) == []
+    assert not (tmp_path / "out.parquet").exists()
+
+
 @pytest.fixture()
 def small_disk(tmp_path):
     """A real 24 KiB filesystem (tmpfs; the tests run as root in CI)."""
@@ -122,6 +161,24 @@ def test_disk_full_names_the_path_and_leaves_nothing(small_disk, tmp_path, monke
     assert err.startswith(f"evalkit: error: {small_disk / 'out.csv'}: no space left on device"), err
     assert sorted(p.name for p in small_disk.iterdir()) == ["out.csv"]
     assert (small_disk / "out.csv").read_text() == "old\n"
+
+
+def test_disk_full_before_the_first_write_names_the_path_and_leaves_no_lock(small_disk, tmp_path, monkeypatch,
+                                                                           capsys):
+    (tmp_path / "d.csv").write_text("question,answer,contexts\nWhat is the fee?,40 euros.,The fee is 40 euros.\n")
+    fd = os.open(small_disk / "fill", os.O_CREAT | os.O_WRONLY)
+    try:  # every block taken: even the lock's pid cannot be written
+        with pytest.raises(OSError, match="No space left"):
+            while True:
+                os.write(fd, b"\0" * 1024)
+    finally:
+        os.close(fd)
+    monkeypatch.chdir(tmp_path)
+    rc = cli.main(["score", "d.csv", "-o", str(small_disk / "out.parquet"), "--metrics", "relevance"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert f"evalkit: error: {small_disk / 'out.parquet'}: no space left on device" in err, err
+    assert sorted(p.name for p in small_disk.iterdir()) == ["fill"]
 
 
 def test_a_second_writer_is_refused_with_the_first_ones_pid(tmp_path):

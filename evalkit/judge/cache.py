@@ -65,6 +65,24 @@ class JudgeCache:
             conn.execute("INSERT OR REPLACE INTO calls (key, value) VALUES (?, ?)", (key, json.dumps(value)))
             conn.commit()
 
+    def output_tokens_by_prompt(self) -> dict[str, float]:
+        """The mean ``completion_tokens`` of the cached replies, per prompt name (replies cached before the name was
+        stored, or without usage, are not counted).
+
+        >>> c = JudgeCache(None)
+        >>> c.put("k1", {"data": {}, "usage": {"completion_tokens": 10}, "prompt": "p"})
+        >>> c.put("k2", {"data": {}, "usage": {"completion_tokens": 20}, "prompt": "p"})
+        >>> c.put("k3", {"data": {}, "usage": {}})
+        >>> c.output_tokens_by_prompt()
+        {'p': 15.0}
+        """
+        with self._lock:
+            rows = self._conn().execute(
+                "SELECT json_extract(value, '$.prompt'), AVG(json_extract(value, '$.usage.completion_tokens')) "
+                "FROM calls WHERE json_extract(value, '$.prompt') IS NOT NULL "
+                "AND json_extract(value, '$.usage.completion_tokens') IS NOT NULL GROUP BY 1").fetchall()
+        return {name: float(mean) for name, mean in rows}
+
     def __len__(self) -> int:
         with self._lock:
             return self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]

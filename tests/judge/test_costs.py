@@ -71,8 +71,29 @@ def test_dry_run_sends_nothing_and_estimates_the_real_calls_within_15_percent(tm
         assert again.total.calls == 0 and again.total.cached == dry.total.calls + dry.total.cached
         assert srv.requests == real
     text = str(dry)
-    assert "no judge was called" in text and "characters / 4" in text
+    # the cache was empty: prompts counted with tiktoken, replies assumed 100 tokens
+    assert "no judge was called" in text and "counted with tiktoken cl100k_base" in text
+    assert "assumed 100 a call for answer_relevance_rubric, context_verdicts, faithfulness_claims" in text
     assert json.loads(json.dumps(dry.to_dict()))["total"]["calls"] == 210 - 2 * 4
+
+
+def test_dry_run_cost_is_within_15_percent_of_a_run_billed_in_openai_tokens(tmp_path):
+    """A pilot run fills the cache; the dry run of the other questions counts prompts with tiktoken and takes each
+    prompt's reply length from the pilot's replies; the server bills as OpenAI does (cl100k tokens)."""
+    df = three_context_rows()
+    ids = list(dict.fromkeys(df["id"]))
+    pilot, rest = df[df["id"].isin(ids[: len(ids) // 2])], df[df["id"].isin(ids[len(ids) // 2:])]
+    with ScriptedJudgeServer(tokens="cl100k") as srv:
+        cfg = {"judge": {"base_url": srv.url, "model": "scripted", "cache_path": str(tmp_path / "judge.sqlite"),
+                         "prices": PRICES}, "metric_params": {"answer_relevance": {"method": "rubric"}}}
+        evalkit.evaluate(pilot, RAGAS4, cfg, progress=False)
+        dry = evalkit.evaluate(rest, RAGAS4, cfg, dry_run=True)
+        out = evalkit.evaluate(rest, RAGAS4, cfg, progress=False)
+    real = out.attrs["evalkit"]["judge"]["total"]
+    assert dry.total.calls == real["http_calls"]
+    assert abs(dry.total.cost - real["cost"]) <= 0.15 * real["cost"], (dry.total.cost, real["cost"])
+    assert abs(dry.total.output_tokens - real["completion_tokens"]) <= 0.15 * real["completion_tokens"]
+    assert "the judge cache's mean reply" in dry.tokens and "assumed" not in dry.tokens
 
 
 def test_cli_dry_run_prints_the_estimate_and_writes_nothing(tmp_path, capsys):

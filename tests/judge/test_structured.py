@@ -218,3 +218,29 @@ def test_a_judge_that_miscounts_twice_is_asked_one_passage_at_a_time():
     with ScriptedJudgeServer(replies=[{"when": "REFERENCE ANSWER:", "reply": one}]) as srv:  # one passage: no
         assert context_precision("Q?", THREE[:1], "$604 per year.", judge=judge_for(srv)).value == 100.0
         assert srv.requests == 1                                                      # fallback needed
+
+
+def test_the_run_summary_counts_repaired_replies_and_rows_asked_per_passage(tmp_path, monkeypatch, capsys):
+    import json
+
+    from evalkit import cli
+
+    one = {"verdicts": [{"context": 1, "verdict": 1, "reason": "r"}],
+           "classifications": [{"statement": "$604 per year.", "attributed": 1, "reason": "r"}]}
+    rows = [{"question": "What is the base premium?", "answer": "$604.", "contexts": THREE,
+             "ground_truth": "$604 per year."},
+            {"question": "Which territory?", "answer": "118.", "contexts": THREE[:1], "ground_truth": "Territory 118."},
+            {"question": "When is the office open?", "answer": "9 to 5.", "contexts": THREE[1:],
+             "ground_truth": "From 9 to 5."}]
+    (tmp_path / "d.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with ScriptedJudgeServer(replies=[{"when": "REFERENCE ANSWER:", "reply": one}]) as srv:
+        (tmp_path / "c.yaml").write_text(f"judge: {{base_url: '{srv.url}', model: scripted, cache_path: null, "
+                                         "backoff: 0.01}\n")
+        monkeypatch.chdir(tmp_path)
+        rc = cli.main(["score", "d.jsonl", "--config", "c.yaml", "--metrics", "context_precision", "-o", "o.parquet"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    # by hand: rows 1 (3 passages) and 3 (2 passages) miscount, are repaired once each and still miscount, so each
+    # is asked one passage at a time; row 2 has one passage and one verdict: no repair
+    assert "2 replies repaired" in out, out
+    assert "judge context_precision: 2 rows asked one passage at a time" in out, out

@@ -1,0 +1,350 @@
+"""Estimates a paper can stand on: the rate (or mean) of a human label per system, from labels on some rows and
+metric scores on every row, with an interval that is valid whatever the metric's quality.
+
+Prediction-powered inference (Angelopoulos et al., Science 2023) with power tuning (PPI++, Angelopoulos, Duchi
+and Zrnic 2024), computed by ``ppi-python``, the authors' package: the label's mean is the mean of a prediction
+of the label on every row, corrected by the prediction's error on the labelled rows; power tuning weighs the
+prediction by how much it helps, so the interval is never much wider than the labels' own and narrower the
+better the metric predicts the label.
+
+The prediction is a model of the label from the scores (``using``; logistic regression for a binary label,
+linear regression otherwise), fitted on the labelled rows *out of fold* (cross-fitting, ``K`` folds): each
+labelled row is predicted by a model that never saw it, each unlabelled row by the mean of the ``K`` models. A
+score therefore needs no threshold and may point either way (``hallucination`` against ``correct``).
+
+Beside the PPI estimate, every result carries the ``labels_only`` interval (the labelled rows alone, the
+classical CLT interval) and the ``metric_only`` mean (the prediction's mean on every row, with the interval a
+reader would draw if the metric were the truth: it ignores the metric's error and is shown to be compared, not
+trusted). Validity needs the labelled rows to be a uniform random sample of the rows: labels chosen near a
+threshold (``label_next``'s ``selection`` "near the threshold") are refused.
+
+Examples
+--------
+>>> import numpy as np, pandas as pd
+>>> rng = np.random.default_rng(0)
+>>> y = rng.random(400) < 0.3
+>>> score = np.clip(0.6 * y + rng.normal(0.2, 0.2, 400), 0, 1)
+>>> label = np.where(rng.random(400) < 0.25, np.where(y, "Y", "N"), None)  # a quarter of rows labelled
+>>> df = pd.DataFrame({"system": "a", "hallucination": score, "hallucinated": label})
+>>> [e] = estimate(df, "hallucinated", ["hallucination"], positive="Y")
+>>> e.group, e.ppi.n, e.labels_only.n, e.metric_only.n
+('a', 400, 94, 400)
+>>> e.ppi.high - e.ppi.low < e.labels_only.high - e.labels_only.low  # the metric bought a narrower interval
+True
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .core import CalibrationError
+from .labels import binary_labels
+
+MIN_LABELLED = 10  # below this many labels in a group, no CLT interval (PPI's or the labels' own) is honest
+FOLDS = 10
+METHOD = ("PPI++ (prediction-powered inference with power tuning; Angelopoulos et al., Science 2023; "
+          "Angelopoulos, Duchi & Zrnic 2024), computed with ppi-python")
+
+
+class EstimateError(CalibrationError):
+    """An estimate that cannot be made honestly (too few labels, labels not drawn at random, no score)."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate, its interval at the run's level, and the rows it rests on."""
+
+    estimate: float
+    low: float
+    high: float
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"estimate": self.estimate, "low": self.low, "high": self.high, "n": self.n}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One group's (a system's, or a paired difference's) estimate by the three methods."""
+
+    group: str
+    ppi: Interval
+    labels_only: Interval
+    metric_only: Interval
+    labelled: int
+    rows: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"group": self.group, "labelled": self.labelled, "rows": self.rows, "ppi": self.ppi.to_dict(),
+                "labels_only": self.labels_only.to_dict(), "metric_only": self.metric_only.to_dict()}
+
+
+def label_values(values: Sequence[Any], target: str, positive: Any = None) -> tuple[np.ndarray, str]:
+    """The label as floats (NaN where missing) and what its mean is: a rate of the positive class for a binary
+    label, else the mean of a numeric label.
+
+    >>> label_values(["Y", "N", None, "Y"], "hallucinated", positive="Y")[1]
+    "rate of hallucinated = 'Y'"
+    >>> label_values([4, 2, None], "grade")
+    (array([ 4.,  2., nan]), 'mean of grade')
+    """
+    present = [v for v in values if not _missing(v)]
+    numeric = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in present)
+    if positive is None and numeric and not set(present) <= {0, 1}:
+        return np.array([np.nan if _missing(v) else float(v) for v in values]), f"mean of {target}"
+    flags = binary_labels(values, positive=positive, column=target)
+    what = f"rate of {target} = {positive!r}" if positive is not None else f"rate of {target}"
+    return np.array([np.nan if f is None else float(f) for f in flags]), what
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA or v is pd.NaT
+
+
+def refuse_non_random(frame: pd.DataFrame) -> None:
+    """Labels chosen for being near a threshold are not a random sample: a PPI (or labels-only) interval from them
+    would be biased, so they are refused, naming how many and what to do."""
+    if "selection" not in frame.columns:
+        return
+    near = frame["selection"].astype(str).str.startswith("near the threshold")
+    if near.any():
+        raise EstimateError(f"{int(near.sum())} labelled rows were chosen near a threshold (column 'selection'), not "
+                            "at random: a rate estimated from them is biased. Label a random sample "
+                            "(label_next(..., mode='random')) or leave those rows out")
+
+
+def cross_fitted(X: np.ndarray, y: np.ndarray, labelled: np.ndarray, binary: bool, seed: int = 0,
+                 folds: int = FOLDS) -> np.ndarray:
+    """A prediction of the label for every row: labelled rows out of fold, unlabelled rows the folds' mean."""
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.model_selection import KFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    idx = np.flatnonzero(labelled)
+    pred = np.empty(len(y))
+    unlabelled = np.zeros((int((~labelled).sum()), 0))
+    for train, test in KFold(n_splits=min(folds, len(idx)), shuffle=True, random_state=seed).split(idx):
+        tr, te = idx[train], idx[test]
+        if binary and len(np.unique(y[tr])) < 2:  # a fold that saw one class predicts it
+            fit = lambda Z, c=float(y[tr][0]): np.full(len(Z), c)  # noqa: E731
+        else:
+            model = make_pipeline(StandardScaler(), LogisticRegression() if binary else LinearRegression())
+            model.fit(X[tr], y[tr].astype(int) if binary else y[tr])
+            fit = (lambda Z, m=model: m.predict_proba(Z)[:, 1]) if binary else model.predict
+        pred[te] = fit(X[te])
+        if (~labelled).any():
+            unlabelled = np.column_stack([unlabelled, fit(X[~labelled])])
+    if (~labelled).any():
+        pred[~labelled] = unlabelled.mean(axis=1)
+    return pred
+
+
+def ppi_interval(y: np.ndarray, pred: np.ndarray, labelled: np.ndarray, alpha: float) -> Interval:
+    """PPI++ (power-tuned) on the labelled rows' labels and predictions and the unlabelled rows' predictions."""
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+    Y, Yhat, Yhat_u = y[labelled], pred[labelled], pred[~labelled]
+    if not len(Yhat_u):  # every row labelled: the labels' own interval is the answer
+        return labels_only_interval(Y, alpha, n=len(y))
+    low, high = ppi_mean_ci(Y, Yhat, Yhat_u, alpha=alpha)
+    est = ppi_mean_pointestimate(Y, Yhat, Yhat_u)
+    return Interval(float(np.ravel(est)[0]), float(np.ravel(low)[0]), float(np.ravel(high)[0]), len(y))
+
+
+def labels_only_interval(Y: np.ndarray, alpha: float, n: int | None = None) -> Interval:
+    from ppi_py import classical_mean_ci
+
+    low, high = classical_mean_ci(Y, alpha=alpha)
+    return Interval(float(Y.mean()), float(np.ravel(low)[0]), float(np.ravel(high)[0]), len(Y) if n is None else n)
+
+
+def metric_only_interval(pred: np.ndarray, alpha: float) -> Interval:
+    """The prediction's mean on every row, with a CLT interval as if the prediction were the label."""
+    from scipy.stats import norm
+
+    half = norm.ppf(1 - alpha / 2) * pred.std(ddof=1) / np.sqrt(len(pred)) if len(pred) > 1 else np.nan
+    return Interval(float(pred.mean()), float(pred.mean() - half), float(pred.mean() + half), len(pred))
+
+
+def _one(group: str, y: np.ndarray, pred: np.ndarray, alpha: float) -> Estimate:
+    labelled = ~np.isnan(y)
+    n_lab = int(labelled.sum())
+    if n_lab < MIN_LABELLED:
+        raise EstimateError(f"{group}: {n_lab} labelled rows; an interval needs at least {MIN_LABELLED} "
+                            "(label more rows at random)")
+    return Estimate(group, ppi_interval(y, pred, labelled, alpha), labels_only_interval(y[labelled], alpha),
+                    metric_only_interval(pred, alpha), n_lab, len(y))
+
+
+def _scores(frame: pd.DataFrame, using: Sequence[str]) -> np.ndarray:
+    missing = [c for c in using if c not in frame.columns]
+    if missing:
+        raise EstimateError(f"no score column {missing[0]!r}; columns: {sorted(map(str, frame.columns))}")
+    X = frame[list(using)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    return X
+
+
+def estimate(results: pd.DataFrame, target: str, using: Sequence[str], *, positive: Any = None,
+             by: str | None = "system", alpha: float = 0.05, seed: int = 0) -> list[Estimate]:
+    """The label's rate (or mean) per group (``by``; None: all rows as one) by PPI++, labels only and metric only.
+
+    Rows with a missing score in ``using`` are left out (they are counted in the error). See the module.
+    """
+    frame, y, pred = _prepared(results, target, using, positive, seed)
+    if by is None or by not in frame.columns:
+        return [_one("all rows", y, pred, alpha)]
+    groups = frame[by].astype(str).to_numpy()
+    return [_one(g, y[groups == g], pred[groups == g], alpha) for g in sorted(set(groups))]
+
+
+def paired_difference(results: pd.DataFrame, target: str, using: Sequence[str], a: str, b: str, *,
+                      positive: Any = None, by: str = "system", pair_on: str = "id", alpha: float = 0.05,
+                      seed: int = 0) -> Estimate:
+    """``a`` minus ``b`` over the questions both answered (paired on ``pair_on``).
+
+    ppi-python estimates one mean; the difference of two systems labelled on different random rows is its
+    two-sample form (PPI, Angelopoulos et al. 2023, section on differences): the paired predictions' mean
+    difference over every pair, corrected by each system's mean prediction error on its own labelled rows,
+
+        D = mean_pairs(f_a - f_b) + mean_La(Y_a - f_a) - mean_Lb(Y_b - f_b),
+        Var D = var(f_a - f_b) / N + var(Y_a - f_a) / n_a + var(Y_b - f_b) / n_b,
+
+    with the cross-fitted prediction f (well calibrated, so no power tuning is applied here). labels_only is the
+    difference of the two labelled means (Welch's CLT interval); metric_only the predictions' paired mean.
+    """
+    frame, y, pred = _prepared(results, target, using, positive, seed)
+    ia, ib = _pairs(frame, a, b, by, pair_on)
+    la, lb = ~np.isnan(y[ia]), ~np.isnan(y[ib])
+    for s, n in ((a, la.sum()), (b, lb.sum())):
+        if n < MIN_LABELLED:
+            raise EstimateError(f"{s}: {int(n)} labelled rows among the pairs; an interval needs at least "
+                                f"{MIN_LABELLED} (label more rows at random)")
+    return paired_interval(f"{a} - {b}", y[ia], pred[ia], y[ib], pred[ib], alpha)
+
+
+def paired_interval(group: str, ya: np.ndarray, fa: np.ndarray, yb: np.ndarray, fb: np.ndarray,
+                    alpha: float) -> Estimate:
+    """The paired difference's three estimates from each pair's labels (NaN: unlabelled) and predictions.
+
+    >>> nan = float("nan")
+    >>> e = paired_interval("a - b", np.array([1, nan, 0, 1]), np.array([.8, .6, .2, .7]),
+    ...                     np.array([nan, 0, 0, 1]), np.array([.3, .1, .4, .9]), 0.05)
+    >>> round(e.ppi.estimate, 4)  # mean(fa - fb) + mean(ya - fa | labelled) - mean(yb - fb | labelled)
+    0.3833
+    """
+    from scipy.stats import norm
+
+    la, lb = ~np.isnan(ya), ~np.isnan(yb)
+    z = norm.ppf(1 - alpha / 2)
+    fd = fa - fb
+    ra, rb = (ya - fa)[la], (yb - fb)[lb]
+    est = fd.mean() + ra.mean() - rb.mean()
+    half = z * np.sqrt(fd.var(ddof=1) / len(fd) + ra.var(ddof=1) / len(ra) + rb.var(ddof=1) / len(rb))
+    lab = ya[la].mean() - yb[lb].mean()
+    lab_half = z * np.sqrt(ya[la].var(ddof=1) / la.sum() + yb[lb].var(ddof=1) / lb.sum())
+    n_lab = int(la.sum() + lb.sum())
+    return Estimate(group, Interval(float(est), float(est - half), float(est + half), len(fd)),
+                    Interval(float(lab), float(lab - lab_half), float(lab + lab_half), n_lab),
+                    metric_only_interval(fd, alpha), n_lab, 2 * len(fd))
+
+
+def _pairs(frame: pd.DataFrame, a: str, b: str, by: str, pair_on: str) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of a's and b's rows of each shared ``pair_on`` value, in the same order."""
+    for col in (by, pair_on):
+        if col not in frame.columns:
+            raise EstimateError(f"no column {col!r} to pair the systems on")
+    side = {s: frame.assign(_pos=np.arange(len(frame)))[frame[by].astype(str) == s] for s in (a, b)}
+    for s, rows in side.items():
+        if rows.empty:
+            raise EstimateError(f"no rows of system {s!r} in column {by!r}")
+    keys = side[a][[pair_on, "_pos"]].astype({pair_on: str}).merge(
+        side[b][[pair_on, "_pos"]].astype({pair_on: str}), on=pair_on, suffixes=("_a", "_b"))
+    if keys.empty:
+        raise EstimateError(f"systems {a!r} and {b!r} share no {pair_on!r}: nothing to pair")
+    return keys["_pos_a"].to_numpy(), keys["_pos_b"].to_numpy()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many random labels a group needs for a PPI interval of the asked width, from a pilot's labels."""
+
+    group: str
+    width: float
+    pilot: int  # labelled rows so far
+    rows: int
+    ppi_corr: float  # the correlation of the prediction with the label on the pilot (Broska et al. 2024)
+    labels_ppi: int | None  # None: not reachable even with every row labelled
+    labels_only: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"group": self.group, "width": self.width, "pilot": self.pilot, "rows": self.rows,
+                "ppi_corr": self.ppi_corr, "labels_ppi": self.labels_ppi, "labels_only": self.labels_only}
+
+
+def plan(results: pd.DataFrame, target: str, using: Sequence[str], width: float, *, positive: Any = None,
+         by: str | None = "system", alpha: float = 0.05, seed: int = 0) -> list[Plan]:
+    """Labels needed per group for a PPI interval ``width`` wide (and for the labels alone), from the labels so far
+    (a random pilot): ``ppi_py.ppi_mean_power`` with labels costing 1 and predictions next to nothing, the group's
+    rows the most there can be."""
+    if not width > 0:
+        raise EstimateError(f"the interval width must be above 0, got {width!r}")
+    frame, y, pred = _prepared(results, target, using, positive, seed)
+    if by is None or by not in frame.columns:
+        return [_plan_one("all rows", y, pred, width, alpha)]
+    groups = frame[by].astype(str).to_numpy()
+    return [_plan_one(g, y[groups == g], pred[groups == g], width, alpha) for g in sorted(set(groups))]
+
+
+def _plan_one(group: str, y: np.ndarray, pred: np.ndarray, width: float, alpha: float) -> Plan:
+    from ppi_py import ppi_mean_power
+    from scipy.stats import norm
+
+    labelled = ~np.isnan(y)
+    Y, Yhat = y[labelled], pred[labelled]
+    if labelled.sum() < MIN_LABELLED or Y.std() == 0 or Yhat.std() == 0:
+        raise EstimateError(f"{group}: a plan needs a pilot of at least {MIN_LABELLED} random labels that are not "
+                            f"all the same (has {int(labelled.sum())})")
+    effective = int(np.ceil((2 * norm.ppf(1 - alpha / 2) * Y.std(ddof=1) / width) ** 2))  # labels-only n
+    needed = ppi_mean_power(Y, Yhat, cost_Y=1.0, cost_Yhat=1e-6, effective_n=max(1, effective), n_max=len(y))
+    n_ppi = _enough(int(needed["n"]), float(needed["ppi_corr"]), len(y), effective)
+    n_only = effective if effective <= len(y) else None
+    return Plan(group, width, int(labelled.sum()), len(y), float(needed["ppi_corr"]), n_ppi, n_only)
+
+
+def _enough(n: int, rho: float, rows: int, effective: int) -> int | None:
+    """The fewest labels from ``n`` up whose PPI++ interval, the group's other rows unlabelled, is as narrow as
+    ``effective`` labels alone: n / (1 - rho^2 (rows - n) / rows) >= effective (ppi-python's pair rounds its
+    effective size down, by a label or two at small n); None when even every row labelled is not enough.
+
+    >>> _enough(50, 0.8, 1000, 200), _enough(10, 0.0, 50, 60)  # by hand: k >= 72 + 0.128 k, so k >= 82.6
+    (83, None)
+    """
+    for k in range(max(n, 1), rows + 1):
+        if k / (1 - rho ** 2 * (rows - k) / rows) >= effective:
+            return k
+    return None
+
+
+def _prepared(results: pd.DataFrame, target: str, using: Sequence[str], positive: Any, seed: int):
+    if target not in results.columns:
+        raise EstimateError(f"no label column {target!r}; columns: {sorted(map(str, results.columns))}")
+    if not using:
+        raise EstimateError("name at least one score to predict the label with (--using)")
+    y, _ = label_values(list(results[target]), target, positive)
+    labelled_rows = results[~np.isnan(y)]
+    refuse_non_random(labelled_rows)
+    X = _scores(results, using)
+    scored = ~np.isnan(X).any(axis=1)
+    if not scored.all():
+        raise EstimateError(f"{int((~scored).sum())} rows have no value for {', '.join(using)} (undetermined or "
+                            "errored): drop them first, or choose scores every row has")
+    binary = set(np.unique(y[~np.isnan(y)])) <= {0.0, 1.0}
+    labelled = ~np.isnan(y)
+    if labelled.sum() < MIN_LABELLED:
+        raise EstimateError(f"{int(labelled.sum())} labelled rows in {target!r}; an estimate needs at least "
+                            f"{MIN_LABELLED}")
+    return results, y, cross_fitted(X, y, labelled, binary, seed)
