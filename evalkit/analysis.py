@@ -167,6 +167,19 @@ def calibration_numbers(results: pd.DataFrame, cal: Mapping[str, Any], seed: int
     return {**tc.to_dict(), "summary": tc.summary_lines()}
 
 
+def estimate_numbers(results: pd.DataFrame, cal: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
+    """The rate of the calibration's human label per system (and over all rows), by PPI++ from the labelled rows
+    and the calibration score on every row (:func:`evalkit.calibrate.estimate.estimate`); when every row is
+    labelled, PPI's interval is the labels' own."""
+    from .calibrate.estimate import METHOD, estimate
+
+    label, score = cal["label"], cal.get("score", DEFAULT_CALIBRATION_SCORE)
+    by = "system" if "system" in results.columns and results["system"].nunique() > 1 else None
+    found = estimate(results[results[score].notna()], label, [score], positive=cal.get("positive"), by=by, seed=seed)
+    return {"target": label, "positive": cal.get("positive"), "using": [score], "method": METHOD,
+            "estimates": [e.to_dict() for e in found]}
+
+
 def comparison_numbers(results: pd.DataFrame, cmp: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
     """The comparison section: paired differences of every scored metric (and by ``cmp['by']``)."""
     a, b = compare_pair(results, cmp)
@@ -296,4 +309,9 @@ def analyze(results: pd.DataFrame, exp: Experiment, plan: Mapping[str, Section] 
                 out[name] = fn(results, sec, exp.seed)
             except (CalibrationError, CompareError) as e:
                 out[name] = {"error": str(e)}
+    if plan["calibration"].applies:  # the label's rate per system, valid from labels on a random sample of rows
+        try:
+            out["estimate"] = estimate_numbers(results, exp.calibration, exp.seed)
+        except CalibrationError as e:  # EstimateError: too few labels, labels chosen near a threshold
+            out["estimate"] = {"error": str(e)}
     return json_ready(out)

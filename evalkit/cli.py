@@ -403,7 +403,8 @@ def _calibrate_cmd(args) -> int:
     named = args.labels if args.labels else args.results
     tc = _named_label(named, args.label, _named(args.results, calibrate_frame))(df, args.score, args.label, positive=args.positive, direction=args.direction,
                          criterion=args.criterion, split=args.split, by=[c for c in (args.by or "").split(",") if c],
-                         groups=args.groups, n_resamples=args.resamples, seed=args.seed)
+                         groups=args.groups, n_resamples=args.resamples, seed=args.seed,
+                         guarantee=args.guarantee, delta=args.delta)
     print("\n".join(tc.summary_lines()))  # a warning about the positive class comes first
     _refuse_the_better_side(args, tc.score)
     out = tc.to_dict()
@@ -629,6 +630,11 @@ def _add_calibrate(sub) -> None:
                    help="the side of the score that flags the positive label (higher: a high score flags); default: "
                         "the metric's own from the registry (support is better high, so low flags), else higher")
     c.add_argument("--criterion", default="youden", help="youden | f1 | precision>=X | recall>=X | cost:fp=A,fn=B")
+    c.add_argument("--guarantee", help="instead of --criterion, a threshold with a finite-sample guarantee (Learn-then-"
+                                       "Test risk control, MAPIE): precision>=X | recall>=X | fpr<=X | false_pass<=X "
+                                       "(bad answers among those let pass); exit 2 when no threshold meets it")
+    c.add_argument("--delta", type=_probability, default=0.1,
+                   help="with --guarantee: the chance the guarantee fails (default 0.1: it holds with probability 0.9)")
     c.add_argument("--split", help="'seeded' or a column with calibration/test values (honest protocol); "
                                    "default: same rows (optimistic, and said so)")
     c.add_argument("--by", help="comma-separated subgroup columns, e.g. question_type,system")
@@ -672,6 +678,16 @@ def _add_estimate(sub) -> None:
     e.add_argument("--plan", type=float, metavar="WIDTH",
                    help="instead of estimating: how many random labels each system needs for a PPI interval WIDTH "
                         "wide (e.g. 0.1 for +-5 points), the labels so far taken as a pilot")
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be a probability between 0 and 1, e.g. 0.1, got {text!r}")
+    return value
 
 
 def _confidence(text: str) -> float:

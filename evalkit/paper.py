@@ -112,6 +112,23 @@ BIB: dict[str, str] = {
   year = {1947},
   doi = {10.1007/BF02295996}
 }""",
+    "angelopoulos2023ppi": """@article{angelopoulos2023ppi,
+  title = {Prediction-Powered Inference},
+  author = {Angelopoulos, Anastasios N. and Bates, Stephen and Fannjiang, Clara and Jordan, Michael I. and
+            Zrnic, Tijana},
+  journal = {Science},
+  volume = {382},
+  number = {6671},
+  pages = {669--674},
+  year = {2023},
+  doi = {10.1126/science.adi6000}
+}""",
+    "angelopoulos2024ppipp": """@article{angelopoulos2024ppipp,
+  title = {{PPI++}: Efficient Prediction-Powered Inference},
+  author = {Angelopoulos, Anastasios N. and Duchi, John C. and Zrnic, Tijana},
+  journal = {arXiv preprint arXiv:2311.01453},
+  year = {2024}
+}""",
     "youden1950": """@article{youden1950,
   title = {Index for Rating Diagnostic Tests},
   author = {Youden, W. J.},
@@ -206,6 +223,7 @@ class Plan:
     pair_on: str | None = None
     binary: tuple[str, ...] = ()
     judge_variance: pd.DataFrame | None = None
+    estimate: Mapping[str, Any] | None = None  # the label's rate per system by PPI++ (metrics.json's "estimate")
 
 
 def plan(run: Run, *, n_resamples: int = 1000, seed: int | None = None, min_pairs: int = 10) -> Plan:
@@ -235,7 +253,9 @@ def plan(run: Run, *, n_resamples: int = 1000, seed: int | None = None, min_pair
     jv = None
     if run.numbers.get("judge_variance"):
         jv = pd.DataFrame(run.numbers["judge_variance"])
-    return Plan(tidy, by, comparison, cal, n_resamples, seed, pair_on, binary, jv)
+    est = run.numbers.get("estimate")
+    est = est if est and "error" not in est else None
+    return Plan(tidy, by, comparison, cal, n_resamples, seed, pair_on, binary, jv, est)
 
 
 def _comparable(df: pd.DataFrame, metric: str) -> bool:
@@ -364,6 +384,8 @@ def methods(run: Run, p: Plan, fmt: str = "latex") -> tuple[str, list[str]]:
         stats += (" Judged metrics were scored repeatedly; their intervals resample rows and repeats, and the "
                   f"judge's agreement with itself is Krippendorff's alpha (interval metric){cite('krippendorff2004')}.")
     paras.append(stats)
+    if p.estimate:
+        paras.append(_rates(p.estimate, x, cite))
     if sig.get("signature"):
         text = (f"The run's signature, which names every input, model and setting that produced these numbers, "
                 f"is {x.code(sig['signature'])}.")
@@ -372,6 +394,22 @@ def methods(run: Run, p: Plan, fmt: str = "latex") -> tuple[str, list[str]]:
     if "efron1979bootstrap" not in cited:
         cited.append("efron1979bootstrap")
     return "\n\n".join(paras) + "\n", cited
+
+
+def _rates(est: Mapping[str, Any], x: _Text, cite) -> str:
+    """The label's rate per group, said with the method that made it: PPI++ from a random sample of labels and the
+    score on every row, or the labels' own rate when every row is labelled."""
+    rows = est["estimates"]
+    shown = _join([f"{x.code(e['group'])} {_fmt(e['ppi']['estimate'])} [{_fmt(e['ppi']['low'])}, "
+                   f"{_fmt(e['ppi']['high'])}]" for e in rows])
+    target = x.code(est["target"]) + (f" ({x.code(est['positive'])})" if est.get("positive") is not None else "")
+    if all(e["labelled"] == e["rows"] for e in rows):
+        return (f"Every row was labelled, so the rate of {target} is the labels' own, with a 95{x.pct} normal "
+                f"interval: {shown}.")
+    return (f"The rate of {target} was estimated by prediction-powered inference with power tuning"
+            f"{cite('angelopoulos2023ppi', 'angelopoulos2024ppipp')} from the {sum(e['labelled'] for e in rows)} "
+            f"labelled of {sum(e['rows'] for e in rows)} rows and {_join([x.code(u) for u in est['using']])} on every row, which keeps the "
+            f"95{x.pct} interval valid whatever the metric's quality (labels drawn at random): {shown}.")
 
 
 def _labels(run: Run, p: Plan, x: _Text) -> str:

@@ -531,6 +531,24 @@ def reliability_diagram(probs, labels, bins: int = 10, title: str = "Reliability
 
 
 @_styled
+def estimate_widths(widths: pd.DataFrame, title: str = "Interval width against labels"):
+    """Mean 95% interval width (rows: ``labels``, ``method`` in ppi/labels_only, ``width``) against the number of
+    random labels: what the metric buys a labelling study."""
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    means = widths.groupby(["method", "labels"], as_index=False)["width"].mean()
+    names = {"ppi": "PPI++ (labels + metric)", "labels_only": "labels only"}
+    for method, d in means.groupby("method"):
+        ax.plot(d["labels"], d["width"], "o-", label=names.get(method, method))
+    ax.set(xlabel="random labels", ylabel="mean 95% interval width", title=title, ylim=(0, None))
+    ax.legend(loc="lower left")  # the lines fall from the upper left
+    fig.tight_layout()
+    pts = "; ".join(f"{names.get(m, m)}: " + ", ".join(f"{int(n)} labels {w:.3f}" for n, w in zip(d["labels"], d["width"]))
+                    for m, d in means.groupby("method"))
+    return _captioned(fig, f"Mean width of the 95% interval of the label's rate against the number of random labels "
+                           f"({pts}).")
+
+
+@_styled
 def comparison_forest(table: pd.DataFrame, title: str = "System comparison"):
     """Mean paired difference with its CI per metric (rows of :func:`evalkit.compare.compare_systems`).
 

@@ -53,7 +53,7 @@ def _check_version(doc: Mapping[str, Any], where: str) -> None:
 PROFILE_KEYS = frozenset({"evalkit_profile", "evalkit_version", "calibrated_on", "date", "metrics"})
 ENTRY_KEYS = frozenset({"threshold", "flag", "inclusive", "direction", "outcome", "criterion", "label", "positive",
                         "threshold_ci", "roc_auc", "pr_auc", "n", "n_pos", "confusion", "protocol", "reported_on",
-                        "n_resamples", "seed"})
+                        "n_resamples", "seed", "guarantee"})
 
 
 def _check_keys(keys: Any, known: frozenset, at: str) -> None:
@@ -134,7 +134,8 @@ def profile_entry(result: Any, metric: str, label: str, positive: Any = None) ->
                            "roc_auc": asdict(result.roc_auc), "n": result.n, "n_pos": result.n_pos,
                            "confusion": {k: getattr(at, k).estimate for k in ("tp", "fp", "tn", "fn")} if at else None,
                            "protocol": result.protocol, "reported_on": result.reported_on,
-                           "n_resamples": result.n_resamples, "seed": result.seed})
+                           "n_resamples": result.n_resamples, "seed": result.seed,
+                           **({"guarantee": result.guarantee} if getattr(result, "guarantee", None) else {})})
     return {"threshold": float(rule.value), "flag": rule.flag, "inclusive": rule.inclusive,
             "direction": result.direction, **evidence}
 

@@ -75,3 +75,25 @@ def test_a_threshold_at_the_best_score_has_no_boundary_rows():
     out = {b["metric"]: b for b in threshold_boundary(frame, VerdictThresholds(named="evalkit"))}
     assert set(out) == {"answers_question"}
     assert (out["answers_question"]["n_on"], out["answers_question"]["flagged"]) == (2, False)
+
+
+def test_the_report_numbers_estimate_the_label_rate_per_system(tmp_path):
+    """metrics.json's "estimate": the calibration label's rate per system by PPI++; labelled throughout, the
+    estimate is the labels' own mean (by hand: a 3/20, b 12/20)."""
+    import numpy as np
+
+    from evalkit.analysis import analyze
+    from evalkit.experiment import Experiment
+
+    rng = np.random.default_rng(0)
+    bad = [i < 3 for i in range(20)] + [i < 12 for i in range(20)]
+    res = pd.DataFrame({"id": [f"q{i}" for i in range(20)] * 2, "system": ["a"] * 20 + ["b"] * 20,
+                        "hallucination": np.clip(np.array(bad) * 0.5 + rng.normal(0.2, 0.2, 40), 0, 1),
+                        "hallucinated": bad, "error": None})
+    exp = Experiment(name="x", data=str(tmp_path / "d.csv"),
+                     calibration={"score": "hallucination", "label": "hallucinated"})
+    est = analyze(res, exp)["estimate"]
+    assert est["target"] == "hallucinated" and est["using"] == ["hallucination"] and "ppi-python" in est["method"]
+    got = {e["group"]: e for e in est["estimates"]}
+    assert got["a"]["ppi"]["estimate"] == 3 / 20 and got["b"]["ppi"]["estimate"] == 12 / 20
+    assert got["a"]["labelled"] == got["a"]["rows"] == 20

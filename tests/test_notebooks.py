@@ -100,6 +100,12 @@ def test_notebook_executes_with_papermill(path, report_dirs, tmp_path):
         assert "S_hall = " not in text  # the fixed example (its "S_hall = ..." line) is gone
     if path.stem in ("06_calibration", "08_report"):  # the calibration it prints is metrics.json's
         assert numbers["calibration"]["summary"][2] in text and "Skipped" not in text.split("Sections not shown")[0]
+    if path.stem == "06_calibration":  # "How many hallucinations, really?": the three estimates and their widths
+        assert "40 of 84 rows labelled at random; the rate of hallucinated from every label: 0.310" in text
+        assert all(m in text for m in ("ppi", "labels_only", "metric_only", "covers the rate from every label"))
+        html = "".join("".join(o.get("data", {}).get("text/html", "")) for c in nb.cells for o in c.get("outputs", []))
+        assert "Mean width of the 95% interval of the label&#x27;s rate against the number of random labels" in html \
+            or "Mean width of the 95% interval of the label's rate against the number of random labels" in html
     if path.stem in ("07_compare_systems", "08_report"):
         assert f"{numbers['comparison']['system_b']}" in text and "paired on" in text
     if path.stem == "00_quickstart":

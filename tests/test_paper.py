@@ -185,3 +185,26 @@ def test_paper_of_one_system_without_verdicts(tmp_path):
                      (out / "tables" / "summary.tex").read_text(), flags=re.M)
     assert re.findall(r"^@\w+\{(\w+),", (out / "references.bib").read_text(), flags=re.M) == ["efron1979bootstrap"]
     _build(out)
+
+
+def test_paper_states_the_ppi_estimate_with_its_citations(tmp_path):
+    d = _report_folder(tmp_path)
+    numbers = json.loads((d / "metrics.json").read_text())
+    numbers["estimate"] = {"target": "correct", "positive": None, "using": ["hallucination"], "method": "PPI++",
+                           "estimates": [{"group": "base", "labelled": 5, "rows": 12,
+                                          "ppi": {"estimate": 0.52, "low": 0.31, "high": 0.73, "n": 12}},
+                                         {"group": "new", "labelled": 7, "rows": 12,
+                                          "ppi": {"estimate": 0.9, "low": 0.8, "high": 1.0, "n": 12}}]}
+    (d / "metrics.json").write_text(json.dumps(numbers))
+    out = tmp_path / "paper"
+    assert main(["paper", str(d), "-o", str(out), "--resamples", "100"]) == 0
+    tex = (out / "methods.tex").read_text()
+    assert (r"The rate of \texttt{correct} was estimated by prediction-powered inference with power "
+            r"tuning~\cite{angelopoulos2023ppi,angelopoulos2024ppipp} from the 12 labelled of 24 rows and "
+            r"\texttt{hallucination} on every row") in tex
+    assert r"\texttt{base} 0.520 [0.310, 0.730] and \texttt{new} 0.900 [0.800, 1.000]." in tex
+    keys = re.findall(r"^@\w+\{(\w+),", (out / "references.bib").read_text(), flags=re.M)
+    assert {"angelopoulos2023ppi", "angelopoulos2024ppipp"} <= set(keys)
+    md = (out / "methods.md").read_text()
+    assert "[@angelopoulos2023ppi; @angelopoulos2024ppipp]" in md
+    _build(out)

@@ -15,9 +15,11 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # benchmark commands run at a smaller size than the README's (same script, same code path)
 SMALL = {"bench_triad_speed.py": ["--rows", "40"], "bench_validity.py": ["--limit", "40", "--resamples", "20"],
-         "bench_judge.py": ["--rows", "8", "--latency", "0"], "bench_grounding_speed.py": ["--qa", "20", "--summaries", "5"]}
+         "bench_judge.py": ["--rows", "8", "--latency", "0"], "bench_grounding_speed.py": ["--qa", "20", "--summaries", "5"],
+         "bench_estimates.py": ["--rows", "120", "--seeds", "2", "--labels", "20,40", "--tasks", "halueval_qa",
+                                "--out"]}
 # benchmark scripts that read ../shared/bench (development data that is never copied into the project)
-NEEDS_SHARED = {"bench_validity.py", "bench_grounding_speed.py"}
+NEEDS_SHARED = {"bench_validity.py", "bench_grounding_speed.py", "bench_estimates.py"}
 # commands another test executes in full: command -> where
 ELSEWHERE = {
     "make report": "the Makefile's report target is `evalkit report experiments/default.yaml`, run below",
@@ -97,6 +99,11 @@ def _my_study(path: Path) -> None:
     df["hallucinated"] = None
     df.loc[picked, "hallucinated"] = df.loc[picked, "truth"]
     df.drop(columns="truth").to_csv(path, index=False)
+    # a calibration set for the README's `calibrate --guarantee`: 1,200 other answers, every one labelled
+    y = rng.random(1200) < 0.2
+    pd.DataFrame({"id": [f"c{i}" for i in range(1200)], "hallucination": np.clip(0.5 * y + rng.normal(0.2, 0.2, 1200),
+                                                                                 0, 1),
+                  "hallucinated": np.where(y, "yes", "no")}).to_csv(path.with_name("labelled.csv"), index=False)
 
 
 def _my_labels(answers: Path, out: Path) -> None:
@@ -144,6 +151,8 @@ def test_readme_benchmark_commands_run(script, tmp_path):
     py, path = argv[0], argv[1]
     assert py == "../.venv/bin/python" and path == script
     extra = SMALL[script] + (["--out", str(tmp_path / "validity.md")] if script == "bench_validity.py" else [])
+    if script == "bench_estimates.py":  # its --out takes the path given here, not the committed results
+        extra = extra + [str(tmp_path / "estimates.md")]
     if script in NEEDS_SHARED and not (ROOT.parent / "shared" / "bench").exists():
         pytest.skip(f"{script} reads the development data in ../shared/bench, which is not beside this checkout")
     r = subprocess.run([sys.executable, path, *extra], cwd=ROOT / "benchmarks", capture_output=True, text=True,

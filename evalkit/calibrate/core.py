@@ -74,6 +74,7 @@ class CalibrationResult:
     subgroups: tuple[dict, ...] = field(default_factory=tuple)
     choice_rows: int = 0       # rows the threshold was chosen on
     choice_flagged: int = 0    # of those, how many the threshold flags (all or none: a rule that says nothing)
+    guarantee: dict | None = None  # a threshold chosen by risk control: its statement and assumption
 
     def to_dict(self, samples: bool = False) -> dict[str, Any]:
         d = asdict(self)
@@ -323,7 +324,7 @@ def calibrate(scores: Sequence[float], labels: Sequence[Any], *, direction: str 
               criterion: str = "youden", n_resamples: int = 1000, seed: int = 0, level: float = 0.95,
               groups: Sequence[Any] | None = None, split: Sequence[Any] | str | None = None,
               split_fraction: float = 0.5, subgroups: Mapping[str, Sequence[Any]] | None = None,
-              min_group: int = SMALL_N) -> CalibrationResult:
+              min_group: int = SMALL_N, guarantee: str | None = None, delta: float = 0.1) -> CalibrationResult:
     """Calibrate one score against binary labels.
 
     Parameters
@@ -338,6 +339,9 @@ def calibrate(scores: Sequence[float], labels: Sequence[Any], *, direction: str 
         or a per-row sequence of 'calibration'/'test' (also 'train'/'dev' and 'eval'/'holdout').
     subgroups : {name: per-row group labels}, e.g. {"question_type": [...]}; each group gets
         AUC and the operating point at the chosen threshold; small groups are flagged.
+    guarantee, delta : instead of ``criterion``, a threshold chosen by risk control on the choosing rows
+        (:mod:`evalkit.calibrate.guarantee`: ``precision>=X``, ``recall>=X``, ``fpr<=X``, ``false_pass<=X``, held
+        with probability ``1 - delta``); it carries its guarantee, not a bootstrap interval.
 
     Returns
     -------
@@ -351,8 +355,15 @@ def calibrate(scores: Sequence[float], labels: Sequence[Any], *, direction: str 
     g = np.asarray(groups, dtype=object) if groups is not None else None
     sc, yc, gc = s[choose], y[choose], (g[choose] if g is not None else None)
     sr, yr, gr = s[report], y[report], (g[report] if g is not None else None)
-    thr = select_threshold(sc, yc, criterion, direction)
-    thr_samples = _threshold_samples(sc, yc, gc, criterion, direction, n_resamples, seed)
+    held = None
+    if guarantee is not None:
+        from .guarantee import guaranteed_threshold
+
+        held = guaranteed_threshold(sc, yc, guarantee, delta=delta, direction=direction)
+        thr, thr_samples, criterion = held.threshold, [], f"guarantee: {held.statement}"
+    else:
+        thr = select_threshold(sc, yc, criterion, direction)
+        thr_samples = _threshold_samples(sc, yc, gc, criterion, direction, n_resamples, seed)
     boot = {"n_resamples": n_resamples, "seed": seed, "level": level}
     roc = bootstrap_ci(_auc(direction), sr, yr, groups=gr, **boot)
     ap = bootstrap_ci(_ap(direction), sr, yr, groups=gr, **boot)
@@ -364,7 +375,8 @@ def calibrate(scores: Sequence[float], labels: Sequence[Any], *, direction: str 
         threshold=thr, threshold_ci=_interval(thr, thr_samples, level), threshold_samples=tuple(thr_samples),
         at_threshold=op, protocol=protocol, n_resamples=n_resamples, seed=seed, reported_on=reported_on,
         subgroups=tuple(subs), choice_rows=int(len(yc)),
-        choice_flagged=int(Threshold.from_direction("score", thr, direction).flags_array(sc).sum()))
+        choice_flagged=int(Threshold.from_direction("score", thr, direction).flags_array(sc).sum()),
+        guarantee=held.to_dict() if held is not None else None)
 
 
 def _protocol(y: np.ndarray, split, seed: int, fraction: float, groups) -> tuple[np.ndarray, str, str]:

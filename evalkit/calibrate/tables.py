@@ -61,7 +61,9 @@ class TableCalibration:
                  f"{self.n_excluded} excluded{f' ({self.excluded_reason})' if self.n_excluded else ''}",
                  f"ROC AUC {r.roc_auc}   PR AUC {r.pr_auc}",
                  f"threshold ({r.criterion}): flag {rule.operator} {r.threshold:.6g}, 95% bootstrap interval "
-                 f"[{_fmt(r.threshold_ci.low)}, {_fmt(r.threshold_ci.high)}]"]
+                 f"[{_fmt(r.threshold_ci.low)}, {_fmt(r.threshold_ci.high)}]" if r.guarantee is None else
+                 f"threshold: flag {rule.operator} {r.threshold:.6g}, chosen so that {r.guarantee['statement']}; "
+                 f"assumes the rows it is used on are exchangeable with those it was chosen on"]
         if at is not None:
             lines.append(f"at the threshold: precision {at.precision}, recall {at.recall}, F1 {at.f1}")
         lines.append(f"protocol: {r.protocol}; reported on {r.reported_on}")
@@ -108,7 +110,8 @@ def _need_columns(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
 
 def calibrate_frame(df: pd.DataFrame, score: str, label: str, *, positive: Any = None, direction: str | None = None,
                     criterion: str = "youden", split: str | None = None, by: Sequence[str] = (),
-                    groups: str | None = None, n_resamples: int = 1000, seed: int = 0) -> TableCalibration:
+                    groups: str | None = None, n_resamples: int = 1000, seed: int = 0, guarantee: str | None = None,
+                    delta: float = 0.1) -> TableCalibration:
     """Calibrate a score column against a label column of any table (results file or a plain CSV).
 
     ``direction`` is the side of the score that flags the positive (bad) label; by default the metric's own, from
@@ -141,5 +144,5 @@ def calibrate_frame(df: pd.DataFrame, score: str, label: str, *, positive: Any =
                     n_resamples=n_resamples, seed=seed,
                     split=df.loc[ok, split].tolist() if split and split != "seeded" else split,
                     groups=df.loc[ok, groups].tolist() if groups else None,
-                    subgroups={c: df.loc[ok, c].tolist() for c in by})
+                    subgroups={c: df.loc[ok, c].tolist() for c in by}, guarantee=guarantee, delta=delta)
     return TableCalibration(score, label, res, int(ok.sum()), int((~ok).sum()), reason, positive)

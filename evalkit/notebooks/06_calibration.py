@@ -157,6 +157,47 @@ if numbers and run.has("human_score"):
     print({k: str(v) for k, v in rc.items()})
 
 # %% [markdown]
+# ## How many hallucinations, really?
+# A paper reports the rate of the human judgment ("b hallucinates in 12% of answers"), not a metric's mean: the
+# metric is a biased stand-in, and its interval ignores that. Here the labels are hidden on all but a random
+# sample of rows, as in a study that labelled only that many, and the rate is estimated three ways with
+# `evalkit.estimate`: **ppi**, prediction-powered inference with power tuning (PPI++, Angelopoulos et al.,
+# Science 2023 and 2024, through the authors' `ppi-python`), which corrects a prediction of the label from the
+# score on every row by its error on the labelled rows, so its interval is valid whatever the metric's quality;
+# **labels_only**, the labelled rows alone; **metric_only**, the prediction's mean, whose interval pretends the
+# metric is the truth. The rate from every label is what the intervals should cover.
+
+# %%
+from evalkit.calibrate.estimate import EstimateError, hidden_labels, width_study
+
+if numbers:
+    scored = res[res[score].notna() & y.notna()]
+    n_study = min(40, len(scored) // 2)
+    try:
+        found = evalkit.estimate(hidden_labels(scored, label, n_study, run.config.seed), label, [score],
+                                 positive=numbers.get("positive"), by=None)
+        truth = float(binary_labels(scored[label].tolist(), positive=numbers.get("positive"), column=label)
+                      .count(True) / len(scored))
+        table = pd.DataFrame([{"method": m, **getattr(e, m).to_dict()} for e in found
+                              for m in ("ppi", "labels_only", "metric_only")]).set_index("method")
+        table["covers the rate from every label"] = (table["low"] <= truth) & (truth <= table["high"])
+        print(f"{n_study} of {len(scored)} rows labelled at random; the rate of {label} from every label: {truth:.3f}")
+        display(table.round(3))
+    except EstimateError as e:
+        print(f"No estimate on these data: {e}")
+
+# %% [markdown]
+# What the metric buys a labelling study: the interval's width against the number of random labels, PPI beside
+# the labels alone (each point the mean over five random draws). The gap is the labels the metric saves.
+
+# %%
+if numbers:
+    widths = width_study(scored, label, [score], [n for n in (20, 30, 40, 60) if n <= len(scored) - 5],
+                         positive=numbers.get("positive"))
+    if len(widths):
+        run.show(plots.estimate_widths(widths, title=f"{label}: interval width against labels"), "06_estimate_widths")
+
+# %% [markdown]
 # ## The calibration lab: choose by looking, label what decides
 # Labels are a calibration study's real cost. `evalkit.explore` puts the threshold on a slider: the confusion
 # matrix, precision, recall and F1 (with intervals) and the labelled rows nearest the threshold follow it.

@@ -1,0 +1,157 @@
+"""Are the estimates valid with a few labels? Simulated labelling studies on development data (#39).
+
+Each task's rows are scored once; the human label (``hallucinated``) of every row gives the true rate. A study
+labels ``n`` rows drawn at random and estimates the rate with :func:`evalkit.estimate` (PPI++, labels only,
+metric only) from one score; over many seeds we count how often each 95% interval covers the true rate and how
+wide it is. A threshold with a guarantee (``false_pass<=0.1`` at delta 0.1, Learn-then-Test through MAPIE) is
+chosen on a random half's labels and its false-PASS rate measured on the other half.
+
+    .venv/bin/python benchmarks/bench_estimates.py            # -> benchmarks/results/estimates.md (+ .png)
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+OUT = HERE / "results" / "estimates.md"
+TASKS = ("halueval_qa", "halueval_summarization", "halueval_dialogue", "summedits")
+SCORES = ("support", "grounding_risk", "hallucination")
+NS = (50, 100, 200, 400)
+
+
+def scored(task: str, rows: int) -> pd.DataFrame:
+    import evalkit
+    from common import load_task
+
+    res = evalkit.evaluate(load_task(task, limit=rows), list(SCORES), progress=False)
+    res["bad"] = res["hallucinated"].astype(bool).astype(float)
+    return res
+
+
+def studies(res: pd.DataFrame, score: str, n: int, seeds: int) -> dict[str, float]:
+    from evalkit.calibrate.estimate import EstimateError, estimate
+
+    d = res[res[score].notna()].reset_index(drop=True)
+    truth = d["bad"].mean()
+    hits = {"ppi": 0, "labels_only": 0, "metric_only": 0}
+    width = {"ppi": [], "labels_only": []}
+    done = 0
+    for seed in range(seeds):
+        keep = np.zeros(len(d), bool)
+        keep[np.random.default_rng(seed).choice(len(d), n, replace=False)] = True
+        try:
+            [e] = estimate(d.assign(label=d["bad"].where(keep)), "label", [score], by=None, seed=seed)
+        except EstimateError:
+            continue
+        done += 1
+        for m in hits:
+            iv = getattr(e, m)
+            hits[m] += iv.low <= truth <= iv.high
+        for m in width:
+            width[m].append(getattr(e, m).high - getattr(e, m).low)
+    return {"rows": len(d), "truth": truth, "studies": done,
+            **{f"cover_{m}": hits[m] / done for m in hits}, **{f"width_{m}": float(np.mean(w)) for m, w in width.items()}}
+
+
+def auc_of(res: pd.DataFrame, score: str) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    d = res[res[score].notna()]
+    a = roc_auc_score(d["bad"], d[score])
+    return max(a, 1 - a)
+
+
+def guarantee_held(res: pd.DataFrame, score: str, seeds: int, delta: float = 0.1, level: float = 0.1):
+    """Share of seeds whose threshold (chosen on a random half) keeps the false-PASS rate <= level on the other
+    half; seeds where no threshold passes the test claim nothing and count as held."""
+    from common import positive_direction
+    from evalkit.calibrate import CalibrationError
+    from evalkit.calibrate.guarantee import guaranteed_threshold
+
+    d = res[res[score].notna()].reset_index(drop=True)
+    direction = positive_direction(score)
+    held, none = 0, 0
+    for seed in range(seeds):
+        half = np.random.default_rng(1000 + seed).permutation(len(d)) < len(d) // 2
+        s, y = d[score].to_numpy(float), d["bad"].to_numpy(int)
+        try:
+            t = guaranteed_threshold(s[half], y[half], f"false_pass<={level}", delta=delta, direction=direction)
+        except CalibrationError:
+            held, none = held + 1, none + 1
+            continue
+        passed = (s[~half] < t.threshold) if direction == "higher" else (s[~half] > t.threshold)
+        held += y[~half][passed].mean() <= level if passed.any() else 1
+    return held / seeds, none
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1000, help="rows of each task scored (the population)")
+    ap.add_argument("--seeds", type=int, default=100, help="simulated studies per task, score and n")
+    ap.add_argument("--tasks", default=",".join(TASKS))
+    ap.add_argument("--labels", default=",".join(map(str, NS)), help="labels per study, comma-separated")
+    ap.add_argument("--out", default=str(OUT))
+    args = ap.parse_args()
+    t0 = time.time()
+    ns = [int(n) for n in args.labels.split(",")]
+    lines, plot_rows = [], []
+    for task in args.tasks.split(","):
+        res = scored(task, args.rows)
+        for score in SCORES:
+            if res[score].notna().sum() < 2 * max(ns):
+                print(f"{task} {score}: {res[score].notna().sum()} scored rows, too few for {max(ns)} labels")
+                continue
+            auc = auc_of(res, score)
+            held, none = guarantee_held(res, score, args.seeds)
+            for n in ns:
+                r = studies(res, score, n, args.seeds)
+                lines.append(f"| {task} | {score} | {auc:.2f} | {n} | {r['studies']} | {r['cover_ppi']:.2f} | "
+                             f"{r['cover_labels_only']:.2f} | {r['cover_metric_only']:.2f} | {r['width_ppi']:.3f} | "
+                             f"{r['width_labels_only']:.3f} | {r['width_ppi'] / r['width_labels_only']:.2f} | "
+                             f"{held:.2f} ({none} none) |")
+                plot_rows += [{"task": f"{task}/{score}", "labels": n, "method": m, "width": r[f"width_{m}"]}
+                              for m in ("ppi", "labels_only")]
+            print(lines[-1], flush=True)
+    _write(args, lines, plot_rows, time.time() - t0)
+
+
+def _write(args, lines, plot_rows, seconds) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(args.out)
+    head = ("| task | score | AUC | labels | studies | PPI covers | labels-only covers | metric-only covers | "
+            "PPI width | labels-only width | PPI / labels-only | guarantee held (false_pass<=0.1, delta 0.1) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|")
+    text = (f"# Estimates from a few labels (development data)\n\n"
+            f"`benchmarks/bench_estimates.py --rows {args.rows} --seeds {args.seeds}` ({seconds / 60:.1f} min). "
+            "Each task's first rows are the population; its `hallucinated` labels give the true rate. A study "
+            "labels n random rows and estimates the rate from one score; coverage is the share of studies whose "
+            "95% interval holds the true rate. The guarantee column: the share of random halves on which the "
+            "threshold chosen for false_pass<=0.1 (probability 0.9) kept the false-PASS rate at or under 0.1 on "
+            "the other half (a seed with no passing threshold claims nothing and counts as held; how many such "
+            "seeds in brackets).\n\n" + head + "\n" + "\n".join(lines) + "\n\n![width](estimates.png)\n")
+    out.write_text(text)
+    d = pd.DataFrame(plot_rows, columns=["task", "labels", "method", "width"])
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for (task, method), g in d.groupby(["task", "method"]):
+        ax.plot(g["labels"], g["width"], "o-" if method == "ppi" else "x--", label=f"{task} {method}")
+    ax.set(xlabel="random labels", ylabel="mean 95% interval width", xscale="log")
+    ax.legend(fontsize="xx-small", ncol=2)
+    fig.tight_layout()
+    fig.savefig(out.with_suffix(".png"), dpi=100)
+    print(f"-> {out}")
+
+
+if __name__ == "__main__":
+    main()
