@@ -390,6 +390,9 @@ def _calibrate_cmd(args) -> int:
 
     _refuse_overwriting(args.output, args.results, args.labels)
     _refuse_overwriting(args.json, args.results, args.output, args.labels, what="--json")
+    if args.guarantee and args.criterion:
+        raise ValueError("--criterion and --guarantee each choose the threshold: give one of them")
+    args.criterion = args.criterion or "youden"
     df = _read_results(args.results, _columns(args), args)
     if args.labels:
         from .calibrate.active import join_labels, read_labels, relabelled_note, selection_note
@@ -629,7 +632,7 @@ def _add_calibrate(sub) -> None:
     c.add_argument("--direction", choices=["higher", "lower"],
                    help="the side of the score that flags the positive label (higher: a high score flags); default: "
                         "the metric's own from the registry (support is better high, so low flags), else higher")
-    c.add_argument("--criterion", default="youden", help="youden | f1 | precision>=X | recall>=X | cost:fp=A,fn=B")
+    c.add_argument("--criterion", help="youden (default) | f1 | precision>=X | recall>=X | cost:fp=A,fn=B")
     c.add_argument("--guarantee", help="instead of --criterion, a threshold with a finite-sample guarantee (Learn-then-"
                                        "Test risk control, MAPIE): precision>=X | recall>=X | fpr<=X | false_pass<=X "
                                        "(bad answers among those let pass); exit 2 when no threshold meets it")
@@ -718,6 +721,9 @@ def _estimate_cmd(args) -> int:
     options = {"positive": args.positive, "alpha": 1 - args.confidence, "seed": args.seed}
     named = args.labels if args.labels else args.results
     if args.plan is not None:
+        if args.a:
+            raise ValueError("--plan plans each system's labels; it does not plan the paired difference (--a/--b): "
+                             "drop --a/--b")
         return _plan_cmd(args, df, using, options, named)
     found = _named(named, estimate)(df, args.target, using, by=args.by or None, **options)
     if args.a:
@@ -741,10 +747,16 @@ def _plan_cmd(args, df, using, options, named) -> int:
     plans = _named(named, plan)(df, args.target, using, args.plan, by=args.by or None, **options)
     print(f"labels needed for a {args.confidence:.0%} interval {args.plan:g} wide (the labels so far as a random pilot; "
           "power analysis of ppi-python, Broska et al. 2024)")
-    print(f"{'group':<16}{'pilot':>7}{'rows':>7}{'PPI corr':>10}{'with PPI':>10}{'labels only':>13}")
+    print(f"{'group':<16}{'pilot':>7}{'rows':>7}{'PPI corr':>10}{'width now':>11}{'with PPI':>13}{'labels only':>13}")
     for p in plans:
         shown = [str(v) if v is not None else "unreachable" for v in (p.labels_ppi, p.labels_only)]
-        print(f"{p.group:<16}{p.pilot:>7}{p.rows:>7}{p.ppi_corr:>10.2f}{shown[0]:>10}{shown[1]:>13}")
+        print(f"{p.group:<16}{p.pilot:>7}{p.rows:>7}{p.ppi_corr:>10.2f}{p.width_now:>11.3f}{shown[0]:>13}"
+              f"{shown[1]:>13}")
+    if any(p.labels_ppi is None or p.labels_only is None for p in plans):
+        print("unreachable: even every row of the group labelled gives a wider interval (its rows are a sample of "
+              "the system's answers; score more rows, or ask for a wider interval)")
+    print("a pilot of a few dozen labels plans roughly: its correlation, its spread and the width now are "
+          "estimates too (the plan uses PPI++'s variance, 1 - corr^2 N/(n+N) of the labels' own)")
     if args.json:
         write_text(args.json, json.dumps({"target": args.target, "width": args.plan, "confidence": args.confidence,
                                           "plans": [p.to_dict() for p in plans]}, indent=2) + "\n")

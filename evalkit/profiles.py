@@ -130,7 +130,9 @@ def profile_entry(result: Any, metric: str, label: str, positive: Any = None) ->
     at = result.at_threshold
     evidence = json_ready({"criterion": result.criterion, "label": label,
                            **({"positive": str(positive)} if positive is not None else {}),
-                           "threshold_ci": [result.threshold_ci.low, result.threshold_ci.high],
+                           # a guaranteed threshold carries its guarantee, not a bootstrap interval
+                           **({} if getattr(result, "guarantee", None) else
+                              {"threshold_ci": [result.threshold_ci.low, result.threshold_ci.high]}),
                            "roc_auc": asdict(result.roc_auc), "n": result.n, "n_pos": result.n_pos,
                            "confusion": {k: getattr(at, k).estimate for k in ("tp", "fp", "tn", "fn")} if at else None,
                            "protocol": result.protocol, "reported_on": result.reported_on,

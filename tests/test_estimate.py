@@ -206,3 +206,29 @@ def test_cli_plan_prints_labels_needed(tmp_path, capsys):
     saved = json.loads((tmp_path / "p.json").read_text())["plans"]
     assert [p["group"] for p in saved] == ["a", "b"]
     assert all(p["labels_ppi"] < p["labels_only"] for p in saved)
+
+
+def test_a_group_short_of_labels_is_named_and_the_others_are_estimated(caplog):
+    df = _labelled_at_random(_population(6, n_rows=200), 60, 1)
+    df.loc[(df["system"] == "b") & df["human"].notna(), "human"] = None  # b keeps no label at all
+    found = estimate(df, "human", ["hallucination"], positive="Y")
+    assert [e.group for e in found] == ["a"]
+    assert "no estimate for b: 0 labelled rows; an interval needs at least 10" in caplog.text
+
+
+def test_a_text_column_is_not_a_score():
+    df = _labelled_at_random(_population(6, n_rows=100), 60, 1).assign(answer="The fee is 40 euros.")
+    with pytest.raises(EstimateError, match="column 'answer' is not a score: 200 of its values are not numbers"):
+        estimate(df, "human", ["answer"], positive="Y")
+
+
+def test_plan_refuses_a_width_a_rate_cannot_have_and_the_paired_difference(tmp_path, capsys):
+    from evalkit.calibrate.estimate import plan
+
+    df = _labelled_at_random(_population(6, n_rows=300), 60, 1)
+    with pytest.raises(EstimateError, match="a rate lies in 0..1: an interval 20 wide says nothing"):
+        plan(df, "human", ["hallucination"], 20, positive="Y")
+    df.to_csv(tmp_path / "s.csv", index=False)
+    assert main(["estimate", str(tmp_path / "s.csv"), "--target", "human", "--positive", "Y", "--using",
+                 "hallucination", "--plan", "0.2", "--a", "a", "--b", "b"]) == 2
+    assert "--plan plans each system's labels; it does not plan the paired difference" in capsys.readouterr().err

@@ -1,6 +1,8 @@
 """#39 item 3: thresholds with a guarantee (Learn-then-Test through MAPIE). The guarantee is checked the only way
 it can be: on a population whose true precision (or false-PASS rate) at every threshold is known, the chosen
 threshold meets the target in at least 1 - delta of the calibration draws."""
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -75,7 +77,11 @@ def test_cli_writes_the_guarantee_into_the_profile_and_the_verdict_reads_it(tmp_
     assert rc == 0
     assert "chosen so that precision >= 0.85 with probability >= 0.9 (Learn-then-Test, MAPIE" in out
     assert "exchangeable" in out
+    # the guaranteed measure as it came out on the held-out half, counted from its confusion matrix
+    assert re.search(r"on 400 held-out rows: precision 0\.\d{3} \((\d+) of (\d+) flagged answers are bad; "
+                     r"guaranteed >= 0.85\)", out), out
     entry = yaml.safe_load((tmp_path / "p.yaml").read_text())["metrics"]["hallucination"]
+    assert "threshold_ci" not in entry  # a guaranteed threshold carries its guarantee, not a bootstrap interval
     assert entry["guarantee"]["measure"] == "precision" and entry["guarantee"]["delta"] == 0.1
     assert entry["guarantee"]["assumption"] == "calibration rows and future rows are exchangeable"
     assert main(["verdict", str(tmp_path / "c.csv"), "--thresholds", str(tmp_path / "p.yaml"), "-o",
@@ -89,3 +95,12 @@ def test_cli_exits_2_when_no_threshold_meets_it(tmp_path, capsys):
                "--guarantee", "false_pass<=0.01"])
     assert rc == 2
     assert "no threshold meets false_pass <= 0.01" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_criterion_beside_a_guarantee(tmp_path, capsys):
+    s, y = _population(n=200, seed=5)
+    pd.DataFrame({"hallucination": s, "hallucinated": y}).to_csv(tmp_path / "c.csv", index=False)
+    rc = main(["calibrate", str(tmp_path / "c.csv"), "--score", "hallucination", "--label", "hallucinated",
+               "--guarantee", "false_pass<=0.2", "--criterion", "f1"])
+    assert rc == 2
+    assert "--criterion and --guarantee each choose the threshold: give one of them" in capsys.readouterr().err

@@ -34,6 +34,7 @@ True
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -42,6 +43,8 @@ import pandas as pd
 
 from .core import CalibrationError
 from .labels import binary_labels
+
+log = logging.getLogger(__name__)
 
 MIN_LABELLED = 10  # below this many labels in a group, no CLT interval (PPI's or the labels' own) is honest
 FOLDS = 10
@@ -187,6 +190,11 @@ def _scores(frame: pd.DataFrame, using: Sequence[str]) -> np.ndarray:
     if missing:
         raise EstimateError(f"no score column {missing[0]!r}; columns: {sorted(map(str, frame.columns))}")
     X = frame[list(using)].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+    for j, col in enumerate(using):
+        lost = np.isnan(X[:, j]) & frame[col].notna().to_numpy()
+        if lost.any():
+            raise EstimateError(f"column {col!r} is not a score: {int(lost.sum())} of its values are not numbers "
+                                f"(e.g. {str(frame[col][lost].iloc[0])[:40]!r}); --using takes numeric score columns")
     return X
 
 
@@ -200,7 +208,17 @@ def estimate(results: pd.DataFrame, target: str, using: Sequence[str], *, positi
     if by is None or by not in frame.columns:
         return [_one("all rows", y, pred, alpha)]
     groups = frame[by].astype(str).to_numpy()
-    return [_one(g, y[groups == g], pred[groups == g], alpha) for g in sorted(set(groups))]
+    found, short = [], []
+    for g in sorted(set(groups)):
+        try:
+            found.append(_one(g, y[groups == g], pred[groups == g], alpha))
+        except EstimateError as e:  # a group short of labels gets no interval; the others still do
+            short.append(str(e))
+    if not found:
+        raise EstimateError("; ".join(short))
+    for reason in short:
+        log.warning("no estimate for %s", reason)
+    return found
 
 
 def paired_difference(results: pd.DataFrame, target: str, using: Sequence[str], a: str, b: str, *,
@@ -311,10 +329,12 @@ class Plan:
     ppi_corr: float  # the correlation of the prediction with the label on the pilot (Broska et al. 2024)
     labels_ppi: int | None  # None: not reachable even with every row labelled
     labels_only: int | None
+    width_now: float  # the PPI interval's width from the pilot's labels (an estimate too, noisy for a small pilot)
 
     def to_dict(self) -> dict[str, Any]:
         return {"group": self.group, "width": self.width, "pilot": self.pilot, "rows": self.rows,
-                "ppi_corr": self.ppi_corr, "labels_ppi": self.labels_ppi, "labels_only": self.labels_only}
+                "ppi_corr": self.ppi_corr, "labels_ppi": self.labels_ppi, "labels_only": self.labels_only,
+                "width_now": self.width_now}
 
 
 def plan(results: pd.DataFrame, target: str, using: Sequence[str], width: float, *, positive: Any = None,
@@ -325,6 +345,8 @@ def plan(results: pd.DataFrame, target: str, using: Sequence[str], width: float,
     if not width > 0:
         raise EstimateError(f"the interval width must be above 0, got {width!r}")
     frame, y, pred = _prepared(results, target, using, positive, seed)
+    if set(np.unique(y[~np.isnan(y)])) <= {0.0, 1.0} and width >= 1:
+        raise EstimateError(f"a rate lies in 0..1: an interval {width:g} wide says nothing (e.g. 0.1 for +-5 points)")
     if by is None or by not in frame.columns:
         return [_plan_one("all rows", y, pred, width, alpha)]
     groups = frame[by].astype(str).to_numpy()
@@ -344,7 +366,9 @@ def _plan_one(group: str, y: np.ndarray, pred: np.ndarray, width: float, alpha: 
     needed = ppi_mean_power(Y, Yhat, cost_Y=1.0, cost_Yhat=1e-6, effective_n=max(1, effective), n_max=len(y))
     n_ppi = _enough(int(needed["n"]), float(needed["ppi_corr"]), len(y), effective)
     n_only = effective if effective <= len(y) else None
-    return Plan(group, width, int(labelled.sum()), len(y), float(needed["ppi_corr"]), n_ppi, n_only)
+    now = ppi_interval(y, pred, labelled, alpha)
+    return Plan(group, width, int(labelled.sum()), len(y), float(needed["ppi_corr"]), n_ppi, n_only,
+                now.high - now.low)
 
 
 def _enough(n: int, rho: float, rows: int, effective: int) -> int | None:

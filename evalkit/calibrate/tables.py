@@ -66,6 +66,9 @@ class TableCalibration:
                  f"assumes the rows it is used on are exchangeable with those it was chosen on"]
         if at is not None:
             lines.append(f"at the threshold: precision {at.precision}, recall {at.recall}, F1 {at.f1}")
+        if at is not None and r.guarantee is not None:
+            lines.append(realised_line(r.guarantee, {k: getattr(at, k).estimate for k in ("tp", "fp", "tn", "fn")},
+                                       r.reported_on))
         lines.append(f"protocol: {r.protocol}; reported on {r.reported_on}")
         useless = self.useless_rule()
         if useless:
@@ -79,6 +82,23 @@ class TableCalibration:
 
 
 SMALL_CLASS = 30  # fewer positives or negatives than this: an interval says little
+
+
+def realised_line(guarantee: dict, confusion: dict, reported_on: str) -> str:
+    """The guaranteed measure as it came out on the reported rows, counted from the confusion matrix.
+
+    >>> realised_line({"measure": "false_pass", "level": 0.1}, {"tp": 40, "fp": 5, "tn": 81, "fn": 1}, "150 held-out rows")
+    'on 150 held-out rows: false_pass 0.012 (1 of 82 answers let pass are bad; guaranteed <= 0.1)'
+    """
+    tp, fp, tn, fn = (int(confusion[k]) for k in ("tp", "fp", "tn", "fn"))
+    part, whole, what = {"precision": (tp, tp + fp, "flagged answers are bad"),
+                         "recall": (tp, tp + fn, "bad answers are flagged"),
+                         "fpr": (fp, fp + tn, "good answers are flagged"),
+                         "false_pass": (fn, fn + tn, "answers let pass are bad")}[guarantee["measure"]]
+    side = ">=" if guarantee["measure"] in ("precision", "recall") else "<="
+    value = f"{part / whole:.3f}" if whole else "n/a"
+    return (f"on {reported_on}: {guarantee['measure']} {value} ({part} of {whole} {what}; guaranteed {side} "
+            f"{guarantee['level']:g})")
 
 
 def _fmt(v: float | None) -> str:
