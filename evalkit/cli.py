@@ -764,6 +764,18 @@ def _plan_cmd(args, df, using, options, named) -> int:
     return 0
 
 
+def _wilson_note(e) -> str:
+    """For a rate whose labels all agree, the Wilson interval of the labels alone (statsmodels), which does not
+    collapse: what the labels can honestly say."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    rate = e.labels_only.estimate
+    if rate not in (0.0, 1.0) or "-" in e.group:
+        return ""
+    low, high = proportion_confint(round(rate * e.labelled), e.labelled, method="wilson")
+    return f"the labels' Wilson 95% interval is [{low:.3f}, {high:.3f}]; "
+
+
 def _estimate_table(found, args, using, labels) -> str:
     from .calibrate.estimate import label_values
 
@@ -779,8 +791,8 @@ def _estimate_table(found, args, using, labels) -> str:
         if width > 0:
             lines.append(f"{'':<16}PPI's interval is {(e.ppi.high - e.ppi.low) / width:.0%} of the labels-only width")
         else:  # a CLT interval of identical labels is a point: it says nothing
-            lines.append(f"{'':<16}every labelled row has the same label: the labels-only interval is a point and "
-                         "PPI's rests on the metric's errors alone; label more rows")
+            lines.append(f"{'':<16}every labelled row has the same label: the normal intervals collapse to a point "
+                         f"and say nothing; {_wilson_note(e)}label more rows")
     return "\n".join(lines)
 
 

@@ -232,3 +232,18 @@ def test_plan_refuses_a_width_a_rate_cannot_have_and_the_paired_difference(tmp_p
     assert main(["estimate", str(tmp_path / "s.csv"), "--target", "human", "--positive", "Y", "--using",
                  "hallucination", "--plan", "0.2", "--a", "a", "--b", "b"]) == 2
     assert "--plan plans each system's labels; it does not plan the paired difference" in capsys.readouterr().err
+
+
+def test_labels_that_all_agree_get_the_wilson_interval_not_a_point(tmp_path, capsys):
+    """17 labels, all positive: the normal intervals collapse to [1, 1]; the Wilson interval by hand is
+    (p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n) = [0.816, 1.000]."""
+    df = _labelled_at_random(_population(6, n_rows=100), 80, 1)
+    a = (df["system"] == "a").to_numpy()
+    labelled_a = np.flatnonzero(a & df["human"].notna().to_numpy())
+    df.loc[a, "human"] = None
+    df.loc[labelled_a[:17], "human"] = "Y"
+    df.to_csv(tmp_path / "s.csv", index=False)
+    assert main(["estimate", str(tmp_path / "s.csv"), "--target", "human", "--positive", "Y", "--using",
+                 "hallucination"]) == 0
+    out = capsys.readouterr().out
+    assert "every labelled row has the same label" in out and "Wilson 95% interval is [0.816, 1.000]" in out
