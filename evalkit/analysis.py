@@ -163,7 +163,8 @@ def calibration_numbers(results: pd.DataFrame, cal: Mapping[str, Any], seed: int
     tc = calibrate_frame(results, cal.get("score", DEFAULT_CALIBRATION_SCORE), cal["label"], positive=cal.get("positive"),
                          direction=cal.get("direction"), criterion=cal.get("criterion", "youden"),
                          split=cal.get("split"), by=[c for c in cal.get("by") or [] if c in results.columns],
-                         groups=cal.get("groups"), n_resamples=int(cal.get("n_resamples", 1000)), seed=seed)
+                         groups=cal.get("groups"), n_resamples=int(cal.get("n_resamples", 1000)), seed=seed,
+                         guarantee=cal.get("guarantee"), delta=float(cal.get("delta", 0.1)))
     return {**tc.to_dict(), "summary": tc.summary_lines()}
 
 

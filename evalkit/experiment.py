@@ -43,7 +43,8 @@ DEFAULT_NOTEBOOKS = ("00_quickstart", "01_relevance", "02_completeness", "03_hal
                      "04_reference_metrics", "05_judged_metrics", "06_calibration", "07_compare_systems",
                      "09_summary_scorers", "08_report")
 REPORT_NOTEBOOK = "08_report"
-CALIBRATION_KEYS = {"score", "label", "positive", "direction", "criterion", "split", "by", "groups", "n_resamples"}
+CALIBRATION_KEYS = {"score", "label", "positive", "direction", "criterion", "split", "by", "groups", "n_resamples",
+                    "guarantee", "delta"}
 COMPARE_KEYS = {"systems", "binary", "positive", "pair_on", "by", "min_pairs", "n_resamples"}
 
 

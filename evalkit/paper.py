@@ -129,6 +129,13 @@ BIB: dict[str, str] = {
   journal = {arXiv preprint arXiv:2311.01453},
   year = {2024}
 }""",
+    "angelopoulos2021ltt": """@article{angelopoulos2021ltt,
+  title = {Learn then Test: Calibrating Predictive Algorithms to Achieve Risk Control},
+  author = {Angelopoulos, Anastasios N. and Bates, Stephen and Cand{\`e}s, Emmanuel J. and Jordan, Michael I. and
+            Lei, Lihua},
+  journal = {arXiv preprint arXiv:2110.01052},
+  year = {2021}
+}""",
     "youden1950": """@article{youden1950,
   title = {Index for Rating Diagnostic Tests},
   author = {Youden, W. J.},
@@ -443,7 +450,15 @@ def _thresholds(run: Run, p: Plan, x: _Text, cite) -> str:
                    ", the package's default thresholds, not tuned on these data")
                 + "; a row whose inputs are missing is undetermined rather than compared with a threshold.")
     cal = p.calibration
-    if cal and cal.get("threshold") is not None:
+    if cal and cal.get("threshold") is not None and cal.get("guarantee"):
+        g = cal["guarantee"]
+        side = "is at least" if g["measure"] in ("precision", "recall") else "is at most"  # words: TeX's OT1 has no >
+        text += (f" A threshold for {x.code(cal.get('score'))} was chosen against the human label "
+                 f"{x.code(cal.get('label'))} by Learn-then-Test risk control{cite('angelopoulos2021ltt')} on "
+                 f"{g['rows']} rows ({x.t(cal.get('protocol', ''))}), so that the {x.t(g['measure'].replace('_', '-'))} "
+                 f"rate {side} {g['level']:g} with probability at least {1 - g['delta']:g} on rows exchangeable with "
+                 f"them; it is {_fmt(cal['threshold'])}, reported on {x.t(cal.get('reported_on', ''))}.")
+    elif cal and cal.get("threshold") is not None:
         crit = str(cal.get("criterion", ""))
         roc = cal.get("roc_auc") or {}
         thr = cal.get("threshold_ci") or {}

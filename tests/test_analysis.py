@@ -97,3 +97,21 @@ def test_the_report_numbers_estimate_the_label_rate_per_system(tmp_path):
     got = {e["group"]: e for e in est["estimates"]}
     assert got["a"]["ppi"]["estimate"] == 3 / 20 and got["b"]["ppi"]["estimate"] == 12 / 20
     assert got["a"]["labelled"] == got["a"]["rows"] == 20
+
+
+def test_an_experiment_can_ask_for_a_guaranteed_threshold(tmp_path):
+    import numpy as np
+
+    from evalkit.analysis import analyze
+    from evalkit.experiment import Experiment
+
+    rng = np.random.default_rng(1)
+    bad = rng.random(400) < 0.3
+    res = pd.DataFrame({"id": [f"q{i}" for i in range(400)], "hallucinated": bad, "error": None,
+                        "hallucination": np.clip(bad * 0.5 + rng.normal(0.2, 0.15, 400), 0, 1)})
+    exp = Experiment(name="x", data=str(tmp_path / "d.csv"),
+                     calibration={"score": "hallucination", "label": "hallucinated", "guarantee": "false_pass<=0.15",
+                                  "delta": 0.1, "split": "seeded"})
+    cal = analyze(res, exp)["calibration"]
+    assert cal["guarantee"]["measure"] == "false_pass" and cal["guarantee"]["rows"] == 200
+    assert any(line.startswith("on 200 held-out rows: false_pass ") for line in cal["summary"])

@@ -208,3 +208,20 @@ def test_paper_states_the_ppi_estimate_with_its_citations(tmp_path):
     md = (out / "methods.md").read_text()
     assert "[@angelopoulos2023ppi; @angelopoulos2024ppipp]" in md
     _build(out)
+
+
+def test_paper_states_a_guaranteed_threshold_with_its_assumption(tmp_path):
+    d = _report_folder(tmp_path)
+    numbers = json.loads((d / "metrics.json").read_text())
+    numbers["calibration"]["guarantee"] = {"measure": "false_pass", "level": 0.1, "delta": 0.1, "threshold": 0.5,
+                                           "rows": 12, "statement": "false_pass <= 0.1 with probability >= 0.9"}
+    (d / "metrics.json").write_text(json.dumps(numbers))
+    out = tmp_path / "paper"
+    assert main(["paper", str(d), "-o", str(out), "--resamples", "100"]) == 0
+    tex = (out / "methods.tex").read_text()
+    assert (r"by Learn-then-Test risk control~\cite{angelopoulos2021ltt} on 12 rows (seeded split (seed 7, 50\% to "
+            r"choose)), so that the false-pass rate is at most 0.1 with probability at least 0.9 on rows exchangeable "
+            r"with them; it is 0.500, reported on 12 held-out rows.") in tex
+    assert "youden" not in tex
+    assert "angelopoulos2021ltt" in (out / "references.bib").read_text()
+    _build(out)
