@@ -187,17 +187,24 @@ def test_paper_of_one_system_without_verdicts(tmp_path):
     _build(out)
 
 
-def test_paper_states_the_ppi_estimate_with_its_citations(tmp_path):
+def _paper_of(tmp_path, change):
+    """The paper of the hand-built report folder whose metrics.json ``change(numbers)`` edited first."""
     d = _report_folder(tmp_path)
     numbers = json.loads((d / "metrics.json").read_text())
-    numbers["estimate"] = {"target": "correct", "positive": None, "using": ["hallucination"], "method": "PPI++",
-                           "estimates": [{"group": "base", "labelled": 5, "rows": 12,
-                                          "ppi": {"estimate": 0.52, "low": 0.31, "high": 0.73, "n": 12}},
-                                         {"group": "new", "labelled": 7, "rows": 12,
-                                          "ppi": {"estimate": 0.9, "low": 0.8, "high": 1.0, "n": 12}}]}
+    change(numbers)
     (d / "metrics.json").write_text(json.dumps(numbers))
     out = tmp_path / "paper"
     assert main(["paper", str(d), "-o", str(out), "--resamples", "100"]) == 0
+    return out
+
+
+def test_paper_states_the_ppi_estimate_with_its_citations(tmp_path):
+    out = _paper_of(tmp_path, lambda numbers: numbers.update(estimate={
+        "target": "correct", "positive": None, "using": ["hallucination"], "method": "PPI++",
+        "estimates": [{"group": "base", "labelled": 5, "rows": 12,
+                       "ppi": {"estimate": 0.52, "low": 0.31, "high": 0.73, "n": 12}},
+                      {"group": "new", "labelled": 7, "rows": 12,
+                       "ppi": {"estimate": 0.9, "low": 0.8, "high": 1.0, "n": 12}}]}))
     tex = (out / "methods.tex").read_text()
     assert (r"The rate of \texttt{correct} was estimated by prediction-powered inference with power "
             r"tuning~\cite{angelopoulos2023ppi,angelopoulos2024ppipp} from the 12 labelled of 24 rows and "
@@ -211,13 +218,9 @@ def test_paper_states_the_ppi_estimate_with_its_citations(tmp_path):
 
 
 def test_paper_states_a_guaranteed_threshold_with_its_assumption(tmp_path):
-    d = _report_folder(tmp_path)
-    numbers = json.loads((d / "metrics.json").read_text())
-    numbers["calibration"]["guarantee"] = {"measure": "false_pass", "level": 0.1, "delta": 0.1, "threshold": 0.5,
-                                           "rows": 12, "statement": "false_pass <= 0.1 with probability >= 0.9"}
-    (d / "metrics.json").write_text(json.dumps(numbers))
-    out = tmp_path / "paper"
-    assert main(["paper", str(d), "-o", str(out), "--resamples", "100"]) == 0
+    out = _paper_of(tmp_path, lambda numbers: numbers["calibration"].update(guarantee={
+        "measure": "false_pass", "level": 0.1, "delta": 0.1, "threshold": 0.5, "rows": 12,
+        "statement": "false_pass <= 0.1 with probability >= 0.9"}))
     tex = (out / "methods.tex").read_text()
     assert (r"by Learn-then-Test risk control~\cite{angelopoulos2021ltt} on 12 rows (seeded split (seed 7, 50\% to "
             r"choose)), so that the false-pass rate is at most 0.1 with probability at least 0.9 on rows exchangeable "
