@@ -131,7 +131,7 @@ BIB: dict[str, str] = {
 }""",
     "angelopoulos2021ltt": """@article{angelopoulos2021ltt,
   title = {Learn then Test: Calibrating Predictive Algorithms to Achieve Risk Control},
-  author = {Angelopoulos, Anastasios N. and Bates, Stephen and Cand{\`e}s, Emmanuel J. and Jordan, Michael I. and
+  author = {Angelopoulos, Anastasios N. and Bates, Stephen and Cand{\\`e}s, Emmanuel J. and Jordan, Michael I. and
             Lei, Lihua},
   journal = {arXiv preprint arXiv:2110.01052},
   year = {2021}
