@@ -247,3 +247,10 @@ def test_labels_that_all_agree_get_the_wilson_interval_not_a_point(tmp_path, cap
                  "hallucination"]) == 0
     out = capsys.readouterr().out
     assert "every labelled row has the same label" in out and "Wilson 95% interval is [0.816, 1.000]" in out
+
+
+def test_a_random_sample_without_the_positive_class_is_an_estimate_not_an_error():
+    df = _labelled_at_random(_population(6, n_rows=200), 40, 1)
+    df.loc[df["human"] == "Y", "human"] = None  # the sample happened to draw no bad answer
+    found = estimate(df, "human", ["hallucination"], positive="Y")
+    assert all(e.labels_only.estimate == 0.0 for e in found)

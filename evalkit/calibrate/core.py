@@ -11,14 +11,11 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 from ..aggregate import json_ready
 from ..thresholds import Threshold
+from .errors import CalibrationError  # noqa: F401 - raised here, and imported from here by callers
 
 
 SMALL_N = 30
 SMALL_CLASS = 5
-
-
-class CalibrationError(ValueError):
-    """Calibration cannot be done as asked (one class only, unreachable criterion, bad input)."""
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,8 @@ def label_values(values: Sequence[Any], target: str, positive: Any = None) -> tu
     numeric = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in present)
     if positive is None and numeric and not set(present) <= {0, 1}:
         return np.array([np.nan if _missing(v) else float(v) for v in values]), f"mean of {target}"
-    flags = binary_labels(values, positive=positive, column=target)
+    # a random sample may hold no row of the positive class (its rate is then near 0): not an error here
+    flags = binary_labels(values, positive=positive, column=target, require_positive=False)
     what = f"rate of {target} = {positive!r}" if positive is not None else f"rate of {target}"
     return np.array([np.nan if f is None else float(f) for f in flags]), what
 

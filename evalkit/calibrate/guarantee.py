@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import CalibrationError
+from .errors import CalibrationError
 
 _GUARANTEE = re.compile(r"^(precision|recall|fpr|false_pass)(>=|<=)([0-9.]+)$")
 _SIDE = {"precision": ">=", "recall": ">=", "fpr": "<=", "false_pass": "<="}
@@ -65,7 +65,7 @@ def parse_guarantee(text: str) -> tuple[str, float]:
     >>> parse_guarantee("precision<=0.9")
     Traceback (most recent call last):
     ...
-    evalkit.calibrate.core.CalibrationError: guarantee 'precision<=0.9': precision takes >= (a floor), e.g. precision>=0.9
+    evalkit.calibrate.errors.CalibrationError: guarantee 'precision<=0.9': precision takes >= (a floor), e.g. precision>=0.9
     """
     m = _GUARANTEE.match(text.replace(" ", "").lower())
     if not m:

@@ -168,7 +168,8 @@ if numbers and run.has("human_score"):
 # metric is the truth. The rate from every label is what the intervals should cover.
 
 # %%
-from evalkit.calibrate.estimate import EstimateError, hidden_labels, width_study
+from evalkit.calibrate import CalibrationError
+from evalkit.calibrate.estimate import hidden_labels, width_study
 
 if numbers:
     scored = res[res[score].notna() & y.notna()]
@@ -183,7 +184,7 @@ if numbers:
         table["covers the rate from every label"] = (table["low"] <= truth) & (truth <= table["high"])
         print(f"{n_study} of {len(scored)} rows labelled at random; the rate of {label} from every label: {truth:.3f}")
         display(table.round(3))
-    except EstimateError as e:
+    except CalibrationError as e:  # too few labels in the sample, or labels that cannot be read as binary
         print(f"No estimate on these data: {e}")
 
 # %% [markdown]
