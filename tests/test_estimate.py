@@ -254,3 +254,5 @@ def test_a_random_sample_without_the_positive_class_is_an_estimate_not_an_error(
     df.loc[df["human"] == "Y", "human"] = None  # the sample happened to draw no bad answer
     found = estimate(df, "human", ["hallucination"], positive="Y")
     assert all(e.labels_only.estimate == 0.0 for e in found)
+    # every fold saw one class, so the prediction is constant: PPI is the labels' own, not 0 / 0
+    assert all((e.ppi.estimate, e.ppi.low, e.ppi.high) == (0.0, 0.0, 0.0) for e in found)

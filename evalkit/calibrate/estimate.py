@@ -156,8 +156,10 @@ def ppi_interval(y: np.ndarray, pred: np.ndarray, labelled: np.ndarray, alpha: f
     Y, Yhat, Yhat_u = y[labelled], pred[labelled], pred[~labelled]
     if not len(Yhat_u):  # every row labelled: the labels' own interval is the answer
         return labels_only_interval(Y, alpha, n=len(y))
-    low, high = ppi_mean_ci(Y, Yhat, Yhat_u, alpha=alpha)
-    est = ppi_mean_pointestimate(Y, Yhat, Yhat_u)
+    # a constant prediction (folds that each saw one class) carries nothing; power tuning would divide 0 by 0
+    lam = 0.0 if np.ptp(pred) == 0 else None
+    low, high = ppi_mean_ci(Y, Yhat, Yhat_u, alpha=alpha, lam=lam)
+    est = ppi_mean_pointestimate(Y, Yhat, Yhat_u, lam=lam)
     return Interval(float(np.ravel(est)[0]), float(np.ravel(low)[0]), float(np.ravel(high)[0]), len(y))
 
 
