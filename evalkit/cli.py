@@ -27,17 +27,24 @@ from pathlib import Path
 VERDICT_PROFILE_NAMES = ("seed", "evalkit")
 DEFAULT_PROFILE_NAME = "evalkit"  # evalkit.config.DEFAULT_PROFILE (tests/test_verdict.py checks the two agree)
 
-def _seconds(text: str) -> float:
-    """An option's number of seconds: finite and above 0 (``nan`` and ``inf`` are refused by the option's name)."""
-    import math
+def _real(accepts, says: str):
+    """An option's real number that ``accepts`` takes (``nan`` never does), else its name and ``must be {says}``."""
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            v = float("nan")
+        if v != v or not accepts(v):
+            raise argparse.ArgumentTypeError(f"must be {says}, got {text!r}")
+        return v
 
-    try:
-        v = float(text)
-    except ValueError:
-        v = math.nan
-    if not math.isfinite(v) or v <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
-    return v
+    return parse
+
+
+# seconds: finite and above 0 (``nan`` and ``inf`` are refused by the option's name)
+_seconds = _real(lambda v: 0 < v < float("inf"), "a finite number of seconds above 0")
+_probability = _real(lambda v: 0 < v < 1, "a probability between 0 and 1, e.g. 0.1")
+_confidence = _real(lambda v: 0.5 <= v < 1, "a level between 0.5 and 1, e.g. 0.95")
 
 
 def _count(least: int):
@@ -681,26 +688,6 @@ def _add_estimate(sub) -> None:
     e.add_argument("--plan", type=float, metavar="WIDTH",
                    help="instead of estimating: how many random labels each system needs for a PPI interval WIDTH "
                         "wide (e.g. 0.1 for +-5 points), the labels so far taken as a pilot")
-
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be a probability between 0 and 1, e.g. 0.1, got {text!r}")
-    return value
-
-
-def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.5 <= value < 1:
-        raise argparse.ArgumentTypeError(f"must be a level between 0.5 and 1, e.g. 0.95, got {text!r}")
-    return value
 
 
 def _estimate_cmd(args) -> int:
