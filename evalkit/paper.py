@@ -452,7 +452,9 @@ def _thresholds(run: Run, p: Plan, x: _Text, cite) -> str:
     cal = p.calibration
     if cal and cal.get("threshold") is not None and cal.get("guarantee"):
         g = cal["guarantee"]
-        side = "is at least" if g["measure"] in ("precision", "recall") else "is at most"  # words: TeX's OT1 has no >
+        from .calibrate.guarantee import SIDE
+
+        side = "is at least" if SIDE[g["measure"]] == ">=" else "is at most"  # words: TeX's OT1 has no >
         text += (f" A threshold for {x.code(cal.get('score'))} was chosen against the human label "
                  f"{x.code(cal.get('label'))} by Learn-then-Test risk control{cite('angelopoulos2021ltt')} on "
                  f"{g['rows']} rows ({x.t(cal.get('protocol', ''))}), so that the {x.t(g['measure'].replace('_', '-'))} "

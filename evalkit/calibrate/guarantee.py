@@ -30,7 +30,7 @@ import numpy as np
 from .errors import CalibrationError
 
 _GUARANTEE = re.compile(r"^(precision|recall|fpr|false_pass)(>=|<=)([0-9.]+)$")
-_SIDE = {"precision": ">=", "recall": ">=", "fpr": "<=", "false_pass": "<="}
+SIDE = {"precision": ">=", "recall": ">=", "fpr": "<=", "false_pass": "<="}  # a floor or a ceiling
 CANDIDATES = 50  # thresholds tested (quantiles of the scores): more costs power under the family-wise correction
 
 
@@ -48,7 +48,7 @@ class Guarantee:
 
     @property
     def statement(self) -> str:
-        return (f"{self.measure} {_SIDE[self.measure]} {self.level:g} with probability >= {1 - self.delta:g} "
+        return (f"{self.measure} {SIDE[self.measure]} {self.level:g} with probability >= {1 - self.delta:g} "
                 f"(Learn-then-Test, MAPIE; rows exchangeable with the {self.rows} calibration rows)")
 
     def to_dict(self) -> dict[str, Any]:
@@ -71,10 +71,10 @@ def parse_guarantee(text: str) -> tuple[str, float]:
     if not m:
         raise CalibrationError(f"guarantee {text!r}: use precision>=X, recall>=X, fpr<=X or false_pass<=X")
     measure, side, value = m.group(1), m.group(2), float(m.group(3))
-    if side != _SIDE[measure]:
-        kind = "a floor" if _SIDE[measure] == ">=" else "a ceiling"
-        raise CalibrationError(f"guarantee {text!r}: {measure} takes {_SIDE[measure]} ({kind}), e.g. "
-                               f"{measure}{_SIDE[measure]}{0.9 if _SIDE[measure] == '>=' else 0.05}")
+    if side != SIDE[measure]:
+        kind = "a floor" if SIDE[measure] == ">=" else "a ceiling"
+        raise CalibrationError(f"guarantee {text!r}: {measure} takes {SIDE[measure]} ({kind}), e.g. "
+                               f"{measure}{SIDE[measure]}{0.9 if SIDE[measure] == '>=' else 0.05}")
     if not 0 < value < 1:
         raise CalibrationError(f"guarantee {text!r}: the level must be between 0 and 1")
     return measure, value
@@ -116,7 +116,7 @@ def guaranteed_threshold(scores, labels, guarantee: str, *, delta: float = 0.1, 
         warnings.simplefilter("ignore")  # "no parameter found" is said below, in our words
         controller.calibrate(oriented.reshape(-1, 1), y)
     if controller.best_predict_param is None:
-        raise CalibrationError(f"no threshold meets {measure} {_SIDE[measure]} {level:g} with probability "
+        raise CalibrationError(f"no threshold meets {measure} {SIDE[measure]} {level:g} with probability "
                                f">= {1 - delta:g} on these {len(y)} rows ({len(candidates)} thresholds tested): "
                                "label more rows, or ask for less")
     t = float(controller.best_predict_param)

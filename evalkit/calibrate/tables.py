@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..thresholds import Threshold
 from .core import CalibrationError, CalibrationResult, calibrate, flagged_direction
+from .guarantee import SIDE
 from .labels import binary_labels, parse_positive
 
 
@@ -95,7 +96,7 @@ def realised_line(guarantee: dict, confusion: dict, reported_on: str) -> str:
                          "recall": (tp, tp + fn, "bad answers are flagged"),
                          "fpr": (fp, fp + tn, "good answers are flagged"),
                          "false_pass": (fn, fn + tn, "answers let pass are bad")}[guarantee["measure"]]
-    side = ">=" if guarantee["measure"] in ("precision", "recall") else "<="
+    side = SIDE[guarantee["measure"]]
     value = f"{part / whole:.3f}" if whole else "n/a"
     return (f"on {reported_on}: {guarantee['measure']} {value} ({part} of {whole} {what}; guaranteed {side} "
             f"{guarantee['level']:g})")
