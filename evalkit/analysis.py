@@ -181,6 +181,15 @@ def estimate_numbers(results: pd.DataFrame, cal: Mapping[str, Any], seed: int = 
             "estimates": [e.to_dict() for e in found]}
 
 
+SUMMARY_RESAMPLES = 1000  # a report's means (``calibration.n_resamples`` overrides)
+COMPARE_RESAMPLES = 2000  # a report's paired differences (``compare.n_resamples`` overrides)
+
+
+def summary_settings(exp: Experiment) -> dict[str, int]:
+    """The bootstrap of a report's means: resamples and seed, one setting for every output that shows them."""
+    return {"n_resamples": int(exp.calibration.get("n_resamples", SUMMARY_RESAMPLES)), "seed": int(exp.seed)}
+
+
 def comparison_numbers(results: pd.DataFrame, cmp: Mapping[str, Any], seed: int = 0) -> dict[str, Any]:
     """The comparison section: paired differences of every scored metric (and by ``cmp['by']``)."""
     a, b = compare_pair(results, cmp)
@@ -188,9 +197,11 @@ def comparison_numbers(results: pd.DataFrame, cmp: Mapping[str, Any], seed: int 
     metrics = [m for m in scored_metrics(results) if REGISTRY[m].kind in ("score", "bool") and results[m].notna().any()]
     binary = [c for c in cmp.get("binary") or [] if c in results.columns]
     pair_on = cmp.get("pair_on") or default_pair_on(results)
-    kw = dict(n_resamples=int(cmp.get("n_resamples", 2000)), seed=seed, binary=binary, positive=cmp.get("positive"),
-              pair_on=pair_on, min_pairs=int(cmp.get("min_pairs", 10)))
+    kw = dict(n_resamples=int(cmp.get("n_resamples", COMPARE_RESAMPLES)), seed=seed, binary=binary,
+              positive=cmp.get("positive"), pair_on=pair_on, min_pairs=int(cmp.get("min_pairs", 10)))
+    # the settings travel with the numbers: the paper prints these, it does not recompute them
     out = {"system_a": a, "system_b": b, "pair_on": pair_on, "systems": _systems(results),
+           "n_resamples": kw["n_resamples"], "seed": seed, "min_pairs": kw["min_pairs"], "binary": binary,
            "table": compare_systems(results, metrics, a, b, **kw).to_dict(orient="records")}
     by = cmp.get("by")
     if by and by in results.columns:
@@ -290,7 +301,8 @@ def analyze(results: pd.DataFrame, exp: Experiment, plan: Mapping[str, Section] 
     out: dict[str, Any] = {"experiment": exp.name, "rows": int(len(results)), "systems": _systems(results),
                            "errors": int(results["error"].notna().sum()) if "error" in results.columns else 0,
                            "sections": {k: asdict(v) for k, v in plan.items()}}
-    boot = {"n_resamples": int(exp.calibration.get("n_resamples", 1000)), "seed": exp.seed}
+    boot = summary_settings(exp)
+    out["bootstrap"] = boot  # how "overall" and "by_system" were resampled: the paper prints them as they are
     out["overall"] = summary(results, by=None, **boot).drop(columns=["kind"]).to_dict(orient="records")
     if plan["by_system"].applies:
         out["by_system"] = summary(results, by="system", **boot).drop(columns=["kind"]).to_dict(orient="records")

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from .tables import calibration_table, compare_table, latex_escape, summary_table, to_latex
+from .tables import calibration_table, compare_table, latex_escape, summary_table, summary_wide_table, to_latex
 
 # --- references ------------------------------------------------------------------------------------------------
 
@@ -225,44 +226,91 @@ class Plan:
     by: str | None
     comparison: pd.DataFrame | None
     calibration: Mapping[str, Any] | None
-    n_resamples: int
+    n_resamples: int  # the means' bootstrap
     seed: int
     pair_on: str | None = None
     binary: tuple[str, ...] = ()
     judge_variance: pd.DataFrame | None = None
     estimate: Mapping[str, Any] | None = None  # the label's rate per system by PPI++ (metrics.json's "estimate")
+    compare_resamples: int | None = None  # the paired differences' bootstrap
+    saved: bool = False  # True: the report's own numbers (metrics.json), printed as they are
 
 
-def plan(run: Run, *, n_resamples: int = 1000, seed: int | None = None, min_pairs: int = 10) -> Plan:
+def plan(run: Run, *, n_resamples: int | None = None, seed: int | None = None, min_pairs: int = 10) -> Plan:
     """Summary (by system when there are several), the paired comparison of the report's two systems (or the
-    first two), and the report's calibration, under ``n_resamples`` seeded bootstrap resamples."""
+    first two), and the report's calibration.
+
+    A report folder's ``metrics.json`` already holds them: the paper prints those numbers, so that the paper and
+    the report cannot disagree, and refuses ``n_resamples``/``seed`` (re-run the report to change them). A
+    results file (or a report older than the saved settings) is computed here with the report's own defaults:
+    the same resamples, the run's seed, the same pairing.
+    """
+    from .analysis import COMPARE_RESAMPLES, SUMMARY_RESAMPLES
+
+    by = "system" if len(run.systems) > 1 else None
+    saved = run.numbers.get("bootstrap")
+    if saved and run.numbers.get("by_system" if by else "overall") is not None:
+        if n_resamples is not None or seed is not None:
+            raise ValueError(f"{run.source}: this report's numbers were computed with {saved['n_resamples']} "
+                             f"resamples and seed {saved['seed']}, and the paper prints them as they are; to change "
+                             "them, re-run the report (evalkit report EXPERIMENT --resamples N)")
+        return _saved_plan(run, by)
+    seed = int(run.signature.get("seed") or 0) if seed is None else seed
+    n_summary = SUMMARY_RESAMPLES if n_resamples is None else n_resamples
+    n_compare = COMPARE_RESAMPLES if n_resamples is None else n_resamples
+    comparison, pair_on, binary = _compute_comparison(run, n_compare, seed, min_pairs)
     from .aggregate import summary
+
+    tidy = summary(run.results, by=by, n_resamples=n_summary, seed=seed)
+    return Plan(tidy, by, comparison, _section(run, "calibration"), n_summary, seed, pair_on, binary,
+                _judge_variance(run), _section(run, "estimate"), n_compare)
+
+
+def _saved_plan(run: Run, by: str | None) -> Plan:
+    """The report's numbers as metrics.json holds them, settings included."""
+    nums = run.numbers
+    boot = nums["bootstrap"]
+    from .metrics import REGISTRY
+
+    tidy = pd.DataFrame(nums["by_system" if by else "overall"])
+    tidy["kind"] = [REGISTRY[m].kind if m in REGISTRY else "score" for m in tidy["metric"]]  # metrics.json omits it
+    cmp = _section(run, "comparison")
+    comparison = pd.DataFrame(cmp["table"]) if cmp and cmp.get("table") else None
+    binary = tuple(cmp.get("binary") or ()) if cmp else ()
+    return Plan(tidy, by, comparison, _section(run, "calibration"), int(boot["n_resamples"]), int(boot["seed"]),
+                cmp.get("pair_on") if cmp else None, binary, _judge_variance(run), _section(run, "estimate"),
+                int(cmp["n_resamples"]) if cmp else None, saved=True)
+
+
+def _compute_comparison(run: Run, n_resamples: int, seed: int, min_pairs: int):
+    """(table, pair_on, binary) of the report's two systems (or the first two), or (None, None, ()) with one."""
     from .compare import compare_systems, default_pair_on
 
-    seed = int(run.signature.get("seed") or 0) if seed is None else seed
-    df = run.results
-    by = "system" if len(run.systems) > 1 else None
-    tidy = summary(df, by=by, n_resamples=n_resamples, seed=seed)
-    comparison, pair_on, binary = None, None, ()
     cmp = run.numbers.get("comparison") or {}
-    if len(run.systems) > 1 and "error" not in cmp:
-        a, b = (cmp["system_a"], cmp["system_b"]) if cmp.get("system_a") else (run.systems[0], run.systems[1])
-        pair_on = cmp.get("pair_on") or default_pair_on(df)
-        binary = tuple(r["metric"] for r in cmp.get("table") or [] if r.get("p_mcnemar") is not None)
-        metrics = [m for m in run.metrics if _comparable(df, m)]
-        try:
-            comparison = compare_systems(df, metrics, a, b, n_resamples=n_resamples, seed=seed, pair_on=pair_on,
-                                         binary=list(binary), min_pairs=min_pairs)
-        except ValueError:  # nothing paired (e.g. systems answered different questions): no comparison to print
-            comparison = None
-    cal = run.numbers.get("calibration")
-    cal = cal if cal and "error" not in cal else None
-    jv = None
-    if run.numbers.get("judge_variance"):
-        jv = pd.DataFrame(run.numbers["judge_variance"])
-    est = run.numbers.get("estimate")
-    est = est if est and "error" not in est else None
-    return Plan(tidy, by, comparison, cal, n_resamples, seed, pair_on, binary, jv, est)
+    if len(run.systems) < 2 or "error" in cmp:
+        return None, None, ()
+    df = run.results
+    a, b = (cmp["system_a"], cmp["system_b"]) if cmp.get("system_a") else (run.systems[0], run.systems[1])
+    pair_on = cmp.get("pair_on") or default_pair_on(df)
+    binary = tuple(r["metric"] for r in cmp.get("table") or [] if r.get("p_mcnemar") is not None)
+    metrics = [m for m in run.metrics if _comparable(df, m)]
+    try:
+        table = compare_systems(df, metrics, a, b, n_resamples=n_resamples, seed=seed, pair_on=pair_on,
+                                binary=list(binary), min_pairs=min_pairs)
+    except ValueError:  # nothing paired (e.g. systems answered different questions): no comparison to print
+        return None, pair_on, binary
+    return table, pair_on, binary
+
+
+def _section(run: Run, name: str) -> Mapping[str, Any] | None:
+    """A section of metrics.json, or None where the report has none or recorded why it could not compute it."""
+    sec = run.numbers.get(name)
+    return sec if sec and "error" not in sec else None
+
+
+def _judge_variance(run: Run) -> pd.DataFrame | None:
+    jv = run.numbers.get("judge_variance")
+    return pd.DataFrame(jv) if jv else None
 
 
 def _comparable(df: pd.DataFrame, metric: str) -> bool:
@@ -372,7 +420,8 @@ def methods(run: Run, p: Plan, fmt: str = "latex") -> tuple[str, list[str]]:
             j += f"; the prompts' SHA-256 begins {x.code(str(sig['judge_prompts_sha256'])[:12])}"
         paras.append(j + ".")
     # thresholds
-    paras.append(_thresholds(run, p, x, cite))
+    rules = _thresholds(run, p, x, cite)  # rules in code: long unbreakable names, set loosely rather than overfull
+    paras.append(f"\\begin{{sloppypar}}\n{rules}\n\\end{{sloppypar}}" if fmt == "latex" else rules)
     # intervals and tests
     stats = (f"Means carry 95{x.pct} percentile bootstrap intervals over rows{cite('efron1979bootstrap')} "
              f"({p.n_resamples} resamples, seed {p.seed}); a metric's mean is taken over the rows where it is "
@@ -381,8 +430,9 @@ def methods(run: Run, p: Plan, fmt: str = "latex") -> tuple[str, list[str]]:
         c = p.comparison
         a, b = c["system_a"].iloc[0], c["system_b"].iloc[0]
         stats += (f" We compared {x.code(b)} with {x.code(a)} on the same items, paired on {x.code(p.pair_on)} "
-                  f"({int(c['n_pairs'].max())} pairs): the mean paired difference has a paired bootstrap interval "
-                  f"({p.n_resamples} resamples, seed {p.seed}) and a two-sided bootstrap p-value, adjusted across the "
+                  f"({_pairs(c)}): the mean paired difference has a paired bootstrap interval "
+                  f"({p.compare_resamples or p.n_resamples} resamples, seed {p.seed}) and a two-sided bootstrap "
+                  "p-value, adjusted across the "
                   f"{len(c)} metrics with Holm's step-down procedure{cite('holm1979')}.")
         if p.binary:
             stats += (f" Binary outcomes ({_join([x.code(v) for v in p.binary])}) were also compared with the exact "
@@ -401,6 +451,14 @@ def methods(run: Run, p: Plan, fmt: str = "latex") -> tuple[str, list[str]]:
     if "efron1979bootstrap" not in cited:
         cited.append("efron1979bootstrap")
     return "\n\n".join(paras) + "\n", cited
+
+
+def _pairs(c: pd.DataFrame) -> str:
+    """The pair count the table shows: one number, or the range when a metric lacks a value on some items."""
+    n = c["n_pairs"].dropna().astype(int)
+    if n.empty or n.min() == n.max():
+        return f"{int(n.max()) if len(n) else 0} pairs"
+    return f"{n.min()} to {n.max()} pairs; a metric's pairs are the items where both answers have its value"
 
 
 def _rates(est: Mapping[str, Any], x: _Text, cite) -> str:
@@ -486,7 +544,7 @@ class Bundle:
     references: tuple[str, ...]
 
 
-def write_paper(path: str | Path, out: str | Path, *, n_resamples: int = 1000, seed: int | None = None,
+def write_paper(path: str | Path, out: str | Path, *, n_resamples: int | None = None, seed: int | None = None,
                 figures: bool = True) -> Bundle:
     """Write the paper bundle for a results file or report folder ``path`` into ``out`` (see the module)."""
     from .safeio import owned_dir, refuse_output_over_inputs, write_text
@@ -503,9 +561,12 @@ def write_paper(path: str | Path, out: str | Path, *, n_resamples: int = 1000, s
         write_text(folder / "tables" / f"{name}.tex", to_latex(t) + "\n")
         tables.append(name)
 
-    table("summary", summary_table(p.summary, by=p.by, n_resamples=n_resamples))
+    groups = p.summary[p.by].nunique() if p.by else 0
+    # a few systems: one row per metric, a column per system (a paper's table, not 2 rows per metric)
+    table("summary", summary_wide_table(p.summary, p.by) if 1 < groups <= 4 else
+          summary_table(p.summary, by=p.by, n_resamples=p.n_resamples))
     if p.comparison is not None and len(p.comparison):
-        table("compare", compare_table(p.comparison))
+        table("compare", compare_table(p.comparison, mcnemar_columns=False))
     if p.calibration:
         table("calibration", calibration_table(p.calibration))
     figs = _figures(run, p, folder / "figures") if figures else []
@@ -514,7 +575,8 @@ def write_paper(path: str | Path, out: str | Path, *, n_resamples: int = 1000, s
     write_text(folder / "methods.tex", "% generated by evalkit paper from the run; edit the run, not this file\n" + tex)
     write_text(folder / "methods.md", md)
     write_text(folder / "references.bib", "\n\n".join(BIB[k] for k in keys) + "\n")
-    write_text(folder / "main.tex", main_tex(run, tables, figs))
+    heights = {name: _pdf_height(folder / "figures" / f"{name}.pdf") for name, _, _ in figs}
+    write_text(folder / "main.tex", main_tex(run, tables, figs, heights))
     return Bundle(folder, tuple(tables), tuple(f[0] for f in figs), tuple(keys))
 
 
@@ -541,25 +603,120 @@ def _figures(run: Run, p: Plan, out: Path) -> list[tuple[str, str, bool]]:
         save("comparison", plots.comparison_forest(p.comparison))
     if "verdict" in run.results.columns and run.results["verdict"].notna().any():
         save("verdicts", plots.verdict_counts(run.results, by="system"))
-    return made
+    # the paper's captions say what a figure shows in two sentences; its numbers are in the tables
+    return [(name, figure_caption(name, run, p), wide) for name, _, wide in made]
 
 
-def main_tex(run: Run, tables: Sequence[str], figures: Sequence[tuple[str, str, bool]]) -> str:
+def figure_caption(name: str, run: Run, p: Plan) -> str:
+    """A figure's caption in the paper: what it shows and where its numbers are; the verdict figure names its
+    profile and, where the run has the calibration's label, how often the verdict agrees with it."""
+    if name == "metric_means":
+        return "Mean of each metric by system with its 95% bootstrap interval. The numbers are in TABLEREF_summary."
+    if name == "comparison":
+        return ("Paired difference of each metric between the two systems with its 95% bootstrap interval; a bar "
+                "that avoids 0 is a difference. The numbers are in TABLEREF_compare.")
+    profile = str(run.signature.get("verdict_profile") or "seed")
+    agree = verdict_agreement(run.results, p.calibration)
+    return (f"Answers per verdict and system under the {profile} profile's rules." + (
+        f" FAIL agrees with the human label {agree['label']} on {agree['agree']} of {agree['n']} labelled PASS or "
+        f"FAIL rows ({agree['share']:.0%})." if agree else " No human label measures the verdict's agreement here."))
+
+
+def verdict_agreement(results: pd.DataFrame, cal: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """On the rows with the calibration's label and a PASS or FAIL verdict: on how many FAIL coincides with the
+    label's positive (bad) class. None without such rows.
+
+    >>> df = pd.DataFrame({"verdict": ["PASS", "FAIL", "FAIL", "WARN"], "bad": [False, True, False, True]})
+    >>> verdict_agreement(df, {"label": "bad", "positive": None})
+    {'label': 'bad', 'agree': 2, 'n': 3, 'share': 0.6666666666666666}
+    """
+    from .calibrate import binary_labels
+
+    label = (cal or {}).get("label")
+    if not label or label not in results.columns or "verdict" not in results.columns:
+        return None
+    decided = results[results["verdict"].isin(["PASS", "FAIL"]) & results[label].notna()]
+    if decided.empty:
+        return None
+    bad = binary_labels(decided[label].tolist(), positive=cal.get("positive"), column=label)
+    pairs = [(v == "FAIL", b) for v, b in zip(decided["verdict"], bad) if b is not None]
+    agree = sum(f == bool(b) for f, b in pairs)
+    return {"label": label, "agree": agree, "n": len(pairs), "share": agree / len(pairs)} if pairs else None
+
+
+# floats fill a page's top and bottom before LaTeX gives one a page of its own (the defaults left 4 of 7 pages
+# mostly blank, each float alone on its page)
+FLOATS = (r"\renewcommand{\topfraction}{0.9}", r"\renewcommand{\bottomfraction}{0.8}",
+          r"\renewcommand{\textfraction}{0.07}", r"\renewcommand{\floatpagefraction}{0.75}",
+          r"\setcounter{topnumber}{3}", r"\setcounter{bottomnumber}{2}", r"\setcounter{totalnumber}{5}")
+
+_WHAT = {"summary": ("Table", "tab", "gives each metric's mean by system"),
+         "compare": ("Table", "tab", "the paired differences between the systems with Holm-adjusted p-values"),
+         "calibration": ("Table", "tab", "the calibrated threshold and its operating point"),
+         "metric_means": ("Figure", "fig", "draws the means"), "comparison": ("Figure", "fig", "the differences"),
+         "verdicts": ("Figure", "fig", "the verdicts per system")}
+
+
+def results_paragraph(tables: Sequence[str], figures: Sequence[tuple[str, str, bool]]) -> str:
+    """The sentence under "Results" that points at each table and figure (a heading followed only by floats is
+    left alone at a page's foot)."""
+    parts = [f"{_WHAT[n][0]}~\\ref{{{_WHAT[n][1]}:{n}}} {_WHAT[n][2]}" for n in [*tables, *(f[0] for f in figures)]
+             if n in _WHAT]
+    return (_join(parts) + ".") if parts else "The run has no table or figure to show."
+
+
+def _caption_tex(caption: str) -> str:
+    """A caption escaped for LaTeX, its table references (``TABLEREF_name``) made cross-references."""
+    return re.sub(r"TABLEREF\\_(\w+)", r"Table~\\ref{tab:\1}", latex_escape(caption))
+
+
+def main_tex(run: Run, tables: Sequence[str], figures: Sequence[tuple[str, str, bool]],
+             heights: Mapping[str, float] | None = None) -> str:
     """A minimal article that inputs the methods, every table and figure, and the bibliography. The text is 7 in
-    wide (a double-column page's width): figures are included at their natural size, so their 8 pt fonts stay
-    8 pt; single-column (3.5 in) figures are used except where many metrics need the wide one."""
+    wide (a double-column page's width). One figure is included at its natural size (its 8 pt fonts stay 8 pt);
+    several are single-column (3.5 in) figures grouped into one float of two columns, each figure with its own
+    caption, so they share a page instead of leaving one mostly blank page each. ``heights`` (points, of the
+    single-column PDFs) balance the two columns."""
     title = latex_escape(f"Evaluation of {Path(run.source).stem or 'the run'}")
     lines = [r"\documentclass[10pt]{article}", r"\usepackage[letterpaper,margin=0.75in]{geometry}",
-             r"\usepackage{booktabs}", r"\usepackage{graphicx}",
+             r"\usepackage{booktabs}", r"\usepackage{graphicx}", r"\usepackage{caption}", *FLOATS,
              r"\title{" + title + "}", r"\author{}", r"\date{}", r"\begin{document}", r"\maketitle", "",
-             r"\section{Methods}", r"\input{methods.tex}", "", r"\section{Results}"]
+             r"\section{Methods}", r"\input{methods.tex}", "", r"\section{Results}", results_paragraph(tables, figures),
+             ""]
     lines += [rf"\input{{tables/{t}.tex}}" for t in tables]
-    for name, caption, wide in figures:
-        lines += [r"\begin{figure}[htbp]", r"\centering",
-                  rf"\includegraphics{{figures/{name}{'_wide' if wide else ''}.pdf}}",
-                  rf"\caption{{{latex_escape(caption or name)}}}", rf"\label{{fig:{name}}}", r"\end{figure}"]
-    lines += ["", r"\clearpage", r"\bibliographystyle{plain}", r"\bibliography{references}", r"\end{document}", ""]
+    lines += _figure_float(figures, heights or {})
+    # no \clearpage before the references: figures still waiting may share their page
+    lines += ["", r"\bibliographystyle{plain}", r"\bibliography{references}", r"\end{document}", ""]
     return "\n".join(lines)
+
+
+def _pdf_height(path: Path) -> float:
+    """A one-page PDF's height in points (its MediaBox), as matplotlib writes it; 200 when it cannot be read."""
+    box = re.search(rb"/MediaBox\s*\[\s*[\d.]+\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s*\]", path.read_bytes()) \
+        if path.exists() else None
+    return float(box.group(1)) if box else 200.0
+
+
+def _figure_float(figures: Sequence[tuple[str, str, bool]], heights: Mapping[str, float]) -> list[str]:
+    """The figures as LaTeX: one at its natural width, or several in two balanced columns of one float."""
+    if len(figures) == 1:
+        name, caption, wide = figures[0]
+        return [r"\begin{figure}[tbp]", r"\centering", rf"\includegraphics{{figures/{name}{'_wide' if wide else ''}.pdf}}",
+                rf"\caption{{{_caption_tex(caption or name)}}}", rf"\label{{fig:{name}}}", r"\end{figure}"]
+    columns: list[list[tuple[str, str]]] = [[], []]
+    filled = [0.0, 0.0]
+    for name, caption, _ in sorted(figures, key=lambda f: -heights.get(f[0], 0.0)):  # tallest first, then greedy
+        k = int(filled[1] < filled[0])
+        columns[k].append((name, caption))
+        filled[k] += heights.get(name, 200.0) + 40.0  # a caption's few lines
+    out = [r"\begin{figure}[tbp]", r"\centering"]
+    for k, col in enumerate(columns):
+        out.append(r"\begin{minipage}[t]{0.49\textwidth}\centering")
+        for name, caption in col:
+            out += [rf"\includegraphics[width=\linewidth]{{figures/{name}.pdf}}",
+                    rf"\captionof{{figure}}{{{_caption_tex(caption or name)}}}\label{{fig:{name}}}", r"\medskip"]
+        out.append(r"\end{minipage}" + (r"\hfill" if k == 0 else ""))
+    return out + [r"\end{figure}"]
 
 
 __all__ = ["BIB", "Run", "Plan", "Bundle", "load_run", "plan", "methods", "write_paper",

@@ -324,7 +324,7 @@ def to_html(table: Table) -> str:
 
     def style(j: int, head: bool) -> str:
         align = "text-align:right;white-space:nowrap;" if numeric[j] else \
-            "text-align:left;overflow-wrap:anywhere;min-width:6em;max-width:32em;"
+            "text-align:left;overflow-wrap:break-word;min-width:6em;max-width:32em;"
         return _HTML_CELL + align + (_HTML_FIRST if j == 0 else "") + ("border-bottom:1px solid #888;" if head else "")
 
     head = "".join(f'<th style="{style(j, True)}">{html.escape(c)}</th>' for j, c in enumerate(table.columns))
@@ -397,8 +397,40 @@ def summary_table(tidy, by: str | None = None, *, digits: int = 3, caption: str 
     return Table(tuple(columns), tuple(rows), cap, label, digits=digits, notes=tuple(notes))
 
 
+def summary_wide_table(tidy, by: str, *, digits: int = 3, caption: str | None = None,
+                       label: str = "summary") -> Table:
+    """:func:`evalkit.aggregate.summary` grouped by ``by`` (a few systems) as a paper prints it: one row per metric,
+    one ``mean [95% CI]`` column per group, the side that is better, and the determined rows per group, so a
+    table of 19 metrics is 19 rows, not 38 with wrapped names.
+
+    >>> import pandas as pd
+    >>> tidy = pd.DataFrame({"system": ["a", "b"], "metric": ["relevance"] * 2, "mean": [0.3, 0.5],
+    ...                      "low": [0.2, 0.4], "high": [0.4, 0.6], "n_determined": [42, 40]})
+    >>> t = summary_wide_table(tidy, "system")
+    >>> t.columns, t.rows[0][:2], t.rows[0][3], t.rows[0][4]
+    (('metric', 'better', 'a', 'b', 'n'), ('relevance', 'higher'), Interval(estimate=0.5, low=0.4, high=0.6), '42, 40')
+    """
+    from .metrics import REGISTRY
+
+    d = tidy[tidy["mean"].notna()]
+    groups = list(dict.fromkeys(map(str, sorted(d[by].dropna().unique()))))
+    rows = []
+    for metric in dict.fromkeys(d["metric"]):
+        per = {str(r[by]): r for r in d[d["metric"] == metric].to_dict("records")}
+        cells = [value_or(Interval(*(None if _get(per[g], k) is None else float(per[g][k])
+                                     for k in ("mean", "low", "high"))) if g in per else None, f"no value for {g}")
+                 for g in groups]
+        counts = [int(per[g]["n_determined"]) for g in groups if g in per]
+        meta = REGISTRY.get(metric)
+        rows.append((metric, meta.direction if meta is not None and meta.direction != "none" else "–", *cells,
+                     str(counts[0]) if len(set(counts)) == 1 else ", ".join(map(str, counts))))
+    cap = caption or (f"Mean of each metric by {by} with its 95% bootstrap interval over rows; n: the rows where "
+                      "the metric is determined")
+    return Table(("metric", "better", *groups, "n"), tuple(rows), cap, label, digits=digits)
+
+
 def compare_table(table, *, digits: int = 3, caption: str | None = None, label: str = "compare",
-                  min_pairs: int | None = None) -> Table:
+                  min_pairs: int | None = None, mcnemar_columns: bool = True) -> Table:
     """:func:`evalkit.compare.compare_systems`'s table: per metric (and group) the pairs, both means, the
     difference ``b - a`` with its paired-bootstrap 95% interval, raw and Holm-adjusted p-values, and McNemar's
     discordant counts and p-value where a binary column was compared. A group with too few pairs carries a
@@ -407,7 +439,8 @@ def compare_table(table, *, digits: int = 3, caption: str | None = None, label: 
     a = records[0]["system_a"] if records else "a"
     b = records[0]["system_b"] if records else "b"
     by = next((c for c in (records[0] if records else {}) if c not in _COMPARE_COLUMNS), None)
-    mcnemar = any(_get(r, "p_mcnemar") is not None for r in records)
+    tested = [r for r in records if _get(r, "p_mcnemar") is not None]
+    mcnemar = bool(tested) and mcnemar_columns  # else said in the notes: a paper's table keeps to one column per idea
     columns = ["metric", *([by] if by else []), "pairs", "mean A", "mean B", "B − A [95% CI]",
                "p (bootstrap)", "p (Holm)", *(["only A", "only B", "p (McNemar)"] if mcnemar else [])]
     rows = []
@@ -430,8 +463,16 @@ def compare_table(table, *, digits: int = 3, caption: str | None = None, label: 
                       "interval; Holm's adjustment across the metrics")
     notes = [f"A: {a}; B: {b}."] + (["only A, only B: pairs where only that system is positive (McNemar's "
                                      "discordant pairs)."] if mcnemar else [])
+    if tested and not mcnemar:
+        notes += [f"McNemar's exact test on {r['metric']}: positive for A only on {int(r['only_a'])} pairs, for B only "
+                  f"on {int(r['only_b'])}, p {_p_text(_get(r, 'p_mcnemar'), digits)}." for r in tested]
     return Table(tuple(columns), tuple(rows), cap, label, digits=digits, notes=tuple(notes),
                  p_columns=("p (bootstrap)", "p (Holm)", "p (McNemar)"))
+
+
+def _p_text(p: float, digits: int) -> str:
+    """A p-value in a sentence, as the tables print one: ``< 0.001`` below the precision."""
+    return f"< {10 ** -digits:.{digits}f}" if p < 10 ** -digits else f"= {p:.{digits}f}"
 
 
 _COMPARE_COLUMNS = {"metric", "system_a", "system_b", "n_pairs", "mean_a", "mean_b", "diff", "low", "high",

@@ -118,8 +118,7 @@ def test_the_report_folder_never_holds_the_judge_password(tmp_path):
     report = tmp_path / "reports" / "lighthouse"
     nb = json.loads((report / "notebooks" / "05_judged_metrics.ipynb").read_text())
     assert nb["metadata"]["papermill"]["parameters"]["judge"]["base_url"].startswith("http://alice:***@127.0.0.1")
-    paper = _evalkit(["-v", "paper", str(report), "-o", str(tmp_path / "paper"), "--resamples", "50"], tmp_path,
-                     api_key=True)
+    paper = _evalkit(["-v", "paper", str(report), "-o", str(tmp_path / "paper")], tmp_path, api_key=True)
     assert paper.returncode == 0, paper.stderr
     written = _everything_under(report) + _everything_under(tmp_path / "paper")  # notebooks, metadata, results,
     printed = r.stdout + r.stderr + paper.stdout + paper.stderr                  # metrics.json, HTML, the paper

@@ -58,3 +58,15 @@ def ink_share(png: Path) -> float:
 
     a = np.asarray(Image.open(png).convert("L"))
     return float((a < 250).mean())
+
+
+def page_fill(pdf: Path, resolution: int = 40) -> list[float]:
+    """Each page's filled share: the share of its pixel rows that hold any ink (a page of text is ~0.7-0.9, a
+    page holding one small float ~0.2, a blank page 0)."""
+    import numpy as np
+    from PIL import Image
+
+    prefix = pdf.with_name(pdf.stem + "-page")
+    subprocess.run([need("pdftoppm"), "-png", "-r", str(resolution), str(pdf), str(prefix)], check=True, timeout=300)
+    pages = sorted(pdf.parent.glob(prefix.name + "-*.png"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+    return [float((np.asarray(Image.open(p).convert("L")) < 250).any(axis=1).mean()) for p in pages]
