@@ -414,7 +414,7 @@ def _calibrate_cmd(args) -> int:
     tc = _named_label(named, args.label, _named(args.results, calibrate_frame))(df, args.score, args.label, positive=args.positive, direction=args.direction,
                          criterion=args.criterion, split=args.split, by=[c for c in (args.by or "").split(",") if c],
                          groups=args.groups, n_resamples=args.resamples, seed=args.seed,
-                         guarantee=args.guarantee, delta=args.delta)
+                         guarantee=args.guarantee, delta=args.delta, min_per_class=args.min_per_class)
     print("\n".join(tc.summary_lines()))  # a warning about the positive class comes first
     _refuse_the_better_side(args, tc.score)
     out = tc.to_dict()
@@ -540,7 +540,17 @@ def _paper_cmd(args) -> int:
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Show each option's default and keep the examples' line breaks."""
+    """Show each option's default once and keep the examples' line breaks: an option whose help already says its
+    default (or the environment variable it reads) and an option with no default (None, or a flag's False) get no
+    second "(default: ...)"."""
+
+    def _get_help_string(self, action) -> str:
+        text = action.help or ""
+        said = "default" in text or "EVALKIT_" in text
+        nothing = action.default is None or action.default is False or action.default in ("", argparse.SUPPRESS)
+        if said or nothing or not action.option_strings:
+            return text
+        return super()._get_help_string(action)
 
 
 COLUMNS_HELP = "rename columns on read: NAME=SOURCE pairs, e.g. answer=model_output,contexts=docs"
@@ -651,6 +661,8 @@ def _add_calibrate(sub) -> None:
     c.add_argument("--groups", help="cluster column for the bootstrap and split, e.g. a document id")
     c.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     c.add_argument("--seed", type=int, default=0, help="seed of every resample and split")
+    c.add_argument("--min-per-class", type=int, default=5, help="fewer labelled rows of either class are refused: "
+                                                                 "an AUC or a threshold from 3 labels is not a statistic")
     c.add_argument("--columns", help=COLUMNS_HELP)
     _add_reading(c)
     c.add_argument("-o", "--output", help="write a threshold profile YAML (refused when its threshold flags every "
@@ -821,12 +833,14 @@ def _add_verdict_and_compare(sub) -> None:
 def _add_paper(sub) -> None:
     pp = _sub(sub, "paper", "write a paper's parts from a run: LaTeX tables, PDF/SVG figures, methods text, "
                             "references.bib and a main.tex that includes them",
-              "  evalkit paper reports/default -o paper/\n  evalkit paper results.parquet -o paper/ --resamples 2000",
+              "  evalkit paper reports/default -o paper/\n  evalkit paper results.parquet -o paper/ --resamples 500",
               _paper_cmd)
     pp.add_argument("results", help="a report folder (reports/NAME) or a results file (evalkit score -o)")
     pp.add_argument("-o", "--output", default="paper", help="folder to write (created; evalkit's own folders only)")
-    pp.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the tables' intervals")
-    pp.add_argument("--seed", type=int, help="seed of the bootstrap (default: the run's seed)")
+    pp.add_argument("--resamples", type=int, help="a results file only: bootstrap resamples of the intervals "
+                    "(default: the report's, 1000 for means and 2000 for paired differences); a report folder's "
+                    "numbers are printed as the report computed them")
+    pp.add_argument("--seed", type=int, help="a results file only: seed of the bootstrap (default: the run's seed)")
 
 
 def _add_check(sub) -> None:

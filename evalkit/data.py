@@ -418,7 +418,8 @@ def canonicalize(df: pd.DataFrame, *, columns: Mapping[str, str] | None = None,
     if missing:
         raise DataError(f"{source}: missing required column{'s' if len(missing) > 1 else ''} "
                         f"{', '.join(repr(c) for c in missing)} (found {list(df.columns)}; "
-                        f"map yours with columns={{'answer': 'your_column'}})")
+                        f"map yours: --columns {missing[0]}=YOUR_COLUMN on the command line, "
+                        f"columns={{'{missing[0]}': 'YOUR_COLUMN'}} in Python)")
     # the columns are gathered first and the frame built once: inserting them one by one is quadratic in the
     # number of columns (10,000 columns took minutes)
     out: dict[str, Any] = {"id": _objects(_ids(df, source, where))}

@@ -62,15 +62,22 @@ class CheckResult:
         return not self.failing
 
     def table(self, only_failing: bool = True) -> str:
-        """The checks (the failing ones by default) as a plain-text table."""
-        rows = self.failing if only_failing else self.checks
-        head = f"{'system':<16}{'rule':<40}{'value [95% interval]':<28}{'n':>6}  result"
-        lines = [head]
-        for c in rows:
-            shown = "no value" if c.value is None else f"{c.value:.4g}" + (
-                f" [{c.low:.4g}, {c.high:.4g}]" if c.low is not None else "")
-            lines.append(f"{c.system:<16}{c.rule:<40}{shown:<28}{c.n:>6}  {'pass' if c.passed else 'FAIL'}")
-        return "\n".join(lines)
+        """The checks (the failing ones by default) as a plain-text table whose columns are aligned to their
+        longest cell, so a long rule never runs into the value beside it.
+
+        >>> c = RuleCheck("rag-b", "hallucination must not be >= 0.166667", 0.3222, 0.1778, 0.4806, 42, False)
+        >>> print(CheckResult((c,)).table())
+        system    rule                                   value [95% interval]       n  result
+        --------  -------------------------------------  -----------------------  ---  --------
+        rag-b     hallucination must not be >= 0.166667  0.3222 [0.1778, 0.4806]   42  FAIL
+        """
+        from tabulate import tabulate
+
+        rows = [(c.system, c.rule, "no value" if c.value is None else f"{c.value:.4g}" + (
+            f" [{c.low:.4g}, {c.high:.4g}]" if c.low is not None else ""), c.n, "pass" if c.passed else "FAIL")
+                for c in (self.failing if only_failing else self.checks)]
+        return tabulate(rows, headers=("system", "rule", "value [95% interval]", "n", "result"), tablefmt="simple",
+                        disable_numparse=True, colalign=("left", "left", "left", "right", "left"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"passed": self.passed, "checks": [c.to_dict() for c in self.checks]}

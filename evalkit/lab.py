@@ -138,22 +138,49 @@ class Explorer:
     def _summary_html(self) -> str:
         return threshold_html(self.view, self.score, self.label)
 
+    def _row_line(self, i: int) -> str:
+        """One nearest row in words: its key, score, human label and the slider's decision on it, the rule the
+        confusion matrix counts (a row exactly on the threshold is flagged: the rule is inclusive)."""
+        r = self.results.iloc[i]
+        t, higher = self.view["threshold"], self.view["direction"] == "higher"
+        score = float(r[self.score])
+        flagged = score >= t if higher else score <= t
+        key = f"id {r['id']}" if "id" in self.results.columns else f"row {i}"
+        key += f" ({r['system']})" if "system" in self.results.columns else ""
+        return (f"{key}: {self.score} {score:.3f}, {self.label} {r[self.label]}; "
+                f"{'flagged' if flagged else 'not flagged'} at {'>=' if higher else '<='} {t:.3f}")
+
     def _rows_html(self) -> str:
         from .view.show import show
 
         has_id = "id" in self.results.columns
-        parts = [show(self.results, self.results["id"].iloc[i] if has_id else i,
-                      system=self.results["system"].iloc[i] if "system" in self.results.columns else None
-                      )._repr_html_() for i in self.view["nearest"]]
-        return "<h4 style=\"margin:10px 0 4px\">the labelled rows nearest the threshold</h4>" + "".join(parts)
+        parts = [f'<p style="margin:12px 0 2px;font:600 13px system-ui,sans-serif">{html.escape(self._row_line(i))}'
+                 "</p>" + show(self.results, self.results["id"].iloc[i] if has_id else i,
+                               system=self.results["system"].iloc[i] if "system" in self.results.columns else None
+                               )._repr_html_() for i in self.view["nearest"]]
+        return ("<h4 style=\"margin:10px 0 4px\">the labelled rows nearest the threshold (the card's verdict is the "
+                "run's own profile; the line above it is the slider's rule)</h4>" + "".join(parts))
+
+    def __str__(self) -> str:
+        """The operating point in plain text (``print(explore(...))`` outside a notebook)."""
+        v, c = self.view, self.view["counts"]
+        op = ">=" if v["direction"] == "higher" else "<="
+        lines = [f"evalkit.explore: flag {self.score} {op} {v['threshold']:.3f} on {v['n']} labelled rows "
+                 f"({v['n_pos']} {self.label} positive)",
+                 f"  TP {c['tp']}  FP {c['fp']}  FN {c['fn']}  TN {c['tn']}",
+                 f"  precision {_iv(v['precision'])}  recall {_iv(v['recall'])}  F1 {_iv(v['f1'])}  "
+                 "(95% bootstrap intervals)",
+                 "  nearest labelled rows:", *(f"    {self._row_line(i)}" for i in v["nearest"])]
+        return "\n".join(lines)
+
+    __repr__ = __str__
 
     def html(self) -> str:
         """The view at the current threshold as static HTML (what a report page shows)."""
         return self._summary_html() + self._rows_html()
 
     def _repr_mimebundle_(self, **kwargs):
-        return _bundle(self.widget, self.html(), f"evalkit.explore({self.score!r} vs {self.label!r}) at "
-                                                 f"{self.view['threshold']:.3f}", **kwargs)
+        return _bundle(self.widget, self.html(), str(self), **kwargs)
 
 
 def explore(results: pd.DataFrame, score: str, label: str, *, positive: Any = None, direction: str | None = None,

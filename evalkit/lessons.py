@@ -76,24 +76,48 @@ def calibration_meaning(cal: Mapping[str, Any]) -> str:
     return "\n".join(lines) + (f"\n\n{note}" if note else "")
 
 
+def _better(r: Mapping[str, Any]) -> str | None:
+    """'a' or 'b': the system on the metric's better side (the registry's direction), None without one (a count
+    such as dont_know, a column the registry does not know)."""
+    from .metrics import REGISTRY
+
+    meta = REGISTRY.get(r["metric"])
+    side = meta.direction if meta is not None else None
+    if side not in ("higher", "lower") or not r.get("diff"):
+        return None
+    return "b" if (r["diff"] > 0) == (side == "higher") else "a"
+
+
 def comparison_meaning(table: Sequence[Mapping[str, Any]], a: str, b: str) -> str:
-    """'What this means' for a paired comparison (``metrics.json``'s ``comparison.table``)."""
-    a, b = quote(a, 80), quote(b, 80)
+    """'What this means' for a paired comparison (``metrics.json``'s ``comparison.table``): every metric that
+    differs (all of them, not a sample), which system each favours by the metric's own better side, and the
+    ones the data cannot decide, each with the reason."""
+    names = {"a": quote(a, 80), "b": quote(b, 80)}
+    a, b = names["a"], names["b"]
     found = [r for r in table if r.get("p_holm") is not None and r["p_holm"] < 0.05 and not r.get("small")]
     lines = [f"- **{len(found)} of {len(table)} metrics** differ between {b} and {a} after Holm's correction "
-             f"(adjusted p < 0.05, enough pairs)."]
-    for r in sorted(found, key=lambda r: r["p_holm"])[:5]:
+             f"(adjusted p < 0.05, enough pairs)" + (":" if found else ".")]
+    for r in sorted(found, key=lambda r: r["p_holm"]):
+        side = _better(r)
         lines.append(f"  - `{r['metric']}`: {b} − {a} = {r['diff']:+.3f} [{r['low']:+.3f}, {r['high']:+.3f}] over "
-                     f"{r['n_pairs']} pairs (Holm p {r['p_holm']:.3g}).")
+                     f"{r['n_pairs']} pairs (Holm p {r['p_holm']:.3g})"
+                     + (f": better for {names[side]}." if side else ": no better side (a count, not a quality)."))
+    favours = {k: sum(_better(r) == k for r in found) for k in ("a", "b")}
+    if found and any(favours.values()):
+        lead = max(favours, key=favours.get)
+        other = "b" if lead == "a" else "a"
+        lines.append(f"- **Which is better.** {names[lead]} on {favours[lead]} of these metrics, {names[other]} on "
+                     f"{favours[other]} (each by its own better side" + (": a mixed picture, read them one by one)."
+                                                                          if favours[other] else ")."))
     # the complement of the line above, by the same rule: no finding after Holm's correction
     unsure = [r["metric"] for r in table if r.get("p_holm") is not None and r["p_holm"] >= 0.05 and not r.get("small")]
     if unsure:
-        lines.append(f"- **Not established:** {', '.join(f'`{m}`' for m in unsure[:8])}"
-                     f"{' and more' if len(unsure) > 8 else ''} (Holm-adjusted p ≥ 0.05): the data cannot say which "
-                     "system is better on them.")
-    small = [r["metric"] for r in table if r.get("small")]
+        lines.append(f"- **Not established:** {', '.join(f'`{m}`' for m in unsure)} (Holm-adjusted p ≥ 0.05): the "
+                     "data cannot say which system is better on them.")
+    small = [r for r in table if r.get("small")]
     if small:
-        lines.append(f"- **Too few pairs** for {', '.join(f'`{m}`' for m in small)}: not findings either way.")
+        lines.append("- **Too few pairs** for " + ", ".join(f"`{r['metric']}` ({r['n_pairs']} pairs)" for r in small)
+                     + ": not findings either way.")
     return "\n".join(lines)
 
 
@@ -130,6 +154,27 @@ def _mean_text(r: Mapping[str, Any]) -> str:
     return f"{r['mean']:.3f} [{r['low']:.3f}, {r['high']:.3f}]"
 
 
+def numbers_of(results: Any, *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The ``overall`` and ``by_system`` numbers (as ``metrics.json`` holds them) of results a notebook scored
+    itself, e.g. a demonstration run of the judged metrics: its "What this means" then reads the numbers of the
+    tables it shows, not the report's."""
+    from .aggregate import json_ready, summary
+
+    out = {"overall": summary(results, by=None, n_resamples=n_resamples, seed=seed).to_dict(orient="records")}
+    if "system" in results.columns and results["system"].nunique() > 1:
+        out["by_system"] = summary(results, by="system", n_resamples=n_resamples, seed=seed).to_dict(orient="records")
+    return json_ready(out)
+
+
+def _established(c: Mapping[str, Any]) -> str:
+    """Whether a paired difference is a finding, with the reason when it is not."""
+    if c.get("small"):
+        return f"not established: only {c['n_pairs']} pairs, too few for a finding"
+    if c["low"] > 0 or c["high"] < 0:
+        return "established (the interval excludes 0)"
+    return "not established: the interval includes 0"
+
+
 def metric_meaning(numbers: Mapping[str, Any], metrics: Sequence[str], results: Any = None) -> str:
     """'What this means' for some metrics, from the run's numbers: each one's mean with its interval (per
     system where there are several), the paired difference and whether its interval excludes 0 where the run
@@ -153,8 +198,8 @@ def metric_meaning(numbers: Mapping[str, Any], metrics: Sequence[str], results: 
             parts.append(" By system: " + "; ".join(f"{quote(s['system'], 80)} {_mean_text(s)}" for s in per) + ".")
             c = cmp.get(m)
             if c is not None and c.get("low") is not None:
-                sure = "established" if (c["low"] > 0 or c["high"] < 0) and not c.get("small") else "not established"
-                parts.append(f" Paired difference {c['diff']:+.3f} [{c['low']:+.3f}, {c['high']:+.3f}]: {sure}.")
+                parts.append(f" Paired difference {c['diff']:+.3f} [{c['low']:+.3f}, {c['high']:+.3f}]: "
+                             f"{_established(c)}.")
         lines.append("".join(parts))
     verdicts = numbers.get("verdicts") or {}
     if verdicts and results is not None and "verdict_rule" in getattr(results, "columns", []):

@@ -86,13 +86,18 @@ class NotebookRun:
 
     def label(self, column: str, *, why: str, positive: Any = None):
         """A human label column as a nullable boolean Series, or None (with a visible note) when the
-        column is absent or not binary; see :func:`evalkit.calibrate.binary_labels`."""
+        column is absent or not binary; see :func:`evalkit.calibrate.binary_labels`. Without ``positive``, the
+        experiment's own (its calibration's ``positive:`` for that label) is used, so every notebook reads a Y/N
+        label the same way."""
         import pandas as pd
 
         from .calibrate import CalibrationError, binary_labels
 
         if self.skip(column, why=why):
             return None
+        cal = self.metrics.get("calibration") or {}
+        if positive is None and cal.get("label") == column:
+            positive = cal.get("positive")
         try:
             vals = binary_labels(self.results[column].tolist(), positive=positive, column=column)
         except CalibrationError as e:
@@ -205,7 +210,7 @@ def text_table(df, *, shown_above: Collection[Any] = ()) -> str:
         return f"<details><summary>{head}: show all)</i></summary>{html.escape(text)}</details>", False
 
     td = "padding:3px 8px;border-bottom:1px solid #ddd;vertical-align:top;"
-    left = td + "text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:5em;max-width:36em"
+    left = td + "text-align:left;white-space:normal;overflow-wrap:break-word;min-width:5em;max-width:36em"
     right = td + "text-align:right;white-space:nowrap"
     first = ";position:sticky;left:0;background:#fff;z-index:1"  # a table scrolling in its box keeps its first column
     head = "".join(f'<th style="{left};border-bottom:1px solid #888">{html.escape(str(c))}</th>' for c in df.columns)
@@ -329,7 +334,7 @@ def scored_once(exp) -> tuple[Any, dict[str, Any], Path, bool]:
     folder.mkdir(parents=True, exist_ok=True)
     with atomic_path(results_path) as tmp:
         results.to_parquet(tmp, index=False)
-    write_text(numbers_path, json.dumps(numbers, sort_keys=True, default=str))
+    write_text(numbers_path, json.dumps(numbers, default=str))  # unsorted: tables keep their columns' order
     return pd.read_parquet(results_path), json.loads(numbers_path.read_text(encoding="utf-8")), folder, False
 
 

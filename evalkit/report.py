@@ -77,12 +77,17 @@ def _encrypted_kernel_manager():
 
 # The page's own rules, on top of nbconvert's: nothing wider than the window (long tokens break, code and
 # text outputs wrap, images scale), so it reads at 800 px as at 1280 px; wide tables scroll inside their box.
+# break-word, not anywhere: a word breaks only where it cannot fit a line of its own, so a table's column keeps a
+# metric name whole (anywhere let columns shrink until "completeness" split) and the table scrolls instead; a
+# table's caption stays in view, wrapped to the window, while its table scrolls beneath it.
 PAGE_CSS = """
-body{overflow-wrap:anywhere}
+body{overflow-wrap:break-word}
+.jp-RenderedHTMLCommon table caption{position:sticky;left:0;max-width:calc(100vw - 48px);white-space:normal;
+text-align:left}
 .jp-Notebook{max-width:72em;margin:0 auto;padding:0 12px;box-sizing:border-box}
 .jp-Cell,.jp-OutputArea,.jp-OutputArea-output,.jp-RenderedHTMLCommon,.jp-RenderedMarkdown{min-width:0;max-width:100%}
-.jp-OutputArea-output pre,.jp-RenderedText pre{white-space:pre-wrap;overflow-wrap:anywhere}
-.jp-RenderedHTMLCommon code{white-space:pre-wrap;overflow-wrap:anywhere}
+.jp-OutputArea-output pre,.jp-RenderedText pre{white-space:pre-wrap;overflow-wrap:break-word}
+.jp-RenderedHTMLCommon code{white-space:pre-wrap;overflow-wrap:break-word}
 .jp-RenderedHTMLCommon img{max-width:100%;height:auto}
 .jp-RenderedHTMLCommon table{display:block;overflow-x:auto;max-width:100%}
 .jp-RenderedHTMLCommon td,.jp-RenderedHTMLCommon th{text-align:left}
@@ -255,7 +260,9 @@ def _adopt_earlier_report(out: Path) -> None:
 
 
 def _write_json(path: Path, obj: Any) -> None:
-    write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    # keys in the order they were computed (not sorted): a table read back from metrics.json keeps its columns'
+    # order (system and metric first), and the order is as deterministic as the computation
+    write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
 def _run_notebooks(nbs: Sequence[str], out: Path, params: dict[str, Any], log) -> dict[str, Path]:

@@ -366,6 +366,18 @@ def output_columns() -> set[str]:
     return names
 
 
+def inputs_of(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` without the columns a run writes (metric values, details, the row decision, the verdict, the
+    errors): the inputs, to score again with other metrics without their old outputs read as inputs.
+
+    >>> r = pd.DataFrame({"question": ["q"], "answer": ["a"], "relevance": [0.5], "verdict": ["PASS"], "mine": [1]})
+    >>> list(inputs_of(r).columns)
+    ['question', 'answer', 'mine']
+    """
+    written = output_columns()
+    return results[[c for c in results.columns if c not in written]].copy()  # no attrs: a new run's inputs
+
+
 def protect_input_columns(df: pd.DataFrame, *, strict: bool = False) -> pd.DataFrame:
     """Keep the user's columns that collide with outputs, renamed ``input_<name>`` (one warning names them);
     with ``strict`` refuse them instead. Nothing evalkit writes can then overwrite or be read as the user's.

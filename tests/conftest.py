@@ -17,6 +17,28 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "server: needs a real inference server (llama-cpp-python, `pip install -e .[server]`); pytest -m server")
 
 
+# what the suite's notebook runs leave beside the checkout's experiments and notebooks (a notebook opened alone
+# caches its scores and figures beside its experiment; JupyterLab writes checkpoints beside a notebook it opens)
+LEFT_BY_RUNS = ("experiments/.evalkit_cache", "experiments/figures", "figures/*/", "notebooks/.ipynb_checkpoints",
+                "evalkit/notebooks/.ipynb_checkpoints", "reports", "paper")
+
+
+def _left_by_runs() -> set[Path]:
+    return {p for pattern in LEFT_BY_RUNS for p in ROOT.glob(pattern.rstrip("/")) if p.is_dir()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def checkout_left_as_found():
+    """`make test` leaves the checkout as it found it: folders the suite's runs created there are removed at the
+    end (those that were there before, e.g. a user's own reports/, are kept)."""
+    import shutil
+
+    before = _left_by_runs()
+    yield
+    for path in sorted(_left_by_runs() - before, key=lambda p: len(p.parts), reverse=True):
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def sample_path() -> Path:
     return SAMPLE

@@ -29,9 +29,24 @@ def test_near_threshold_rows_come_from_the_strata_of_the_nearest_scores():
     got = sorted(picked["s"].round(2))
     for k, (lo, hi) in enumerate([(0.40, 0.42), (0.43, 0.45), (0.46, 0.48), (0.49, 0.51)]):
         assert lo <= got[k] <= hi
-    assert set(picked["why"]) == {"near the threshold"}
+    assert all(w.startswith("closest to the threshold (rank ") for w in picked["why"])
     assert picked["distance"].tolist() == sorted(picked["distance"].tolist())  # nearest first
     assert np.allclose(picked["distance"], np.abs(picked["s"] - 0.455))
+
+
+def test_a_threshold_pick_says_how_close_it_is_in_words_true_at_any_distance():
+    """Three unlabelled rows at 0.0, 0.5 and 1.0 and a threshold of 0.0: a batch of 3 takes all three, and the one
+    at 1.0 is the 3rd of 3 by distance, 1.000 away, not "near" the threshold."""
+    df = pd.DataFrame({"id": ["a", "b", "c"], "s": [0.0, 0.5, 1.0]})
+    picked = label_next(df, score="s", n=3, threshold=0.0, random_share=0.0, seed=0)
+    assert picked["why"].tolist() == ["closest to the threshold (rank 1 of 3 unlabelled rows, 0.000 away)",
+                                      "closest to the threshold (rank 2 of 3 unlabelled rows, 0.500 away)",
+                                      "closest to the threshold (rank 3 of 3 unlabelled rows, 1.000 away)"]
+    from evalkit.calibrate.active import chosen_by_threshold
+
+    # the labels file's selection: today's wording and the older one are both known as not random
+    assert chosen_by_threshold(pd.Series([picked["why"].iloc[2], "near the threshold", "random share", None])
+                               ).tolist() == [True, True, False, False]
 
 
 def test_the_random_share_is_drawn_from_the_rest_and_is_seeded():
@@ -237,7 +252,7 @@ def test_calibrate_labels_name_their_file_and_say_how_they_were_chosen(tmp_path)
     (tmp_path / "near.csv").write_text("id,label,selection\na,no,random share\nb,yes,near the threshold\n"
                                        "c,no,near the threshold\nd,yes,near the threshold\nd,yes,near the threshold\n")
     run = lambda *extra: subprocess.run([sys.executable, "-m", "evalkit.cli", "calibrate", "res.csv", "--score",  # noqa
-                                         "score", "--resamples", "20", *extra], cwd=tmp_path, capture_output=True,
+                                         "score", "--resamples", "20", "--min-per-class", "2", *extra], cwd=tmp_path, capture_output=True,
                                         text=True, timeout=300)
     ok = run("--label", "mine", "--labels", "near.csv", "--positive", "yes")
     assert ok.returncode == 0, ok.stderr
@@ -251,3 +266,18 @@ def test_calibrate_labels_name_their_file_and_say_how_they_were_chosen(tmp_path)
     taken = subprocess.run([sys.executable, "-m", "evalkit.cli", "calibrate", "res2.csv", "--score", "score", "--label",
                             "human", "--labels", "near.csv"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert taken.returncode == 2 and "already hold labels in column 'human'" in taken.stderr
+
+
+def test_explore_prints_its_operating_point_and_each_nearest_rows_label():
+    """print(explore(...)) outside a notebook: the rule, the confusion counts (hand-counted below), and each nearest
+    row with its human label and the slider's decision; a row exactly on the threshold is flagged (>=)."""
+    df = pd.DataFrame({"id": list("abcd"), "question": ["q"] * 4, "answer": ["a"] * 4,
+                       "s": [0.1, 0.5, 0.6, 0.9], "bad": ["N", "Y", "N", "Y"]})
+    text = str(evalkit.explore(df, "s", "bad", positive="Y", direction="higher", threshold=0.5, n_resamples=0,
+                               n_rows=2))
+    # flagged: s >= 0.5 -> b (Y), c (N), d (Y): TP 2, FP 1; not flagged: a (N): TN 1, FN 0
+    assert text.splitlines()[:2] == ["evalkit.explore: flag s >= 0.500 on 4 labelled rows (2 bad positive)",
+                                     "  TP 2  FP 1  FN 0  TN 1"]
+    assert "    id b: s 0.500, bad Y; flagged at >= 0.500" in text  # exactly on it: flagged, as the matrix counts
+    assert "    id c: s 0.600, bad N; flagged at >= 0.500" in text
+    assert "object at 0x" not in repr(evalkit.explore(df, "s", "bad", positive="Y", n_resamples=0))

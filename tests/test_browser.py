@@ -75,6 +75,17 @@ window.addEventListener('load', function () {
                   text: (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80)});
     }
   });
+  // a name set in one word (a metric, a column: letters, digits, underscores) drawn on more than one line
+  var broken = [];
+  document.querySelectorAll('td, th, code').forEach(function (el) {
+    var t = (el.textContent || '').trim();
+    if (!/^[a-z][a-z0-9_]{5,}$/.test(t) || el.children.length) return;
+    var range = document.createRange();
+    range.selectNodeContents(el);
+    var tops = {};
+    Array.prototype.forEach.call(range.getClientRects(), function (r) { if (r.width > 0) tops[Math.round(r.top)] = 1; });
+    if (Object.keys(tops).length > 1) broken.push({text: t, section: section(el)});
+  });
   var imgs = Array.prototype.map.call(document.images, function (im) {
     return {src: (im.getAttribute('src') || '').slice(0, 80), alt: im.getAttribute('alt'),
             complete: im.complete, naturalWidth: im.naturalWidth};
@@ -82,7 +93,7 @@ window.addEventListener('load', function () {
   var out = document.createElement('pre');
   out.id = 'ek-measure';
   out.textContent = JSON.stringify({scrollWidth: doc.scrollWidth, clientWidth: W, innerWidth: window.innerWidth,
-                                    images: imgs, overflowing: wide, scrolling_boxes: boxes,
+                                    images: imgs, overflowing: wide, scrolling_boxes: boxes, broken_names: broken,
                                     visible_text: document.body.innerText, all_text: document.body.textContent});
   document.body.appendChild(out);
 });
@@ -176,6 +187,21 @@ def test_check_page_sees_overflow_and_broken_images(tmp_path):
     by_src = {im["src"]: im for im in m["images"]}
     assert by_src["ok.png"]["naturalWidth"] == 7  # the relative path resolved against the page's own folder
     assert [im["src"] for im in m["broken_images"]] == ["missing.png"]
+
+
+@needs_chromium
+def test_check_page_sees_a_metric_name_broken_across_lines(tmp_path):
+    """The report page's old rule (overflow-wrap:anywhere) let a table column shrink until "completeness" split;
+    the page's rule now (break-word) keeps it whole and the table scrolls instead."""
+    from evalkit.report import PAGE_CSS
+
+    row = "<tr><td>completeness</td>" + "<td>" + "a long sentence of words " * 30 + "</td></tr>"
+    for css, broken in (("td{overflow-wrap:anywhere}", True), (PAGE_CSS, False)):
+        page = tmp_path / "names.html"
+        page.write_text(_page(f"<style>{css}</style><div class='jp-RenderedHTMLCommon'><table style='width:100%'>"
+                              f"{row}</table></div>"), encoding="utf-8")
+        m = check_page(page, 800)
+        assert bool(m["broken_names"]) is broken, (css[:40], m["broken_names"])
 
 
 @needs_chromium
@@ -325,6 +351,7 @@ def test_default_report_reads_at_800_and_1280_and_images_load(tmp_path):
         m = _assert_reads_at(page, width)
         assert m["images"] and m["broken_images"] == [], m["images"]  # the report shows figures, each loaded
         assert m["all_text"].count("evalkit:") == 1  # the signature, once
+        assert m["broken_names"] == [], m["broken_names"][:5]  # no metric name split across lines ("completene|ss")
 
 
 @needs_chromium

@@ -126,14 +126,16 @@ def test_report_with_systems_and_no_labels(installed, tmp_path):
 
 
 def test_report_with_labels_and_one_system(installed, tmp_path):
-    frame = _ragas_frame()
-    frame["hallucinated"] = [False, True, False, False, False, True, False, False]
+    # the eight rows three times over (a re-run of the same questions): 6 hallucinated of 24, since calibration
+    # refuses fewer than 5 labels of a class
+    frame = pd.concat([_ragas_frame()] * 3, ignore_index=True)
+    frame["hallucinated"] = [False, True, False, False, False, True, False, False] * 3
     frame["system"] = "only-one"
     text, r, out, m, html = _report(tmp_path, installed, "labelled.csv", frame)
     assert "label: hallucinated" in text and "# compare: one system only" in text
     cal = m["calibration"]
     assert m["sections"]["calibration"]["applies"] and "error" not in cal
-    assert cal["n_used"] + cal["excluded_undetermined"] == len(ROWS)
+    assert cal["n_used"] + cal["excluded_undetermined"] == 3 * len(ROWS)
     assert "seeded split" in cal["protocol"]  # the starter asks for the honest protocol, and the page says it
     assert cal["protocol"] in html or cal["protocol"].replace("%", "") in html
     assert not m["sections"]["comparison"]["applies"] and "one system only" in html

@@ -123,7 +123,7 @@ def test_rank_correlation_kappa_alpha():
 
 
 def test_profile_round_trips_into_verdict(tmp_path):
-    r = calibrate(SEP_S, SEP_Y, criterion="youden", n_resamples=50)
+    r = calibrate(SEP_S, SEP_Y, criterion="youden", n_resamples=50, min_per_class=4)
     p = tmp_path / "profile.yaml"
     write_profile(p, {"hallucination": profile_entry(r, "hallucination", "hallucinated")}, dataset_sha256="ab" * 32,
                   date="2026-01-01")
@@ -171,8 +171,8 @@ def test_likert_comparison_equals_hand_mapped_binary():
     from evalkit.calibrate import calibrate_frame
 
     df = pd.DataFrame({"s": POL_S, "likert": POL_LIKERT, "bad": POL_BAD})
-    lik = calibrate_frame(df, "s", "likert", positive="<=2", n_resamples=100)
-    hand = calibrate_frame(df, "s", "bad", n_resamples=100)
+    lik = calibrate_frame(df, "s", "likert", positive="<=2", n_resamples=100, min_per_class=3)
+    hand = calibrate_frame(df, "s", "bad", n_resamples=100, min_per_class=3)
     assert json.dumps(lik.result.to_dict(samples=True)) == json.dumps(hand.result.to_dict(samples=True))
     assert lik.result.roc_auc.estimate == pytest.approx(roc_auc_score(POL_BAD, POL_S)) == pytest.approx(11 / 12)
     assert lik.result.threshold == 0.4 and lik.flagged_class == "likert <= 2"
@@ -185,7 +185,7 @@ def test_wrong_positive_class_warns_first_and_the_rule_flags_everything():
     from evalkit.calibrate import calibrate_frame
 
     tc = calibrate_frame(pd.DataFrame({"s": POL_S, "faithful": POL_Y}), "s", "faithful", positive="Y",
-                         n_resamples=50)
+                         n_resamples=50, min_per_class=3)
     assert tc.result.roc_auc.estimate == pytest.approx(1 / 12)
     lines = tc.summary_lines()
     assert lines[0].startswith("warning: the score ranks your positive class lower (ROC AUC 0.083): is --positive "
@@ -213,11 +213,11 @@ def test_calibrate_frame_reads_the_metrics_direction(tmp_path):
     df, _ = _support_table(tmp_path)
     assert (flagged_direction("support"), flagged_direction("hallucination"), flagged_direction("s")) == \
         ("lower", "higher", None)
-    tc = calibrate_frame(df, "support", "faithful", positive="N", n_resamples=20)
+    tc = calibrate_frame(df, "support", "faithful", positive="N", n_resamples=20, min_per_class=4)
     # flagged low: the four N rows (0.1..0.3) are separated from the eight Y rows (>= 0.8): AUC 1, threshold 0.3
     assert (tc.result.direction, tc.result.roc_auc.estimate, tc.result.threshold) == ("lower", 1.0, 0.3)
     assert calibrate_frame(df, "support", "faithful", positive="N", direction="higher",
-                           n_resamples=20).result.roc_auc.estimate == 0.0  # what the old default gave
+                           n_resamples=20, min_per_class=4).result.roc_auc.estimate == 0.0  # what the old default gave
 
 
 def test_calibrate_refuses_a_profile_that_flags_the_better_side(tmp_path, capsys):
@@ -226,10 +226,27 @@ def test_calibrate_refuses_a_profile_that_flags_the_better_side(tmp_path, capsys
     _, path = _support_table(tmp_path)
     out = tmp_path / "p.yaml"
     assert main(["calibrate", str(path), "--score", "support", "--label", "faithful", "--positive", "N",
-                 "--direction", "higher", "-o", str(out), "--resamples", "20"]) == 2
+                 "--direction", "higher", "-o", str(out), "--resamples", "20", "--min-per-class", "4"]) == 2
     assert "--direction higher flags the better side of support (higher is better" in capsys.readouterr().err
     assert not out.exists()
     assert main(["calibrate", str(path), "--score", "support", "--label", "faithful", "--positive", "N",
-                 "-o", str(out), "--resamples", "20"]) == 0
+                 "-o", str(out), "--resamples", "20", "--min-per-class", "4"]) == 0
     entry = yaml.safe_load(out.read_text())["metrics"]["support"]
     assert (entry["flag"], entry["threshold"]) == ("below", 0.3)
+
+
+@pytest.mark.parametrize("n_pos,refused", [(4, True), (5, False)])
+def test_fewer_than_five_labels_of_a_class_are_refused(n_pos, refused, tmp_path, capsys):
+    """At the boundary: 4 positive labels among 20 are refused with the counts and what to do; 5 are calibrated
+    (3 labels once printed `AUC 0.000 [0.000, 0.000]` as if it were a finding)."""
+    from evalkit.cli import main
+
+    path = tmp_path / "few.csv"
+    pd.DataFrame({"s": [i / 20 for i in range(20)], "bad": [1] * n_pos + [0] * (20 - n_pos)}).to_csv(path, index=False)
+    rc = main(["calibrate", str(path), "--score", "s", "--label", "bad", "--resamples", "20"])
+    err = capsys.readouterr().err
+    if refused:
+        assert rc == 2 and (f"labels have {n_pos} positive and {20 - n_pos} negative rows: a threshold and its "
+                            "intervals need at least 5 of each class") in err
+    else:
+        assert rc == 0 and "need at least" not in err

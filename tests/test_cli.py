@@ -89,7 +89,8 @@ def test_calibrate_any_table_with_positive_value(tmp_path, capsys):
     # a table with only a score and a label; by hand: "yes" rows score 0.7..0.9, "no" rows 0.1..0.35 -> AUC 1,
     # youden threshold 0.7 (the lowest positive), precision 1, recall 1
     t = _table(tmp_path, "t.csv", s=[0.1, 0.2, 0.35, 0.8, 0.9, 0.7, None], judged=["no", "no", "no", "yes", "YES", "yes", "no"])
-    assert main(["calibrate", t, "--score", "s", "--label", "judged", "--positive", "yes", "--resamples", "50"]) == 0
+    assert main(["calibrate", t, "--score", "s", "--label", "judged", "--positive", "yes", "--resamples", "50",
+                 "--min-per-class", "3"]) == 0
     out = capsys.readouterr().out
     assert "n=6 used (3 positive), 1 excluded (score or label missing)" in out
     assert "ROC AUC 1.000" in out and "flag >= 0.7," in out and "precision 1.000" in out
@@ -173,6 +174,28 @@ def test_every_subcommand_has_help_with_examples_and_defaults():
     assert "(default: 1000)" in sub.choices["calibrate"].format_help()
 
 
+def test_help_states_each_default_once():
+    """An option's help says its default once: never "(EVALKIT_JUDGE_CONCURRENCY; 4) (default: None)", never a
+    "(default: None)" or "(default: )" for an option that has no default."""
+    import re
+
+    from evalkit.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "cmd")
+    for name, p in sub.choices.items():
+        formatter = p._get_formatter()
+        for action in p._actions:
+            if not action.help:
+                continue
+            text = formatter._expand_help(action)
+            assert text.count("(default") + text.count("; default") <= 1, (name, text)
+            assert "EVALKIT_" not in text or "(default:" not in text, (name, text)
+            assert "(default: None)" not in text and "(default: )" not in text and "(default: False)" not in text
+    compare = sub.choices["compare"].format_help()
+    assert re.search(r"--seed SEED\s+seed of the bootstrap \(default: 0\)", compare)  # a 0 default is still said
+
+
 def test_score_with_judge_from_environment(tmp_path, sample_path, capsys, monkeypatch, judge_server):
     monkeypatch.setenv("EVALKIT_JUDGE_BASE_URL", judge_server.url)
     monkeypatch.setenv("EVALKIT_JUDGE_MODEL", "scripted")
@@ -236,7 +259,8 @@ def test_calibrate_wrong_positive_class_warns_first_and_refuses_the_profile(tmp_
     # the only Youden maximum (J = 0) is the loosest threshold 0.1, which flags all 7 rows
     t = _table(tmp_path, "t.csv", s=[0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8], faithful=["Y", "Y", "Y", "N", "Y", "N", "N"])
     prof = tmp_path / "p.yaml"
-    args = ["calibrate", t, "--score", "s", "--label", "faithful", "--positive", "Y", "--resamples", "50", "-o", str(prof)]
+    args = ["calibrate", t, "--score", "s", "--label", "faithful", "--positive", "Y", "--resamples", "50", "-o", str(prof),
+            "--min-per-class", "3"]
     assert main(args) == 2
     out, err = capsys.readouterr()
     assert out.splitlines()[0].startswith("warning: the score ranks your positive class lower (ROC AUC 0.083): "
@@ -246,7 +270,7 @@ def test_calibrate_wrong_positive_class_warns_first_and_refuses_the_profile(tmp_
     assert main(args + ["--force"]) == 0 and prof.exists()
     capsys.readouterr()
     assert main(["calibrate", t, "--score", "s", "--label", "faithful", "--positive", "N", "--resamples", "50",
-                 "-o", str(prof)]) == 0
+                 "-o", str(prof), "--min-per-class", "3"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("s vs faithful: n=7 used (3 positive)") and "flag >= 0.4," in out and "warning" not in out
     import yaml
@@ -259,8 +283,9 @@ def test_calibrate_likert_comparison_matches_hand_mapped_binary(tmp_path, capsys
                bad=[0, 0, 0, 1, 0, 1, 1])
     js1, js2 = tmp_path / "1.json", tmp_path / "2.json"
     assert main(["calibrate", t, "--score", "s", "--label", "likert", "--positive", "<=2", "--resamples", "50",
-                 "--json", str(js1)]) == 0
-    assert main(["calibrate", t, "--score", "s", "--label", "bad", "--resamples", "50", "--json", str(js2)]) == 0
+                 "--json", str(js1), "--min-per-class", "3"]) == 0
+    assert main(["calibrate", t, "--score", "s", "--label", "bad", "--resamples", "50", "--json", str(js2),
+                 "--min-per-class", "3"]) == 0
     a, b = json.loads(js1.read_text()), json.loads(js2.read_text())
     for d in (a, b):
         d.pop("label"), d.pop("positive")
@@ -307,3 +332,15 @@ def test_compare_binary_with_positive(tmp_path, capsys):
     assert r["p_mcnemar"] == pytest.approx(0.5)
     assert main(["compare", t, "--a", "a", "--b", "b", "--binary", "ok", "--metrics", "s"]) == 2
     assert "column 'ok' is not a binary label" in capsys.readouterr().err
+
+
+def test_the_venvs_evalkit_script_runs():
+    """The README's `.venv/bin/evalkit ...`: the console script sits beside the environment's python and runs."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("evalkit")
+    assert script.exists(), f"no console script at {script}: pip install -e . installs it"
+    r = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("evalkit ")

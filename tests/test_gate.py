@@ -119,3 +119,20 @@ def test_aevaluate_inside_a_running_loop_keeps_the_loop_free():
                "metric_params": {"answer_relevance": {"method": "rubric"}}}
         sync = evalkit.evaluate(df, ["faithfulness", "answer_relevance"], cfg, progress=False)
     pd.testing.assert_frame_equal(out[["faithfulness", "answer_relevance"]], sync[["faithfulness", "answer_relevance"]])
+
+
+def test_check_table_keeps_columns_apart_whatever_the_rule_length():
+    """A rule longer than any fixed column width (the issue's `must not be >= 0.1666670.3222 [...]`) still has two
+    spaces between it and its value; every line splits into the same five cells."""
+    import re
+
+    from evalkit.gate import CheckResult, RuleCheck
+
+    long_rule = "mean answer_relevance_with_a_long_custom_name must not be >= 0.166667"
+    checks = (RuleCheck("rag-b", long_rule, 0.3222, 0.1778, 0.4806, 42, False),
+              RuleCheck("a-system-with-a-long-name", "mean relevance must not be < 0.1", None, None, None, 0, False))
+    lines = CheckResult(checks).table().splitlines()
+    assert [re.split(r"\s{2,}", line.strip()) for line in lines[2:]] == [
+        ["rag-b", long_rule, "0.3222 [0.1778, 0.4806]", "42", "FAIL"],
+        ["a-system-with-a-long-name", "mean relevance must not be < 0.1", "no value", "0", "FAIL"]]
+    assert lines[0].split() == ["system", "rule", "value", "[95%", "interval]", "n", "result"]

@@ -78,3 +78,13 @@ def test_without_contexts_the_starter_calibrates_relevance_from_below():
     assert "  direction: lower           # lower: a lower score points at the positive label" in text
     with_contexts = starter_experiment(df.assign(contexts=["c", "d"]), "/tmp/answers.csv", "/tmp/my.yaml")
     assert "  score: hallucination\n" in with_contexts and "  direction: higher " in with_contexts
+
+
+def test_init_hints_the_command_lines_own_syntax(tmp_path, capsys):
+    """A file without an `answer` column: the fix is said as the option a command-line user types."""
+    data = tmp_path / "mine.csv"
+    data.write_text("question,output\nQ?,A.\n")
+    assert main(["init", str(data), "-o", str(tmp_path / "mine.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "--columns answer=YOUR_COLUMN on the command line" in err
+    assert not (tmp_path / "mine.yaml").exists()

@@ -108,6 +108,11 @@ def test_notebook_executes_with_papermill(path, report_dirs, tmp_path):
             or "Mean width of the 95% interval of the label's rate against the number of random labels" in html
     if path.stem in ("07_compare_systems", "08_report"):
         assert f"{numbers['comparison']['system_b']}" in text and "paired on" in text
+    if path.stem == "07_compare_systems":  # "What this means" agrees with metrics.json's table, counted here
+        table = numbers["comparison"]["table"]
+        found = [r for r in table if r["p_holm"] is not None and r["p_holm"] < 0.05 and not r["small"]]
+        assert f"**{len(found)} of {len(table)} metrics** differ" in text
+        assert all(f"`{r['metric']}`: " in text for r in found) and "**Which is better.**" in text
     if path.stem == "00_quickstart":
         assert "84 rows, 2 system(s), 42 ids; rows with errors: 0" in text and "A PASS answer" in text
         assert "The contexts support" in text and "<- decided" in text  # the rows' evidence, in words and marked
@@ -137,9 +142,13 @@ def test_judged_notebook_demonstrates_the_scripted_judge_when_opened_alone(tmp_p
                         progress_bar=False, cwd=str(ROOT / "notebooks"), parameters={"n_resamples": 50})
     nb = nbformat.read(out, as_version=4)
     assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    stderr = ["".join(o.get("text", "")) for c in nb.cells for o in c.get("outputs", []) if o.get("name") == "stderr"]
+    assert stderr == [], f"05 opened alone writes to stderr: {stderr[:2]}"  # it re-scored old scores as inputs
     text = _text(nb)
     assert "using the scripted judge server" in text and "judge: openai-chat:scripted" in text
     assert "faithfulness" in text and "ROC AUC" in text
+    # its "What this means" reads the judged numbers it showed, not the report's (which has none of them)
+    assert "No metric of this notebook has values" not in text and "- **`faithfulness`**" in text
 
 
 def _own_experiment(folder: Path) -> Path:
@@ -222,3 +231,17 @@ def test_saving_a_committed_notebook_keeps_it_as_committed(tmp_path):
     elsewhere = {"type": "notebook", "content": json.loads(json.dumps(nb))}
     clean_committed_notebook(model=elsewhere, path="mine/06_calibration.ipynb", contents_manager=manager)
     assert elsewhere["content"] == nb
+
+
+def test_every_notebook_reads_the_experiments_positive_class():
+    """03 called run.label("hallucinated") without positive and refused a Y/N label ("not a binary label: values
+    seen 'N', 'Y'") while 06 read the experiment's `positive: Y`: the run now supplies it for its label."""
+    import pandas as pd
+
+    from evalkit.notebook import NotebookRun
+
+    res = pd.DataFrame({"hallucinated": ["Y", "N", None, "Y"]})
+    run = NotebookRun(res, None, None, metrics={"calibration": {"label": "hallucinated", "positive": "Y"}})
+    assert run.label("hallucinated", why="x").tolist() == [True, False, pd.NA, True]
+    other = NotebookRun(res, None, None, metrics={"calibration": {"label": "correct", "positive": "Y"}})
+    assert other.label("hallucinated", why="x", positive="N").tolist() == [False, True, pd.NA, False]

@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from .onetruth import assert_one_truth
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # benchmark commands run at a smaller size than the README's (same script, same code path)
@@ -59,7 +61,13 @@ def _my_answers(path: Path) -> None:
           ("When does the Tarn ferry run?", "The Tarn ferry runs hourly from 6am to 10pm every day.",
            "The ferry runs hourly from 6am to 10pm.", "Hourly, 6am to 10pm", "Hourly from 6am to 10pm."),
           ("What does a single ferry ticket cost?", "A single ferry ticket costs 4.50 pounds; a return 8 pounds.",
-           "A single ticket costs 9 pounds.", "4.50 pounds", "A single ticket costs 4.50 pounds.")]
+           "A single ticket costs 9 pounds.", "4.50 pounds", "A single ticket costs 4.50 pounds."),
+          ("Who designed the Harlow bridge?", "The Harlow bridge was designed by the engineer Ada Linnell.",
+           "It was designed by Thomas Brunel.", "Ada Linnell", "The engineer Ada Linnell designed it."),
+          ("How many theatres does the Oakfield clinic have?", "The Oakfield clinic has 48 beds and two theatres.",
+           "It has five operating theatres.", "two", "It has two theatres."),
+          ("What river does the Tarn ferry cross?", "The Tarn ferry crosses the river Wend near its mouth.",
+           "The ferry crosses the river Tarn.", "the Wend", "It crosses the river Wend.")]
     rows = []
     for i, (q, c, base, gt, tuned) in enumerate(qs):
         wrong = base not in ("The Harlow bridge opened in 1932.", "The ferry runs hourly from 6am to 10pm.")
@@ -140,8 +148,10 @@ def test_readme_evalkit_commands_run_in_order(workspace, judge_server):
     assert len(ran) >= 12
     assert (workspace / "reports" / "my_answers" / "report.html").exists()
     assert (workspace / "reports" / "default" / "report.html").exists()
+    # one truth: the paper built from the default report prints the report's own numbers
+    assert_one_truth(workspace / "reports" / "default", workspace / "paper")
     v = pd.read_parquet(workspace / "results_calibrated.parquet")
-    assert {"verdict", "verdict_rule"} <= set(v.columns) and len(v) == 10
+    assert {"verdict", "verdict_rule"} <= set(v.columns) and len(v) == 16
 
 
 @pytest.mark.parametrize("script", sorted(SMALL))

@@ -155,9 +155,9 @@ def test_profiles_and_calibration_accept_the_old_name():
     assert [str(r) for r in t.profile] == ["grounding_risk >= 0.4"]
     df = pd.DataFrame({"grounding_risk": [0.1, 0.2, 0.8, 0.9], "y": [False, False, True, True]})
     with pytest.warns(MetricRenamedWarning):
-        assert calibrate_frame(df, "grounding", "y", n_resamples=10).score == "grounding_risk"
+        assert calibrate_frame(df, "grounding", "y", n_resamples=10, min_per_class=2).score == "grounding_risk"
     old = df.rename(columns={"grounding_risk": "grounding"})  # results saved before the rename keep their column
-    assert calibrate_frame(old, "grounding", "y", n_resamples=10).score == "grounding"
+    assert calibrate_frame(old, "grounding", "y", n_resamples=10, min_per_class=2).score == "grounding"
     # a config section under the old name would configure nothing: it is refused, naming the new name
     with pytest.raises(ConfigError, match="metric_params.grounding: metric 'grounding' is now called 'grounding_risk'"):
         as_config({"metric_params": {"grounding": {"align": "embedding"}}})

@@ -91,7 +91,8 @@ def test_honest_protocol_reaches_the_page(tmp_path):
     exp["calibration"]["split"] = "seeded"
     p = tmp_path / "honest.yaml"
     p.write_text(yaml.safe_dump(exp))
-    html_path = run_report(p, out_root=tmp_path / "r", notebooks=["08_report"], overrides=QUICK, log=lambda m: None)
+    html_path = run_report(p, out_root=tmp_path / "r", figures_root=tmp_path / "figures", notebooks=["08_report"],
+                           overrides=QUICK, log=lambda m: None)
     m = json.loads((html_path.parent / "metrics.json").read_text())
     assert m["calibration"]["protocol"].startswith("seeded split (seed 0")
     html = html_path.read_text()
@@ -166,7 +167,8 @@ def test_fact_check_rules_that_match_no_row_are_reported(tmp_path):
     exp.write_text(yaml.safe_dump({"name": "fc", "data": str(ROOT / "data" / "sample_rag.jsonl"),
                                    "fact_checks": "rules.yaml", "metrics": ["fact_checks"]}))
     logs = []
-    html_path = run_report(exp, out_root=tmp_path / "r", notebooks=["08_report"], overrides=QUICK, log=logs.append)
+    html_path = run_report(exp, out_root=tmp_path / "r", figures_root=tmp_path / "figures", notebooks=["08_report"],
+                           overrides=QUICK, log=logs.append)
     m = json.loads((html_path.parent / "metrics.json").read_text())
     assert m["fact_checks"]["unmatched"] == ["ghost"]
     assert any("1 of 2 rules" in line and "ghost" in line for line in logs)
@@ -250,7 +252,8 @@ def test_print_figures_writes_every_figure_at_both_column_widths(tmp_path):
                 "metrics": ["relevance", "completeness", "hallucination"]})
     p = tmp_path / "print.yaml"
     p.write_text(yaml.safe_dump(exp))
-    html_path = run_report(p, out_root=tmp_path / "r", notebooks=["08_report"], overrides=QUICK, log=lambda m: None)
+    html_path = run_report(p, out_root=tmp_path / "r", figures_root=tmp_path / "figures", notebooks=["08_report"],
+                           overrides=QUICK, log=lambda m: None)
     figs = html_path.parent / "figures"
     page = sorted(f.stem for f in figs.glob("*.png"))
     assert page  # the report drew figures, and each has its print versions
@@ -269,3 +272,21 @@ def test_print_figures_must_be_a_boolean(tmp_path):
     p.write_text(yaml.safe_dump(exp))
     with pytest.raises(ExperimentError, match="print_figures must be true or false"):
         load_experiment(p)
+
+
+def test_metrics_json_keeps_each_tables_columns_in_order(tmp_path):
+    """A table read back from metrics.json starts with its group and metric (it came back alphabetical:
+    count_true, counts, high, low, ... with the system column off-screen in notebooks 00 and 07)."""
+    import json
+
+    import pandas as pd
+
+    from evalkit.aggregate import summary
+    from evalkit.report import _write_json
+
+    df = pd.DataFrame({"system": ["a", "a", "b", "b"], "relevance": [0.1, 0.3, 0.5, 0.7],
+                       "exact_match": [True, False, True, True]})
+    _write_json(tmp_path / "metrics.json", {"by_system": summary(df, by="system", n_resamples=0).to_dict("records")})
+    back = pd.DataFrame(json.loads((tmp_path / "metrics.json").read_text())["by_system"])
+    assert list(back.columns) == list(summary(df, by="system", n_resamples=0).columns)
+    assert list(back.columns[:2]) == ["system", "metric"]

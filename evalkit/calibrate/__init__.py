@@ -18,7 +18,7 @@ class counts kept) or, with ``groups``, clustered (whole groups resampled, e.g. 
 Examples
 --------
 >>> import numpy as np
->>> s = np.array([0.1, 0.2, 0.35, 0.8, 0.9, 0.7]); y = np.array([0, 0, 0, 1, 1, 1])
+>>> s = np.array([0.1, 0.15, 0.2, 0.3, 0.35, 0.8, 0.9, 0.7, 0.75, 0.95]); y = np.array([0] * 5 + [1] * 5)
 >>> r = calibrate(s, y, criterion="youden", n_resamples=200, seed=0)
 >>> r.roc_auc.estimate, r.threshold
 (1.0, 0.7)

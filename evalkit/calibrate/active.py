@@ -47,6 +47,9 @@ from .labels import binary_labels
 
 LABEL_COLUMNS = ("id", "label", "labeller", "timestamp")
 SYSTEM = "system"  # the labels file's optional column: ids that repeat across systems are told apart by it
+# how a row chosen for its score's distance to the threshold is marked in a labels file's `selection` (files
+# written before the wording said how close carry the first)
+BY_THRESHOLD = ("near the threshold", "closest to the threshold")
 NEAR_POOL = 3  # candidates near the threshold per row picked there: the batch is stratified over that pool
 MIN_PER_CLASS = 2  # labelled rows of each class before the threshold is chosen from labels
 
@@ -124,12 +127,18 @@ def join_labels(df: pd.DataFrame, labels: pd.DataFrame, column: str, *, source: 
     return out
 
 
+def chosen_by_threshold(selection: pd.Series) -> pd.Series:
+    """True where a labels file's ``selection`` says :func:`label_next` chose the row for its distance to a
+    threshold (not at random)."""
+    return selection.astype(str).str.startswith(BY_THRESHOLD)
+
+
 def selection_note(labels: pd.DataFrame) -> str | None:
     """One line when some labels were chosen near a threshold by :func:`label_next` (the labels file's
     ``selection`` column): the statistics then describe a set crowded around the threshold."""
     if "selection" not in labels.columns:
         return None
-    near = int(labels["selection"].astype(str).str.startswith("near the threshold").sum())
+    near = int(chosen_by_threshold(labels["selection"]).sum())
     if not near:
         return None
     return (f"{near} of {len(labels)} labels were chosen near the threshold (evalkit.label_next): precision, recall "
@@ -188,7 +197,7 @@ def label_next(results: pd.DataFrame, *, score: str, n: int = 20, labels: Any = 
     pool = np.flatnonzero(have & ~labelled)
     picked, why = _pick(s, pool, threshold, n, random_share, seed)
     out = df.iloc[picked].copy()
-    out["why"] = why
+    out["why"] = _how_close(s, pool, picked, why, threshold)
     out["distance"] = np.abs(s[picked] - threshold) if threshold is not None else np.nan
     out["threshold"] = np.nan if threshold is None else float(threshold)
     return out
@@ -212,7 +221,7 @@ def _pick(s: np.ndarray, pool: np.ndarray, t: float | None, n: int, random_share
     if t is None:
         near_why, chosen = "spread over the score range (too few labels of each class for a threshold)", values
     else:
-        near_why = "near the threshold"
+        near_why = BY_THRESHOLD[1]
         by_distance = values[np.argsort(np.abs(values - t), kind="mergesort")]
         held = np.cumsum(counts[np.argsort(np.abs(values - t), kind="mergesort")])
         # enough rows, and at least one distinct score per pick where there are so many (a mass of ties at
@@ -236,6 +245,22 @@ def _pick(s: np.ndarray, pool: np.ndarray, t: float | None, n: int, random_share
     if t is not None:
         near.sort(key=lambda i: (abs(s[i] - t), i))
     return near + random, [near_why] * len(near) + ["random share (keeps the whole range covered)"] * len(random)
+
+
+def _how_close(s: np.ndarray, pool: np.ndarray, picked: list[int], why: list[str], t: float | None) -> list[str]:
+    """Each threshold pick's reason with how close it is, in words true at any distance: its rank among the
+    unlabelled rows by distance and the distance itself (a batch larger than the rows near the threshold reaches
+    far from it, and says so)."""
+    if t is None:
+        return why
+    dist = np.sort(np.abs(s[pool] - t))
+    out = []
+    for i, w in zip(picked, why):
+        if w == BY_THRESHOLD[1]:
+            d = abs(s[i] - t)
+            w = f"{w} (rank {int(np.searchsorted(dist, d)) + 1} of {len(pool)} unlabelled rows, {d:.3f} away)"
+        out.append(w)
+    return out
 
 
 def _as_labels(labels: Any) -> pd.DataFrame:

@@ -317,11 +317,15 @@ def seeded_split(y: np.ndarray, seed: int, fraction: float = 0.5, groups: Sequen
     return mask
 
 
+MIN_PER_CLASS = 5  # fewer labels of a class give an AUC and a threshold that are not statistics (3 labels: AUC 0 [0, 0])
+
+
 def calibrate(scores: Sequence[float], labels: Sequence[Any], *, direction: str = "higher",
               criterion: str = "youden", n_resamples: int = 1000, seed: int = 0, level: float = 0.95,
               groups: Sequence[Any] | None = None, split: Sequence[Any] | str | None = None,
               split_fraction: float = 0.5, subgroups: Mapping[str, Sequence[Any]] | None = None,
-              min_group: int = SMALL_N, guarantee: str | None = None, delta: float = 0.1) -> CalibrationResult:
+              min_group: int = SMALL_N, guarantee: str | None = None, delta: float = 0.1,
+              min_per_class: int = MIN_PER_CLASS) -> CalibrationResult:
     """Calibrate one score against binary labels.
 
     Parameters
@@ -339,14 +343,15 @@ def calibrate(scores: Sequence[float], labels: Sequence[Any], *, direction: str 
     guarantee, delta : instead of ``criterion``, a threshold chosen by risk control on the choosing rows
         (:mod:`evalkit.calibrate.guarantee`: ``precision>=X``, ``recall>=X``, ``fpr<=X``, ``false_pass<=X``, held
         with probability ``1 - delta``); it carries its guarantee, not a bootstrap interval.
+    min_per_class : fewer labelled rows of either class are refused (default 5; lower it only for a worked
+        example whose numbers are checked by hand).
 
     Returns
     -------
     CalibrationResult
     """
     s, y = _prepare(scores, labels, direction)
-    if y.min() == y.max():
-        raise CalibrationError(f"labels have a single class ({int(y[0])}) across {len(y)} rows: nothing to calibrate")
+    _refuse_too_few(y, min_per_class)
     choose, protocol, reported_on = _protocol(y, split, seed, split_fraction, groups)
     report = ~choose if split is not None else choose
     g = np.asarray(groups, dtype=object) if groups is not None else None
@@ -374,6 +379,18 @@ def calibrate(scores: Sequence[float], labels: Sequence[Any], *, direction: str 
         subgroups=tuple(subs), choice_rows=int(len(yc)),
         choice_flagged=int(Threshold.from_direction("score", thr, direction).flags_array(sc).sum()),
         guarantee=held.to_dict() if held is not None else None)
+
+
+def _refuse_too_few(y: np.ndarray, min_per_class: int = MIN_PER_CLASS) -> None:
+    """A threshold needs both classes, and an interval needs some of each: fewer than ``MIN_PER_CLASS`` labels of
+    a class is refused, saying how many there are and what to do."""
+    if y.min() == y.max():
+        raise CalibrationError(f"labels have a single class ({int(y[0])}) across {len(y)} rows: nothing to calibrate")
+    n_pos, n_neg = int(y.sum()), int(len(y) - y.sum())
+    if min(n_pos, n_neg) < min_per_class:
+        raise CalibrationError(f"labels have {n_pos} positive and {n_neg} negative rows: a threshold and its "
+                               f"intervals need at least {min_per_class} of each class; label more rows "
+                               "(evalkit.label_next chooses which)")
 
 
 def _protocol(y: np.ndarray, split, seed: int, fraction: float, groups) -> tuple[np.ndarray, str, str]:

@@ -16,7 +16,7 @@ Beside the PPI estimate, every result carries the ``labels_only`` interval (the 
 classical CLT interval) and the ``metric_only`` mean (the prediction's mean on every row, with the interval a
 reader would draw if the metric were the truth: it ignores the metric's error and is shown to be compared, not
 trusted). Validity needs the labelled rows to be a uniform random sample of the rows: labels chosen near a
-threshold (``label_next``'s ``selection`` "near the threshold") are refused.
+threshold (``label_next``'s ``selection`` "closest to the threshold ...") are refused.
 
 Examples
 --------
@@ -113,7 +113,9 @@ def refuse_non_random(frame: pd.DataFrame) -> None:
     would be biased, so they are refused, naming how many and what to do."""
     if "selection" not in frame.columns:
         return
-    near = frame["selection"].astype(str).str.startswith("near the threshold")
+    from .active import chosen_by_threshold
+
+    near = chosen_by_threshold(frame["selection"])
     if near.any():
         raise EstimateError(f"{int(near.sum())} labelled rows were chosen near a threshold (column 'selection'), not "
                             "at random: a rate estimated from them is biased. Label a random sample "

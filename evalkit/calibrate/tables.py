@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..thresholds import Threshold
-from .core import CalibrationError, CalibrationResult, calibrate, flagged_direction
+from .core import MIN_PER_CLASS, CalibrationError, CalibrationResult, calibrate, flagged_direction
 from .guarantee import SIDE
 from .labels import binary_labels, parse_positive
 
@@ -132,7 +132,7 @@ def _need_columns(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
 def calibrate_frame(df: pd.DataFrame, score: str, label: str, *, positive: Any = None, direction: str | None = None,
                     criterion: str = "youden", split: str | None = None, by: Sequence[str] = (),
                     groups: str | None = None, n_resamples: int = 1000, seed: int = 0, guarantee: str | None = None,
-                    delta: float = 0.1) -> TableCalibration:
+                    delta: float = 0.1, min_per_class: int = MIN_PER_CLASS) -> TableCalibration:
     """Calibrate a score column against a label column of any table (results file or a plain CSV).
 
     ``direction`` is the side of the score that flags the positive (bad) label; by default the metric's own, from
@@ -144,7 +144,7 @@ def calibrate_frame(df: pd.DataFrame, score: str, label: str, *, positive: Any =
     Examples
     --------
     >>> df = pd.DataFrame({"s": [0.1, 0.2, 0.35, 0.8, 0.9, 0.7, None], "y": ["no", "no", "no", "yes", "yes", "yes", "no"]})
-    >>> tc = calibrate_frame(df, "s", "y", positive="yes", n_resamples=50)
+    >>> tc = calibrate_frame(df, "s", "y", positive="yes", n_resamples=50, min_per_class=3)  # 3 of each: a sketch
     >>> tc.result.threshold, tc.n_used, tc.n_excluded
     (0.7, 6, 1)
     """
@@ -165,5 +165,6 @@ def calibrate_frame(df: pd.DataFrame, score: str, label: str, *, positive: Any =
                     n_resamples=n_resamples, seed=seed,
                     split=df.loc[ok, split].tolist() if split and split != "seeded" else split,
                     groups=df.loc[ok, groups].tolist() if groups else None,
-                    subgroups={c: df.loc[ok, c].tolist() for c in by}, guarantee=guarantee, delta=delta)
+                    subgroups={c: df.loc[ok, c].tolist() for c in by}, guarantee=guarantee, delta=delta,
+                    min_per_class=min_per_class)
     return TableCalibration(score, label, res, int(ok.sum()), int((~ok).sum()), reason, positive)

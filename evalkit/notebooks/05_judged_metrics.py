@@ -46,6 +46,7 @@ with pd.option_context("display.max_colwidth", None):
                           for m in evalkit.REGISTRY.values() if m.family in ("judged", "embedding")]).set_index("metric"))
 
 # %%
+from evalkit.runner import inputs_of
 from evalkit.testing import judge_or_scripted
 
 JUDGED = ["ragas_score", "factual_accuracy", "answer_class", "semantic_similarity", "bert_score_f1"]
@@ -62,7 +63,7 @@ else:  # opened on its own: a demonstration run, labelled as such
     judge_cfg, server = judge_or_scripted(judge)
     if server is not None:
         print("No judge configured: using the scripted judge server at", server.url, "(heuristic labels, not an LLM)")
-    judged = evalkit.evaluate(res, JUDGED, {"judge": judge_cfg}, progress=False)
+    judged = evalkit.evaluate(inputs_of(res), JUDGED, {"judge": judge_cfg}, progress=False)  # inputs, not old scores
     meta = judged.attrs["evalkit"]["judge"]
     print("judge:", meta["signature"], "| prompts sha256:", meta["prompts_sha256"][:12])
     display(pd.DataFrame(meta["usage"]).T)
@@ -152,8 +153,8 @@ if run.has("ragas_faithfulness"):
 elif report_dir or (server is None and not judge_cfg):
     print("ragas' metrics were not scored in this run: add ragas_faithfulness to the experiment's metrics")
 elif available():
-    rg = evalkit.evaluate(res.head(12), ["ragas_faithfulness", "ragas_context_recall", "faithfulness",
-                                         "context_recall"], {"judge": judge_cfg}, progress=False)
+    rg = evalkit.evaluate(inputs_of(res.head(12)), ["ragas_faithfulness", "ragas_context_recall", "faithfulness",
+                                                    "context_recall"], {"judge": judge_cfg}, progress=False)
     display(rg[[c for c in show if c in rg.columns]])
 else:
     print("ragas is not installed: pip install 'evalkit[ragas]'")
@@ -169,5 +170,10 @@ if server is not None:
 from IPython.display import Markdown
 from evalkit.lessons import metric_meaning, next_steps
 
-display(Markdown(metric_meaning(run.metrics, [m for m in evalkit.REGISTRY if evalkit.get_metric(m).family == "judged"], res)))
+from evalkit.lessons import numbers_of
+
+# the numbers of the tables above: the report's, or this notebook's own demonstration run
+shown = run.metrics if judged is res else numbers_of(judged, n_resamples=n_resamples, seed=run.config.seed)
+display(Markdown(metric_meaning(shown, [m for m in evalkit.REGISTRY if evalkit.get_metric(m).family == "judged"],
+                                judged)))
 display(Markdown(next_steps("05")))

@@ -285,11 +285,18 @@ def _qag(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
 
 def _scale(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
     """An integer on the prompt's scale: low + (high - low) x the share of the first non-empty reference field's
-    content words (and numbers) found in the answer, rounded."""
+    content words (and numbers) found in the answer, rounded. A criterion that reads the answer alone (no
+    reference, context or question) gets the share of the answer's words that are content words, so its score
+    still follows the answer (a constant would hide a metric that ignores its input)."""
     low, high = (int(x) for x in re.search(a["scale"], p.text).groups())
     reference = next((f for f in (p.field(name) for name in a["reference"]) if f), "")
-    share = t.support(reference, p.field(a["answer"])) if reference else 0.0
-    return {"score": low + round((high - low) * share), "reason": f"scripted: {share:.2f} of the reference found"}
+    answer = p.field(a["answer"])
+    if reference:
+        share, said = t.support(reference, answer), "of the reference found"
+    else:
+        words = t.words(answer)
+        share, said = (sum(map(t.is_content, words)) / len(words) if words else 0.0), "of the answer's words carry content"
+    return {"score": low + round((high - low) * share), "reason": f"scripted: {share:.2f} {said}"}
 
 
 def _fixed(p: _Prompt, a: Mapping[str, Any], t: _Text, _lists) -> dict[str, Any]:
@@ -697,11 +704,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--noise", type=float, default=0.0, help="rate of flipped labels, seeded per request seed")
     ap.add_argument("--trickle", type=float, default=0.0,
                     help="seconds between the bytes of every POST's response (a server that never finishes)")
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds every POST waits before it is answered")
     args = ap.parse_args(argv)
     replies = json.loads(Path(args.replies).read_text(encoding="utf-8")) if args.replies else ()
     srv = ScriptedJudgeServer(args.host, args.port, args.stall_seconds, replies=replies, rules=args.rules,
                               rejects=args.rejects, malformed_share=args.malformed_share, noise=args.noise,
-                              trickle=args.trickle)
+                              trickle=args.trickle, latency=args.latency)
     print(f"scripted judge server at {srv.url} (Ctrl-C stops it)", flush=True)
     try:
         srv.serve_forever()

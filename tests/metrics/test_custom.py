@@ -125,7 +125,8 @@ def test_calibrated_compared_summarised_and_shown(tmp_path):
         out = evalkit.evaluate(_frame(), ["conciseness"], _config(tmp_path, srv.url), progress=False)
     # the flagged class here is the good one, on the metric's better (high) side: said explicitly, since the
     # default flags a higher-is-better metric's low side (#38)
-    tc = calibrate_frame(out, "conciseness", "label", positive="good", direction="higher", n_resamples=50)
+    tc = calibrate_frame(out, "conciseness", "label", positive="good", direction="higher", n_resamples=50,
+                         min_per_class=2)  # four rows: a worked example, not a study
     assert tc.result.threshold == 4.0 and tc.n_used == 4  # good rows scored 5 and 4, bad ones 2 and 1
     s = evalkit.summary(out, by="system")
     assert s.set_index("system").loc["A", "mean"] == pytest.approx(3.5)  # (5 + 2) / 2

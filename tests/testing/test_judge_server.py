@@ -89,3 +89,42 @@ def test_judge_or_scripted_prefers_a_configured_judge(monkeypatch):
     finally:
         server.stop()
     assert judge_or_scripted({"base_url": "http://127.0.0.1:9/v1", "model": "m"})[1] is None
+
+
+def test_python_dash_m_takes_latency(tmp_path):
+    """`--latency` (the README's fault option) reaches the server: a POST waits at least that long."""
+    import time
+
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "evalkit.testing.judge_server", "--port", str(port),
+                             "--latency", "0.6"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        start = time.monotonic()
+        r = _chat(f"http://127.0.0.1:{port}/v1", "Rate how directly\n\nQUESTION:\nWhy?\n\nANSWER:\nBecause.")
+        assert r.status_code == 200 and time.monotonic() - start >= 0.6  # a lower bound: never flaky
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+def test_a_custom_metric_on_the_answer_alone_follows_the_answer(tmp_path):
+    """A custom judged metric whose only input is the answer: the scripted score depends on the answer (it was 1 on
+    every row), and a filler answer scores below a dense one."""
+    import pandas as pd
+
+    import evalkit
+    from evalkit.metrics.custom import scoped
+
+    cfg = tmp_path / "cfg.yaml"
+    with ScriptedJudgeServer() as srv:
+        cfg.write_text("custom_metrics:\n  - name: density\n    criteria: Does every word of the answer carry "
+                       "information?\n    inputs: [answer]\n    scale: [1, 5]\n"
+                       f"judge:\n  base_url: {srv.url}\n  model: scripted\n  cache_path: null\n")
+        df = pd.DataFrame({"question": ["What is the premium?"] * 2,
+                           "answer": ["Premium 604 euros yearly, payable monthly.",
+                                      "Well, it is what it is, and that is that, so to speak."]})
+        with scoped():
+            out = evalkit.evaluate(df, ["density"], str(cfg), progress=False)
+    dense, filler = out["density"].tolist()
+    assert dense > filler and out["density"].nunique() == 2
