@@ -203,8 +203,10 @@ class Labeler:
     """The widget :func:`labeler` returns. ``record(label)`` labels the current row and moves on (a button
     calls it), ``skip()`` moves on without a label; ``records`` are the labels file's rows."""
 
-    def __init__(self, rows: pd.DataFrame, out: str | Path, labels: Sequence[str], labeller: str):
+    def __init__(self, rows: pd.DataFrame, out: str | Path, labels: Sequence[str], labeller: str,
+                 ask: str = "label"):
         self.rows, self.out, self.choices, self.labeller = rows.reset_index(drop=True), Path(out), list(labels), labeller
+        self.ask = ask  # what the buttons answer, e.g. "hallucinated?": said beside them
         self.by_system = SYSTEM in self.rows.columns
         self.keys = [(str(i), str(s) if self.by_system else "") for i, s in
                      zip(self.rows["id"], self.rows[SYSTEM] if self.by_system else [""] * len(self.rows))]
@@ -265,7 +267,12 @@ class Labeler:
         row = self.rows.iloc[i]
         view = show(self.rows, row["id"], system=row["system"] if "system" in self.rows.columns else None)
         return (f"<p>row {self.at + 1} of {len(self.queue)} to label · {len(self.records)} labelled in "
-                f"<code>{html.escape(str(self.out))}</code></p>" + view._repr_html_())
+                f"<code>{html.escape(str(self.out))}</code> · <b>{html.escape(self.question())}</b></p>"
+                + view._repr_html_())
+
+    def question(self) -> str:
+        """The question the buttons answer, with the answers: ``hallucinated? yes / no / skip``."""
+        return f"{self.ask} {' / '.join(map(str, self.choices))} / skip"
 
     def build(self):
         """The widget: the row on screen and one button per label (None without ipywidgets)."""
@@ -277,7 +284,8 @@ class Labeler:
         for b, c in zip(buttons, self.choices):
             b.on_click(lambda _b, c=c: self.record(c))
         buttons[-1].on_click(lambda _b: self.skip())
-        self.widget = w.VBox([self.page, w.HBox(buttons)])
+        # the buttons and what they answer sit above the row's card (below a long card they were off-screen)
+        self.widget = w.VBox([w.HBox([w.Label(self.ask), *buttons]), self.page])
         self._draw()
         return self.widget
 
@@ -291,14 +299,15 @@ class Labeler:
 
 
 def labeler(rows: pd.DataFrame, out: str | Path = "labels.csv", *, labels: Sequence[str] = ("yes", "no"),
-            labeller: str | None = None) -> Labeler:
+            labeller: str | None = None, ask: str = "label") -> Labeler:
     """A labelling widget over ``rows`` (e.g. :func:`evalkit.label_next`'s): each row with its evidence and one
-    button per label (and skip); each click writes ``id, label, labeller, timestamp`` to ``out``, a CSV that
-    ``evalkit calibrate --labels`` reads. Rows already in ``out`` are not asked again, so a session can stop and
-    resume. ``labeller`` defaults to the login name."""
+    button per label (and skip), above the row and after ``ask``, the question they answer (``"hallucinated?"``);
+    each click writes ``id, label, labeller, timestamp`` to ``out``, a CSV that ``evalkit calibrate --labels``
+    reads. Rows already in ``out`` are not asked again, so a session can stop and resume. ``labeller`` defaults
+    to the login name."""
     if "id" not in rows.columns:
         raise CalibrationError("rows to label need an id column (labels are joined on it)")
-    return Labeler(rows, out, labels, labeller or _login())
+    return Labeler(rows, out, labels, labeller or _login(), ask)
 
 
 def _login() -> str:

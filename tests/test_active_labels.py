@@ -148,8 +148,20 @@ def test_labeler_writes_each_label_and_resumes(tmp_path):
 
 def test_labeler_html_shows_the_row_with_its_evidence(tmp_path):
     rows = pd.DataFrame({"id": ["a"], "question": ["What <b>?"], "answer": ["It is 5."]})
-    page = labeler(rows, out=tmp_path / "l.csv").html()
+    page = labeler(rows, out=tmp_path / "l.csv", ask="hallucinated?").html()
     assert "row 1 of 1" in page and "What &lt;b&gt;?" in page and "ek-show" in page
+    assert "<b>hallucinated? yes / no / skip</b>" in page  # what the buttons answer, before the row's card
+    assert page.index("hallucinated? yes") < page.index("ek-show")
+
+
+def test_labeler_buttons_say_what_they_answer_above_the_card(tmp_path):
+    w = pytest.importorskip("ipywidgets")
+    rows = pd.DataFrame({"id": ["a"], "question": ["q?"], "answer": ["x"]})
+    widget = labeler(rows, out=tmp_path / "l.csv", labels=("Y", "N"), ask="faithful?").build()
+    bar, page = widget.children
+    assert [c.value if isinstance(c, w.Label) else c.description for c in bar.children] == \
+        ["faithful?", "Y", "N", "skip"]
+    assert "ek-show" in page.value
 
 
 # --- calibrate --labels ------------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """Notebooks: committed without outputs, paired with their py:percent scripts, each executes through papermill."""
 import json
+import re
 from pathlib import Path
 
 import jupytext
 import nbformat
+import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,6 +93,9 @@ def test_notebook_executes_with_papermill(path, report_dirs, tmp_path):
     assert stderr == [], f"{path.name} writes to stderr: {stderr[:2]}"
     text = _text(nb)
     assert "**Next.**" in text  # every notebook ends with where to go next
+    # no raw repr of evalkit's records (a reader saw WeakestClaim(...), Score(...) and a dict of strings)
+    raw = re.findall(r"\b(?:Score|WeakestClaim|\w+Details)\(|\{'\w+': '", text)
+    assert not raw, f"{path.name} shows a raw repr: {raw[:3]}"
     numbers = json.loads((report_dirs[which] / "metrics.json").read_text())
     if path.stem in ("01_relevance", "02_completeness", "03_hallucination"):  # worked on the data's own rows
         metric = path.stem.split("_", 1)[1]
@@ -113,6 +118,11 @@ def test_notebook_executes_with_papermill(path, report_dirs, tmp_path):
         found = [r for r in table if r["p_holm"] is not None and r["p_holm"] < 0.05 and not r["small"]]
         assert f"**{len(found)} of {len(table)} metrics** differ" in text
         assert all(f"`{r['metric']}`: " in text for r in found) and "**Which is better.**" in text
+    if path.stem == "03_hallucination":  # grounding_risk's evidence on the data's own riskiest row, in words
+        risky = pd.read_parquet(report_dirs[which] / "results.parquet")
+        top = risky.loc[risky["grounding_risk"].idxmax()]
+        assert f"id {top['id']}: P(hallucinated) = {top['grounding_risk']:.3f}" in text
+        assert "The support model's weakest claim, P(supported) = " in text
     if path.stem == "00_quickstart":
         assert "84 rows, 2 system(s), 42 ids; rows with errors: 0" in text and "A PASS answer" in text
         assert "The contexts support" in text and "<- decided" in text  # the rows' evidence, in words and marked

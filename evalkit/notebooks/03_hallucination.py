@@ -106,9 +106,10 @@ if len(at):
 
 # %% [markdown]
 # ## Where it fails
-# False positives: answers people judged faithful that the rule flags (typically a paraphrase whose
-# claim words do not sit near each other in the context). False negatives: hallucinations it misses
-# (typically a wrong entity or relation with no number or date to check).
+# False positives: answers people judged faithful that the rule flags. False negatives: hallucinations it
+# misses. The tables below are your data's own; the two usual causes to look for in them are a paraphrase whose
+# claim words sit apart in the context (a false positive) and a wrong entity or relation with no number or date
+# to check (a false negative).
 
 # %%
 from evalkit.aggregate import disagreements
@@ -128,17 +129,26 @@ if y is not None:
 # and combines them with gradient-boosted trees trained with grouped cross-validation
 # (`benchmarks/train_grounding.py`), then calibrates the output to a probability. Its evidence: each sentence, its
 # best evidence, the features that fired, and the claim the support model doubted most with the passage it checked.
+# Below, the row of your data it rates riskiest, with the evidence saved when it was scored.
 
 # %%
-s = evalkit.get_metric("grounding_risk").fn(
-    "The base premium for Territory 118 rose 0.305% to $640 in March 2023, approved by Paul Brandt.",
-    ["Northfield Mutual Rate Manual (effective March 1, 2023). The base premium for Territory 118 is $604 per year, "
-     "an increase of 0.305% over the 2022 manual."])
-print(f"P(hallucinated) = {s.value:.3f}")
-display(pd.DataFrame(s.details["sentences"])[["sentence", "evidence", "support", "numbers_missing_context",
-                                               "entities_missing", "negation_flip"]])
-print("support model's weakest claim:", s.details.get("entailment"))
-s.details["fired"]
+from evalkit.lessons import quote
+from evalkit.metrics.evidence import details_of
+
+# the riskiest of your rows, with the evidence its scoring already saved (nothing is scored again here)
+if run.has("grounding_risk") and res["grounding_risk"].notna().any():
+    risky = res.loc[res["grounding_risk"].idxmax()]
+    found = details_of(risky, "grounding_risk")
+    print(f"id {risky['id']}: P(hallucinated) = {risky['grounding_risk']:.3f}")
+    display(pd.DataFrame(found["sentences"])[["sentence", "evidence", "support", "numbers_missing_context",
+                                              "entities_missing", "negation_flip"]])
+    weakest = found.get("entailment") or {}
+    if weakest.get("support") is not None:
+        display(Markdown(f"The support model's weakest claim, P(supported) = {weakest['support']:.3f}: "
+                         f"“{quote(weakest.get('claim'), 300)}”, checked against “{quote(weakest.get('passage'), 300)}”"))
+    display(Markdown("\n".join(f"- {quote(reason, 300)}" for reason in found.get("fired") or ["nothing fired"])))
+else:
+    run.note("grounding_risk was not scored: add it to the experiment's metrics to see its evidence")
 
 # %%
 from evalkit.calibrate import roc_auc

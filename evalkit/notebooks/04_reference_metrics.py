@@ -44,10 +44,17 @@ res = run.results
 # ## Worked examples
 
 # %%
+from IPython.display import Markdown
+from evalkit.lessons import quote
+
 m = evalkit.get_metric
-display(m("keyword_coverage").fn("Territory 118 pays 604 dollars.", "Territory 118 pays $604, a 0.305% increase."))
-display(m("number_match").fn("The change was 0.133%.", "Territory 205 changed by -0.133% from 2022."))
-display(m("dont_know").fn("I'm not sure; the context does not say."))
+examples = [("keyword_coverage", m("keyword_coverage").fn("Territory 118 pays 604 dollars.",
+                                                          "Territory 118 pays $604, a 0.305% increase.")),
+            ("number_match", m("number_match").fn("The change was 0.133%.", "Territory 205 changed by -0.133% from 2022.")),
+            ("dont_know", m("dont_know").fn("I'm not sure; the context does not say."))]
+for name, found in examples:  # each result in words: its value, then each piece of evidence
+    display(Markdown(f"**`{name}`** = {found.value}\n\n" + "\n".join(f"- {k}: {quote(str(v), 300)}"
+                                                                      for k, v in dict(found.details).items())))
 
 # %%
 from evalkit.aggregate import evidence_table

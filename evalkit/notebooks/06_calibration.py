@@ -45,7 +45,7 @@ import pandas as pd
 from IPython.display import Markdown
 from evalkit import plots
 from evalkit.calibrate import binary_labels, calibrate
-from evalkit.notebook import interval_table
+from evalkit.notebook import interval_table, interval_text
 
 numbers = run.section("calibration")  # the numbers of metrics.json, under the experiment's protocol
 if numbers:
@@ -138,9 +138,9 @@ if numbers:
             if one and labels.sum():
                 print(f"warning: every positive ({int(labels.sum())}) is in {col} = {one[0]!r}; "
                       f"the AUC partly measures {col}, not the score's skill")
-    if numbers.get("subgroups"):
-        display(pd.DataFrame([{**{k: v for k, v in g.items() if k != "roc_auc"}, "roc_auc": g["roc_auc"]["estimate"],
-                               "low": g["roc_auc"]["low"], "high": g["roc_auc"]["high"]}
+    if numbers.get("subgroups"):  # a group of one class has no AUC: said in words, not NaN
+        display(pd.DataFrame([{**{k: v for k, v in g.items() if k != "roc_auc"},
+                               "ROC AUC [95% CI]": interval_text(g["roc_auc"], "one class only: no AUC")}
                               for g in numbers["subgroups"]]))
 
 # %% [markdown]
@@ -154,7 +154,7 @@ if numbers and run.has("human_score"):
     okh = ok & res["human_score"].notna()
     rc = rank_correlation(res.loc[okh, score].astype(float), res.loc[okh, "human_score"].astype(float),
                           n_resamples=n_resamples, seed=run.config.seed)
-    print({k: str(v) for k, v in rc.items()})
+    print("\n".join(f"{k}: {v}" for k, v in rc.items()))  # one line per coefficient, with its interval
 
 # %% [markdown]
 # ## How many hallucinations, really?
@@ -220,7 +220,7 @@ if numbers:
     unlabelled = res.assign(**{label: None})  # as if nothing were labelled yet: the first batch of a new study
     batch = evalkit.label_next(unlabelled, score=score, label=label, n=8, direction=direction, seed=run.config.seed)
     display(batch[[c for c in ("id", "system", score, "why") if c in batch.columns]])
-    display(evalkit.labeler(batch, out=run.labels_path))  # beside the experiment file
+    display(evalkit.labeler(batch, out=run.labels_path, ask=f"{label}?"))  # beside the experiment file
 
 # %% [markdown]
 # ## What this means
