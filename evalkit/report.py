@@ -154,10 +154,13 @@ def to_html(notebook: Path, signature: str, title: str) -> str:
 
 def _score(exp: Experiment, log: Callable[[str], None]):
     from .pipeline import evaluate
+    from .runner import shows_a_bar
 
     df = require_rows(load(exp.data, columns=exp.columns), exp.data)
-    log(f"evalkit report {exp.name}: scoring {exp.data}")
-    results = evaluate(df, exp.metrics, exp.config())
+    log(f"evalkit report {exp.name}: scoring {len(df)} rows of {exp.data}")
+    # a line per metric scored where no progress bar can be drawn (a log, make, CI): minutes are never silent
+    results = evaluate(df, exp.metrics, exp.config(),
+                       progress=None if shows_a_bar(sys.stderr) else (lambda line: log(f"  {line}")))
     meta = dict(results.attrs.get("evalkit", {}))
     results.attrs.clear()  # nothing run-specific in the parquet metadata
     return df, results, meta

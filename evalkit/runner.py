@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -288,7 +289,8 @@ def resolve_metrics(names: Iterable[str] | None, columns: Iterable[str],
 
 def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
           config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *,
-          on_error: str = "record", progress: bool | None = None, strict_columns: bool = False) -> pd.DataFrame:
+          on_error: str = "record", progress: bool | Callable[[str], None] | None = None,
+          strict_columns: bool = False) -> pd.DataFrame:
     """Score every row of ``data`` with the chosen metrics (the verdict is the next step on the road:
     :func:`evalkit.evaluate` is this plus :func:`evalkit.verdict.apply_verdicts`).
 
@@ -298,7 +300,8 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
     metrics : list of registry names; default: every default metric whose inputs exist.
     config : EvalConfig, dict, or YAML path.
     on_error : 'record' (default: the row's ``error`` column says why) or 'raise'.
-    progress : show a progress bar; default: only on an interactive terminal or notebook.
+    progress : show a progress bar; default: only on an interactive terminal or notebook. A callable instead
+        receives one line per metric scored (its name, its place in the run, rows, seconds, rows with errors).
     strict_columns : an input column named like an output (``hallucination``, ``verdict``, ``error``, ...) is
         an error instead of being kept as ``input_<name>`` with a warning.
 
@@ -444,11 +447,15 @@ def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
 
 
 def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, resources: Resources,
-               on_error: str, progress: bool | None) -> tuple[pd.DataFrame, list[list[RowError]], dict[str, str]]:
+               on_error: str, progress: bool | Callable[[str], None] | None
+               ) -> tuple[pd.DataFrame, list[list[RowError]], dict[str, str]]:
     """Run every chosen metric in order: the scored frame, each row's errors, the resolved method switches."""
     ids = df["id"].tolist()
     n = len(df)
-    if progress is None:
+    say = progress if callable(progress) else None  # one line per metric scored (a log without a terminal)
+    if say is not None:
+        progress = False
+    elif progress is None:
         progress = shows_a_bar(sys.stderr)
     bar = None
     if progress and n:
@@ -462,7 +469,8 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, resou
     if decisions is not None:
         out = _with_decisions(out, decisions)
     try:
-        for m in chosen:
+        for k, m in enumerate(chosen, 1):
+            started = time.monotonic()
             if bar is not None:
                 bar.set_postfix_str(m.name)
             src = out if m.derived else df
@@ -485,6 +493,10 @@ def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, resou
             for i, e in enumerate(errors):
                 if e:
                     all_errors[i].append(e)
+            if say is not None:
+                failed = sum(bool(e) for e in errors)
+                say(f"scored {m.name} ({k}/{len(chosen)}) on {n} rows in {time.monotonic() - started:.1f} s"
+                    + (f", {failed} rows with errors" if failed else ""))
     finally:
         if bar is not None:
             bar.close()

@@ -1,6 +1,7 @@
 """`evalkit report`: the report folder, determinism, escaping, failure handling."""
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -172,6 +173,9 @@ def test_fact_check_rules_that_match_no_row_are_reported(tmp_path):
     m = json.loads((html_path.parent / "metrics.json").read_text())
     assert m["fact_checks"]["unmatched"] == ["ghost"]
     assert any("1 of 2 rules" in line and "ghost" in line for line in logs)
+    # off a terminal (pytest captures stderr) scoring says what it did, one line per metric: never minutes of silence
+    assert "evalkit report fc: scoring 84 rows of" in logs[0]
+    assert any(re.fullmatch(r"  scored fact_checks \(1/1\) on 84 rows in \d+\.\d s", line) for line in logs), logs[:4]
     res = pd.read_parquet(html_path.parent / "results.parquet")
     assert res["fact_checks"].notna().sum() == int((res["id"] == "q14").sum())  # only q14's rows are checked
 

@@ -223,6 +223,8 @@ def test_evidence_html_shows_only_the_rule_that_fired():
     p = Marks(frag)
     assert p.rows == []  # no rules table, no metrics table
     assert "hallucination 0.600 > 0.5" in "".join(p.text)
+    question = str(_frame().iloc[0]["question"])
+    assert question in "".join(p.text)  # a hallucination failure shows its question before the marked answer
     # the list holds the unsupported anchors only (by hand: 2021, the second $5, Globex)
     assert [m["text"] for m in p.marks if m["in_list"]] == ["2021", "$5", "Globex"]
     frame = _frame()

@@ -134,7 +134,7 @@ if "verdict" in res.columns:
 
 # %%
 cols = [c for c in ("id", "system", "question_type", "answer", "relevance", "completeness", "hallucination",
-                    "verdict", "verdict_rule", "error") if c in res.columns]
+                    "verdict", "verdict_rule", "error") if c in res.columns and res[c].notna().any()]  # no empty column
 display(HTML(evalkit.notebook.text_table(res[cols], shown_above=shown)))
 
 # %% [markdown]

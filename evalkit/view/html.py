@@ -233,11 +233,14 @@ def _rule_evidence_html(row: Mapping[str, Any], metric: str) -> str:
     that checks anchors (hallucination, the summary scorers), the missing question keywords for one that looks
     for them (completeness), else its value with its declared evidence keys."""
     evidence = evidence_of(row, metric)
+    # every failing example starts with its question: an answer judged without it cannot be read
+    question = f'<div class="ek-text"><b>question</b> {_e(row.get("question"))}</div>' if _text(row.get("question")) \
+        else ""
     if evidence.anchors is not None:
         found, lost = highlights(row, prefer=metric)
         plain = _text(row.get("answer")) or ""
-        return f'{text_block(answer_html(plain, found), plain)}{_anchor_list_html((*found, *lost), only_unsupported=True)}'
-    question = f'<div class="ek-text"><b>question</b> {_e(row.get("question"))}</div>'
+        return (f'{question}{text_block(answer_html(plain, found), plain)}'
+                f'{_anchor_list_html((*found, *lost), only_unsupported=True)}')
     answer = _answer_block(row, "answer")
     if evidence.missing_keywords is not None:
         missing = ", ".join(_e(k) for k in evidence.missing_keywords) or "none"
