@@ -47,7 +47,7 @@ def test_a_label_named_like_an_output_is_proposed_under_the_name_scoring_keeps(t
     assert scored["input_hallucination"].tolist() == [y for _, _, y in ROWS]  # the user's column, kept
     js = tmp_path / "cal.json"
     assert main(["calibrate", str(res), "--score", cal["score"], "--label", cal["label"], "--positive",
-                 str(cal["positive"]), "--resamples", "50", "--json", str(js)]) == 0
+                 str(cal["positive"]), "--resamples", "50", "--json", str(js), "--min-per-class", "4"]) == 0
     out = json.loads(js.read_text())
     from sklearn.metrics import roc_auc_score
 
