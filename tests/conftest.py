@@ -17,10 +17,11 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "server: needs a real inference server (llama-cpp-python, `pip install -e .[server]`); pytest -m server")
 
 
-# what the suite's notebook runs leave beside the checkout's experiments and notebooks (a notebook opened alone
-# caches its scores and figures beside its experiment; JupyterLab writes checkpoints beside a notebook it opens)
+# what the suite's runs leave in the checkout (a notebook opened alone caches its scores and figures beside its
+# experiment; JupyterLab writes checkpoints beside a notebook it opens; building the wheel leaves setuptools'
+# build/ and egg-info)
 LEFT_BY_RUNS = ("experiments/.evalkit_cache", "experiments/figures", "figures/*/", "notebooks/.ipynb_checkpoints",
-                "evalkit/notebooks/.ipynb_checkpoints", "reports", "paper")
+                "evalkit/notebooks/.ipynb_checkpoints", "reports", "paper", "build", "evalkit.egg-info")
 
 
 def _left_by_runs() -> set[Path]:

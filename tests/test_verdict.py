@@ -127,7 +127,7 @@ def test_unrounded_threshold_round_trips(tmp_path):
 
     s = [1 / 3, 1 / 3, 0.1, 0.9, 0.05, 0.2]
     y = [True, True, False, True, False, False]
-    r = calibrate(s, y, criterion="youden", n_resamples=20)
+    r = calibrate(s, y, criterion="youden", n_resamples=20, min_per_class=3)  # six rows: a worked example
     assert r.threshold == 1 / 3
     p = tmp_path / "p.yaml"
     write_profile(p, {"hallucination": profile_entry(r, "hallucination", "h")}, dataset_sha256=None)
