@@ -41,12 +41,19 @@ def boundary_note(scores: Sequence[float], threshold: float, direction: str, sco
             f" A calibrated profile writes the inclusive rule, so the verdict flags exactly the rows counted here.")
 
 
-def _iv(d: Mapping[str, Any] | None) -> str:
-    if not d or d.get("estimate") is None:
-        return "n/a"
-    if d.get("low") is None:
-        return f"{d['estimate']:.3f}"
-    return f"{d['estimate']:.3f} [{d['low']:.3f}, {d['high']:.3f}]"
+def interval_text(iv: Mapping[str, Any] | None, missing: str = "n/a") -> str:
+    """An interval of metrics.json (``{estimate, low, high}``) as ``0.642 [0.416, 0.851]``; ``missing`` (the reason,
+    in words) where there is no estimate, so a table never shows NaN.
+
+    >>> interval_text({"estimate": 0.75, "low": 0.5, "high": 1.0}), interval_text({"estimate": None}, "one class")
+    ('0.750 [0.500, 1.000]', 'one class')
+    """
+    if not iv or iv.get("estimate") is None:
+        return missing
+    if iv.get("low") is None:
+        return f"{iv['estimate']:.3f}"
+    return f"{iv['estimate']:.3f} [{iv['low']:.3f}, {iv['high']:.3f}]"
+
 
 
 def calibration_meaning(cal: Mapping[str, Any]) -> str:
@@ -57,7 +64,7 @@ def calibration_meaning(cal: Mapping[str, Any]) -> str:
              else "separates them weakly" if auc >= 0.6 else "is close to chance")
     at = cal.get("at_threshold") or {}
     thr_ci = cal.get("threshold_ci") or {}
-    lines = [f"- **Skill.** ROC AUC {_iv(cal['roc_auc'])}: `{cal['score']}` {skill} on `{cal['label']}`"
+    lines = [f"- **Skill.** ROC AUC {interval_text(cal['roc_auc'])}: `{cal['score']}` {skill} on `{cal['label']}`"
              + (f"; even the interval's low end ({low:.3f}) is above chance." if low is not None and low > 0.5
                 else "; the interval reaches chance (0.5), so skill is not established." if low is not None else ".")]
     if cal.get("threshold") is not None:
@@ -65,8 +72,8 @@ def calibration_meaning(cal: Mapping[str, Any]) -> str:
         lines.append(f"- **Threshold.** {cal['criterion']} chooses {cal['threshold']:.4g}"
                      + (f"; resampling the rows moves it within [{thr_ci['low']:.4g}, {thr_ci['high']:.4g}] "
                         f"(width {width:.3g})" if width is not None else "") + ".")
-        lines.append(f"- **At that threshold** precision is {_iv(at.get('precision'))} and recall "
-                     f"{_iv(at.get('recall'))}: of the answers it flags, that share is truly `{cal['label']}`; of "
+        lines.append(f"- **At that threshold** precision is {interval_text(at.get('precision'))} and recall "
+                     f"{interval_text(at.get('recall'))}: of the answers it flags, that share is truly `{cal['label']}`; of "
                      f"the truly `{cal['label']}` answers, that share is flagged.")
     lines.append(f"- **Protocol.** {cal['protocol']}; reported on {cal['reported_on']}."
                  + (" These numbers are optimistic: the threshold was fitted to the same rows' noise."

@@ -223,20 +223,6 @@ def text_table(df, *, shown_above: Collection[Any] = ()) -> str:
             f'collapse;font-size:0.92em"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def interval_text(iv: Mapping[str, Any] | None, missing: str) -> str:
-    """An interval of metrics.json (``{estimate, low, high}``) as ``0.642 [0.416, 0.851]``; ``missing`` (the reason,
-    in words) where there is no estimate, so a table never shows NaN.
-
-    >>> interval_text({"estimate": 0.75, "low": 0.5, "high": 1.0}, "-"), interval_text({"estimate": None}, "one class")
-    ('0.750 [0.500, 1.000]', 'one class')
-    """
-    if not iv or iv.get("estimate") is None:
-        return missing
-    if iv.get("low") is None:
-        return f"{iv['estimate']:.3f}"
-    return f"{iv['estimate']:.3f} [{iv['low']:.3f}, {iv['high']:.3f}]"
-
-
 def interval_table(point: Mapping[str, Any], keys: Sequence[str]):
     """Statistics with their 95% intervals (``{key: {estimate, low, high}}`` from metrics.json) as a small table.
 

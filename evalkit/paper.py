@@ -233,7 +233,6 @@ class Plan:
     judge_variance: pd.DataFrame | None = None
     estimate: Mapping[str, Any] | None = None  # the label's rate per system by PPI++ (metrics.json's "estimate")
     compare_resamples: int | None = None  # the paired differences' bootstrap
-    saved: bool = False  # True: the report's own numbers (metrics.json), printed as they are
 
 
 def plan(run: Run, *, n_resamples: int | None = None, seed: int | None = None, min_pairs: int = 10) -> Plan:
@@ -268,10 +267,10 @@ def plan(run: Run, *, n_resamples: int | None = None, seed: int | None = None, m
 
 def _saved_plan(run: Run, by: str | None) -> Plan:
     """The report's numbers as metrics.json holds them, settings included."""
-    nums = run.numbers
-    boot = nums["bootstrap"]
     from .metrics import REGISTRY
 
+    nums = run.numbers
+    boot = nums["bootstrap"]
     tidy = pd.DataFrame(nums["by_system" if by else "overall"])
     tidy["kind"] = [REGISTRY[m].kind if m in REGISTRY else "score" for m in tidy["metric"]]  # metrics.json omits it
     cmp = _section(run, "comparison")
@@ -279,7 +278,7 @@ def _saved_plan(run: Run, by: str | None) -> Plan:
     binary = tuple(cmp.get("binary") or ()) if cmp else ()
     return Plan(tidy, by, comparison, _section(run, "calibration"), int(boot["n_resamples"]), int(boot["seed"]),
                 cmp.get("pair_on") if cmp else None, binary, _judge_variance(run), _section(run, "estimate"),
-                int(cmp["n_resamples"]) if cmp else None, saved=True)
+                int(cmp["n_resamples"]) if cmp else None)
 
 
 def _compute_comparison(run: Run, n_resamples: int, seed: int, min_pairs: int):

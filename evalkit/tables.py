@@ -471,8 +471,9 @@ def compare_table(table, *, digits: int = 3, caption: str | None = None, label: 
 
 
 def _p_text(p: float, digits: int) -> str:
-    """A p-value in a sentence, as the tables print one: ``< 0.001`` below the precision."""
-    return f"< {10 ** -digits:.{digits}f}" if p < 10 ** -digits else f"= {p:.{digits}f}"
+    """A p-value in a sentence, by the tables' own rule (:func:`_number`): ``< 0.001`` below the precision."""
+    shown = _number(p, digits, p_value=True)
+    return f"< {shown[1:]}" if shown.startswith("<") else f"= {shown}"
 
 
 _COMPARE_COLUMNS = {"metric", "system_a", "system_b", "n_pairs", "mean_a", "mean_b", "diff", "low", "high",

@@ -45,7 +45,8 @@ import pandas as pd
 from IPython.display import Markdown
 from evalkit import plots
 from evalkit.calibrate import binary_labels, calibrate
-from evalkit.notebook import interval_table, interval_text
+from evalkit.lessons import interval_text
+from evalkit.notebook import interval_table
 
 numbers = run.section("calibration")  # the numbers of metrics.json, under the experiment's protocol
 if numbers:
