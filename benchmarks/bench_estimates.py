@@ -41,25 +41,53 @@ def studies(res: pd.DataFrame, score: str, n: int, seeds: int) -> dict[str, floa
     from evalkit.calibrate.estimate import EstimateError, estimate
 
     d = res[res[score].notna()].reset_index(drop=True)
-    truth = d["bad"].mean()
-    hits = {"ppi": 0, "labels_only": 0, "metric_only": 0}
-    width = {"ppi": [], "labels_only": []}
-    done = 0
+    found = []
     for seed in range(seeds):
         keep = np.zeros(len(d), bool)
         keep[np.random.default_rng(seed).choice(len(d), n, replace=False)] = True
         try:
-            [e] = estimate(d.assign(label=d["bad"].where(keep)), "label", [score], by=None, seed=seed)
+            found += estimate(d.assign(label=d["bad"].where(keep)), "label", [score], by=None, seed=seed)
         except EstimateError:
             continue
-        done += 1
-        for m in hits:
-            iv = getattr(e, m)
-            hits[m] += iv.low <= truth <= iv.high
-        for m in width:
-            width[m].append(getattr(e, m).high - getattr(e, m).low)
-    return {"rows": len(d), "truth": truth, "studies": done,
-            **{f"cover_{m}": hits[m] / done for m in hits}, **{f"width_{m}": float(np.mean(w)) for m, w in width.items()}}
+    return {"rows": len(d), "truth": d["bad"].mean(), **_tally(found, d["bad"].mean(), with_metric=True)}
+
+
+def active_studies(res: pd.DataFrame, score: str, n: int, seeds: int) -> dict[str, float]:
+    """The same studies labelled the active way (``label_next(..., mode="estimate")``): a uniform pilot draw of
+    about n/4 rows, then a draw of the rest with probabilities favouring rows whose label the pilot's fit finds
+    least certain; :func:`evalkit.estimate` weights each draw's rows by 1/probability and combines the draws."""
+    from evalkit.calibrate.active import DESIGN_COLUMNS, label_next
+    from evalkit.calibrate.estimate import EstimateError, estimate
+
+    d = res[res[score].notna()].reset_index(drop=True)[["id", score, "bad"]].assign(id=lambda f: f.index.astype(str))
+    found = []
+    for seed in range(seeds):
+        study = d.assign(label=np.nan, selection=None, **{c: None for c in DESIGN_COLUMNS}).astype(
+            {c: object for c in DESIGN_COLUMNS})
+        try:
+            for size, s in ((n // 4, seed), (n - n // 4, 10_000 + seed)):
+                took = label_next(study, score=score, n=size, label="label", positive=1.0, mode="estimate", seed=s)
+                study.loc[took.index, "label"] = study.loc[took.index, "bad"]
+                study.loc[took.index, "selection"] = took["why"]
+                for c in DESIGN_COLUMNS:
+                    study.loc[took.index, c] = took[c]
+            found += estimate(study, "label", [score], by=None, seed=seed)
+        except EstimateError:
+            continue
+    return _tally(found, d["bad"].mean(), with_metric=False)
+
+
+def _tally(found: list, truth: float, with_metric: bool) -> dict[str, float]:
+    """Coverage of the true rate and mean width per method over the studies that gave an estimate (a cell where
+    none did, a draw being random in size, shows nan, not a number)."""
+    methods = ("ppi", "labels_only", "metric_only") if with_metric else ("ppi", "labels_only")
+    out: dict[str, float] = {"studies": len(found)}
+    for m in methods:
+        ivs = [getattr(e, m) for e in found]
+        out[f"cover_{m}"] = float(np.mean([iv.low <= truth <= iv.high for iv in ivs])) if ivs else np.nan
+        if m != "metric_only":
+            out[f"width_{m}"] = float(np.mean([iv.high - iv.low for iv in ivs])) if ivs else np.nan
+    return out
 
 
 def auc_of(res: pd.DataFrame, score: str) -> float:
@@ -96,33 +124,49 @@ def guarantee_held(res: pd.DataFrame, score: str, seeds: int, delta: float = 0.1
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1000, help="rows of each task scored (the population)")
-    ap.add_argument("--seeds", type=int, default=100, help="simulated studies per task, score and n")
+    ap.add_argument("--seeds", type=int, default=500, help="simulated studies per task, score and n")
     ap.add_argument("--tasks", default=",".join(TASKS))
     ap.add_argument("--labels", default=",".join(map(str, NS)), help="labels per study, comma-separated")
+    ap.add_argument("--jobs", type=int, default=1, help="tasks run side by side (one process each)")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
     t0 = time.time()
+    tasks = args.tasks.split(",")
+    if args.jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(args.jobs) as pool:
+            done = list(pool.map(task_rows, tasks, [args] * len(tasks)))
+    else:
+        done = [task_rows(t, args) for t in tasks]
+    _write(args, [line for lines, _ in done for line in lines], [r for _, rows in done for r in rows],
+           time.time() - t0)
+
+
+def task_rows(task: str, args) -> tuple[list[str], list[dict]]:
+    """One task's table lines (every score and number of labels, random and active studies) and plot points."""
     ns = [int(n) for n in args.labels.split(",")]
     lines, plot_rows = [], []
-    for task in args.tasks.split(","):
-        res = scored(task, args.rows)
-        for score in SCORES:
-            rows = int(res[score].notna().sum())
-            auc = auc_of(res, score)
-            held, none = guarantee_held(res, score, args.seeds)
-            for n in ns:
-                if 2 * n > rows:  # a study labelling most of the population says little about a few labels
-                    print(f"{task} {score}: {rows} scored rows, too few for {n} labels")
-                    continue
-                r = studies(res, score, n, args.seeds)
-                lines.append(f"| {task} | {score} | {auc:.2f} | {n} | {r['studies']} | {r['cover_ppi']:.2f} | "
-                             f"{r['cover_labels_only']:.2f} | {r['cover_metric_only']:.2f} | {r['width_ppi']:.3f} | "
-                             f"{r['width_labels_only']:.3f} | {r['width_ppi'] / r['width_labels_only']:.2f} | "
-                             f"{held:.2f} ({none} none) |")
-                plot_rows += [{"task": f"{task}/{score}", "labels": n, "method": m, "width": r[f"width_{m}"]}
-                              for m in ("ppi", "labels_only")]
+    res = scored(task, args.rows)
+    for score in SCORES:
+        rows = int(res[score].notna().sum())
+        auc = auc_of(res, score)
+        held, none = guarantee_held(res, score, args.seeds)
+        for n in ns:
+            if 2 * n > rows:  # a study labelling most of the population says little about a few labels
+                print(f"{task} {score}: {rows} scored rows, too few for {n} labels")
+                continue
+            r, a = studies(res, score, n, args.seeds), active_studies(res, score, n, args.seeds)
+            lines.append(f"| {task} | {score} | {auc:.2f} | {n} | {r['studies']} | {r['cover_ppi']:.3f} | "
+                         f"{r['cover_labels_only']:.3f} | {r['cover_metric_only']:.2f} | {a['cover_ppi']:.3f} | "
+                         f"{r['width_ppi']:.3f} | {r['width_labels_only']:.3f} | "
+                         f"{r['width_ppi'] / r['width_labels_only']:.2f} | {a['width_ppi']:.3f} | "
+                         f"{held:.2f} ({none} none) |")
+            plot_rows += [{"task": f"{task}/{score}", "labels": n, "method": m, "width": r[f"width_{m}"]}
+                          for m in ("ppi", "labels_only")]
+            plot_rows.append({"task": f"{task}/{score}", "labels": n, "method": "ppi active", "width": a["width_ppi"]})
             print(lines[-1], flush=True)
-    _write(args, lines, plot_rows, time.time() - t0)
+    return lines, plot_rows
 
 
 def _write(args, lines, plot_rows, seconds) -> None:
@@ -132,13 +176,18 @@ def _write(args, lines, plot_rows, seconds) -> None:
 
     out = Path(args.out)
     head = ("| task | score | AUC | labels | studies | PPI covers | labels-only covers | metric-only covers | "
-            "PPI width | labels-only width | PPI / labels-only | guarantee held (false_pass<=0.1, delta 0.1) |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|")
+            "active PPI covers | PPI width | labels-only width | PPI / labels-only | active PPI width | "
+            "guarantee held (false_pass<=0.1, delta 0.1) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     text = (f"# Estimates from a few labels (development data)\n\n"
-            f"`benchmarks/bench_estimates.py --rows {args.rows} --seeds {args.seeds}` ({seconds / 60:.1f} min). "
+            f"`benchmarks/bench_estimates.py --rows {args.rows} --seeds {args.seeds} --labels {args.labels} "
+            f"--jobs {args.jobs}` ({seconds / 60:.1f} min). "
             "Each task's first rows are the population; its `hallucinated` labels give the true rate. A study "
             "labels n random rows and estimates the rate from one score; coverage is the share of studies whose "
-            "95% interval holds the true rate. The guarantee column: the share of random halves on which the "
+            "95% interval holds the true rate. An active study labels the same number the way "
+            "`label_next(..., mode=\"estimate\")` draws them: a uniform pilot of n/4, then about 3n/4 drawn with "
+            "probabilities favouring rows whose label is least certain, weighted by 1/probability. The guarantee "
+            "column: the share of random halves on which the "
             "threshold chosen for false_pass<=0.1 (probability 0.9) kept the false-PASS rate at or under 0.1 on "
             "the other half (a seed with no passing threshold claims nothing and counts as held; how many such "
             "seeds in brackets).\n\n" + head + "\n" + "\n".join(lines) + "\n\n![width](estimates.png)\n")
@@ -146,7 +195,7 @@ def _write(args, lines, plot_rows, seconds) -> None:
     d = pd.DataFrame(plot_rows, columns=["task", "labels", "method", "width"])
     fig, ax = plt.subplots(figsize=(7, 4))
     for (task, method), g in d.groupby(["task", "method"]):
-        ax.plot(g["labels"], g["width"], "o-" if method == "ppi" else "x--", label=f"{task} {method}")
+        ax.plot(g["labels"], g["width"], {"ppi": "o-", "ppi active": "s:"}.get(method, "x--"), label=f"{task} {method}")
     ax.set(xlabel="random labels", ylabel="mean 95% interval width", xscale="log")
     ax.legend(fontsize="xx-small", ncol=2)
     fig.tight_layout()

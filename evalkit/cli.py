@@ -713,9 +713,11 @@ def _estimate_cmd(args) -> int:
         raise ValueError(f"--a and --b name the same system {args.a!r}")
     df = _read_results(args.results, _columns(args), args)
     if args.labels:
-        from .calibrate.active import join_labels, read_labels
+        from .calibrate.active import DESIGN_COLUMNS, join_labels, read_labels
 
-        df = _named(args.labels, join_labels)(df, read_labels(args.labels), args.target, source=args.labels)
+        carry = ("selection", *DESIGN_COLUMNS)  # how each label was chosen: estimate refuses or weights by it
+        df = _named(args.labels, join_labels)(df, read_labels(args.labels), args.target, source=args.labels,
+                                              carry=carry)
     using = [c.strip() for c in args.using.split(",") if c.strip()]
     options = {"positive": args.positive, "alpha": 1 - args.confidence, "seed": args.seed}
     named = args.labels if args.labels else args.results
@@ -776,21 +778,24 @@ def _wilson_note(e) -> str:
 
 
 def _estimate_table(found, args, using, labels) -> str:
-    from .calibrate.estimate import label_values
+    from .calibrate.estimate import RANDOM, label_values
 
     what = label_values(list(labels), args.target, args.positive)[1]
+    g = max([16, *(len(e.group) + 2 for e in found)])  # a paired difference's name is longer than a system's
     lines = [f"estimate: {what} ({args.confidence:.0%} intervals; scores used: {', '.join(using)})",
-             f"{'group':<16}{'method':<13}{'estimate':>9}{'low':>9}{'high':>9}{'width':>8}  labelled/rows"]
+             f"{'group':<{g}}{'method':<13}{'estimate':>9}{'low':>9}{'high':>9}{'width':>8}  labelled/rows"]
     for e in found:
         for name in ("ppi", "labels_only", "metric_only"):
             iv = getattr(e, name)
-            lines.append(f"{e.group:<16}{name:<13}{iv.estimate:>9.3f}{iv.low:>9.3f}{iv.high:>9.3f}"
+            lines.append(f"{e.group:<{g}}{name:<13}{iv.estimate:>9.3f}{iv.low:>9.3f}{iv.high:>9.3f}"
                          f"{iv.high - iv.low:>8.3f}  {e.labelled}/{e.rows}")
+        if e.design != RANDOM:
+            lines.append(f"{'':<{g}}labels: {e.design}")
         width = e.labels_only.high - e.labels_only.low
         if width > 0:
-            lines.append(f"{'':<16}PPI's interval is {(e.ppi.high - e.ppi.low) / width:.0%} of the labels-only width")
+            lines.append(f"{'':<{g}}PPI's interval is {(e.ppi.high - e.ppi.low) / width:.0%} of the labels-only width")
         else:  # a CLT interval of identical labels is a point: it says nothing
-            lines.append(f"{'':<16}every labelled row has the same label: the normal intervals collapse to a point "
+            lines.append(f"{'':<{g}}every labelled row has the same label: the normal intervals collapse to a point "
                          f"and say nothing; {_wilson_note(e)}label more rows")
     return "\n".join(lines)
 

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .calibrate.active import SYSTEM, labels_csv, read_labels
+from .calibrate.active import DESIGN_COLUMNS, SYSTEM, labels_csv, read_labels
 from .calibrate.core import flagged_direction
 from .calibrate.core import CalibrationError, confusion_at, operating_point, select_threshold
 from .calibrate.labels import binary_labels
@@ -111,8 +111,9 @@ class Explorer:
     holds the numbers shown and :meth:`html` draws them without widgets."""
 
     def __init__(self, results: pd.DataFrame, *, score: str, label: str, positive: Any, direction: str,
-                 n_resamples: int, seed: int, n_rows: int, start: float):
+                 n_resamples: int, seed: int, n_rows: int, start: float, marks: Sequence[str] = ()):
         self.results, self.score, self.label = results, score, label
+        self.marks = list(marks)  # the chosen thresholds in words (Youden's, and the guaranteed one when asked)
         self.opts = {"positive": positive, "direction": direction, "n_resamples": n_resamples, "seed": seed,
                      "n_rows": n_rows}
         self.widget = self.slider = self.summary = self.rows = None
@@ -136,7 +137,9 @@ class Explorer:
             self.summary.value, self.rows.value = self._summary_html(), self._rows_html()
 
     def _summary_html(self) -> str:
-        return threshold_html(self.view, self.score, self.label)
+        marks = "".join(f"<li>{html.escape(m)}</li>" for m in self.marks)
+        return (f'<ul style="font:13px/1.5 system-ui,sans-serif;margin:4px 0">{marks}</ul>' if marks else "") + \
+            threshold_html(self.view, self.score, self.label)
 
     def _row_line(self, i: int) -> str:
         """One nearest row in words: its key, score, human label and the slider's decision on it, the rule the
@@ -169,7 +172,7 @@ class Explorer:
                  f"({v['n_pos']} {self.label} positive)",
                  f"  TP {c['tp']}  FP {c['fp']}  FN {c['fn']}  TN {c['tn']}",
                  f"  precision {_iv(v['precision'])}  recall {_iv(v['recall'])}  F1 {_iv(v['f1'])}  "
-                 "(95% bootstrap intervals)",
+                 "(95% bootstrap intervals)", *(f"  {m}" for m in self.marks),
                  "  nearest labelled rows:", *(f"    {self._row_line(i)}" for i in v["nearest"])]
         return "\n".join(lines)
 
@@ -184,19 +187,40 @@ class Explorer:
 
 
 def explore(results: pd.DataFrame, score: str, label: str, *, positive: Any = None, direction: str | None = None,
-            threshold: float | None = None, n_resamples: int = 200, seed: int = 0, n_rows: int = 3) -> Explorer:
+            threshold: float | None = None, n_resamples: int = 200, seed: int = 0, n_rows: int = 3,
+            guarantee: str | None = None, delta: float = 0.1) -> Explorer:
     """A threshold slider over ``score`` against the human ``label``: the confusion matrix, precision, recall and
     F1 with 95% bootstrap intervals (``n_resamples``, ``seed``), and the ``n_rows`` labelled rows nearest the
     threshold drawn with their evidence, all updated as the slider moves. Starts at Youden's threshold (or
     ``threshold``). ``positive`` and ``direction`` as in :func:`evalkit.calibrate.calibrate_frame`; the
-    direction defaults to the metric's (a good score is high: the flagged class is low)."""
+    direction defaults to the metric's (a good score is high: the flagged class is low).
+
+    With ``guarantee`` (e.g. ``"precision>=0.9"``, as ``evalkit calibrate --guarantee``) the threshold
+    Learn-then-Test picks for it at risk ``delta`` is stated beside Youden's (or that none meets it), so the
+    reader sees what the guarantee costs."""
     direction = direction or flagged_direction(score) or "higher"
     s, y, _ = _scored_labelled(results, score, label, positive)
     if y.min() == y.max():
         raise CalibrationError(f"{label}: a single class among the {len(y)} labelled rows; label both kinds first")
-    start = float(select_threshold(s, y, "youden", direction)) if threshold is None else float(threshold)
+    youden = float(select_threshold(s, y, "youden", direction))
+    op = ">=" if direction == "higher" else "<="
+    marks = [f"Youden's threshold: flag {score} {op} {youden:.3f} (no guarantee)"]
+    if guarantee:
+        marks.append(_guaranteed_mark(s, y, score, op, guarantee, delta, direction))
+    start = youden if threshold is None else float(threshold)
     return Explorer(results, score=score, label=label, positive=positive, direction=direction,
-                    n_resamples=n_resamples, seed=seed, n_rows=n_rows, start=start)
+                    n_resamples=n_resamples, seed=seed, n_rows=n_rows, start=start, marks=marks)
+
+
+def _guaranteed_mark(s: np.ndarray, y: np.ndarray, score: str, op: str, guarantee: str, delta: float,
+                     direction: str) -> str:
+    from .calibrate.guarantee import guaranteed_threshold
+
+    try:
+        g = guaranteed_threshold(s, y, guarantee, delta=delta, direction=direction)
+    except CalibrationError as e:
+        return f"guaranteed threshold: none; {e}"
+    return f"guaranteed threshold: flag {score} {op} {g.threshold:.3f}, {g.statement}"
 
 
 class Labeler:
@@ -245,6 +269,9 @@ class Labeler:
             rec[SYSTEM] = self.keys[i][1]
         if "why" in self.rows.columns:  # label_next's reason: calibrate says when labels were chosen near t
             rec["selection"] = str(self.rows["why"].iloc[i])
+        for c in DESIGN_COLUMNS:  # an estimate draw's probabilities: estimate weights each label by them
+            if c in self.rows.columns:
+                rec[c] = self.rows[c].iloc[i]
         with output_lock(self.out):
             self.records = [r for r in self._read() if not self._same(r, self.keys[i])] + [rec]
             write_text(self.out, labels_csv(self.records))

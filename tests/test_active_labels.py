@@ -293,3 +293,30 @@ def test_explore_prints_its_operating_point_and_each_nearest_rows_label():
     assert "    id b: s 0.500, bad Y; flagged at >= 0.500" in text  # exactly on it: flagged, as the matrix counts
     assert "    id c: s 0.600, bad N; flagged at >= 0.500" in text
     assert "object at 0x" not in repr(evalkit.explore(df, "s", "bad", positive="Y", n_resamples=0))
+
+
+def test_explore_states_the_guaranteed_threshold_beside_youdens():
+    """Youden's threshold by hand (sklearn's ROC: the cut maximising TPR - FPR) and the Learn-then-Test threshold
+    (evalkit.calibrate.guarantee, itself checked against MAPIE in test_guarantee) both stated; a guarantee the
+    labels cannot carry says so instead of showing a number."""
+    from sklearn.metrics import roc_curve
+
+    from evalkit.calibrate.guarantee import guaranteed_threshold
+
+    rng = np.random.default_rng(2)
+    y = rng.random(300) < 0.3
+    s = np.clip(0.5 * y + rng.normal(0.25, 0.2, 300), 0, 1)
+    df = pd.DataFrame({"id": [f"r{i}" for i in range(300)], "question": "q", "answer": "a", "s": s,
+                       "bad": np.where(y, "Y", "N")})
+    fpr, tpr, cuts = roc_curve(y, s)
+    youden = cuts[np.argmax(tpr - fpr)]
+    g = guaranteed_threshold(s, y.astype(int), "precision>=0.8", delta=0.1, direction="higher")
+    lab = evalkit.explore(df, "s", "bad", positive="Y", direction="higher", n_resamples=0,
+                          guarantee="precision>=0.8")
+    text = str(lab)
+    assert f"  Youden's threshold: flag s >= {youden:.3f} (no guarantee)" in text
+    assert f"  guaranteed threshold: flag s >= {g.threshold:.3f}, precision >= 0.8 with probability >= 0.9" in text
+    assert "guaranteed threshold: flag s &gt;= " in lab.html()
+    tiny = evalkit.explore(df.head(12), "s", "bad", positive="Y", direction="higher", n_resamples=0,
+                           guarantee="precision>=0.99")
+    assert "guaranteed threshold: none; no threshold meets precision >= 0.99" in str(tiny)

@@ -50,6 +50,9 @@ SYSTEM = "system"  # the labels file's optional column: ids that repeat across s
 # how a row chosen for its score's distance to the threshold is marked in a labels file's `selection` (files
 # written before the wording said how close carry the first)
 BY_THRESHOLD = ("near the threshold", "closest to the threshold")
+MODES = ("threshold", "estimate")
+DRAWN = "drawn for the estimate"  # how label_next(mode="estimate") marks a row in `selection`
+DESIGN_COLUMNS = ("probability", "draw", "pool", "drawn")  # a drawn row's design, kept in the labels file
 NEAR_POOL = 3  # candidates near the threshold per row picked there: the batch is stratified over that pool
 MIN_PER_CLASS = 2  # labelled rows of each class before the threshold is chosen from labels
 
@@ -97,9 +100,11 @@ def row_keys(df: pd.DataFrame, by_system: bool) -> list[str]:
     return (ids + "\t" + df[SYSTEM].astype(str)).tolist() if by_system else ids.tolist()
 
 
-def join_labels(df: pd.DataFrame, labels: pd.DataFrame, column: str, *, source: str = "labels") -> pd.DataFrame:
+def join_labels(df: pd.DataFrame, labels: pd.DataFrame, column: str, *, source: str = "labels",
+                carry: Sequence[str] = ()) -> pd.DataFrame:
     """``df`` with ``column`` holding each row's label from ``labels``, joined on ``id`` (and ``system`` when the
-    labels file has that column); rows without one are unlabelled (None).
+    labels file has that column); rows without one are unlabelled (None). Each of the ``carry`` columns the
+    labels file has comes along too (``selection`` and an estimate draw's ``DESIGN_COLUMNS``, for ``estimate``).
 
     A label for an answer ``df`` lacks is an error naming it (a typo would otherwise be a label silently lost),
     and so are ids that repeat across systems when the labels file has no ``system`` column."""
@@ -121,9 +126,13 @@ def join_labels(df: pd.DataFrame, labels: pd.DataFrame, column: str, *, source: 
     if unknown:
         raise CalibrationError(f"{source}: {len(unknown)} labelled answer(s) not in the results, e.g. "
                                f"{unknown[0].replace(chr(9), ' / ')!r}")
-    by_key = dict(zip(theirs, labels["label"]))
     out = df.copy()
-    out[column] = pd.Series([by_key.get(k) for k in keys], index=out.index, dtype=object)
+    for col, name in [("label", column), *[(c, c) for c in carry if c in labels.columns]]:
+        if name != column and name in df.columns:
+            raise CalibrationError(f"{source}: the results already have a column {name!r}, which the labels file's "
+                                   "would replace")
+        by_key = dict(zip(theirs, labels[col]))
+        out[name] = pd.Series([by_key.get(k) for k in keys], index=out.index, dtype=object)
     return out
 
 
@@ -157,8 +166,17 @@ def current_threshold(scores: np.ndarray, labelled: np.ndarray, y: np.ndarray, d
 
 def label_next(results: pd.DataFrame, *, score: str, n: int = 20, labels: Any = None, label: str | None = None,
                positive: Any = None, direction: str | None = None, threshold: float | None = None,
-               random_share: float = 0.25, criterion: str = "youden", seed: int = 0) -> pd.DataFrame:
-    """The ``n`` unlabelled rows whose labels would narrow the threshold's interval most.
+               random_share: float = 0.25, criterion: str = "youden", seed: int = 0,
+               mode: str = "threshold") -> pd.DataFrame:
+    """The ``n`` unlabelled rows whose labels would narrow the threshold's interval most (``mode="threshold"``), or
+    about ``n`` rows drawn with known probabilities for an unbiased rate (``mode="estimate"``).
+
+    ``mode="threshold"`` (the default) chooses rows near the threshold: good for the threshold, biased for any
+    rate computed from the labels (``evalkit estimate`` refuses them). ``mode="estimate"`` is active statistical
+    inference (Zrnic & Candes, ICML 2024): every unlabelled row is drawn independently with its own probability
+    (Poisson sampling), higher where the label is least certain given the score, and each drawn row carries its
+    probability (``probability``) so that ``evalkit estimate`` weights it by 1/probability; see
+    :func:`draw_for_estimate`.
 
     Parameters
     ----------
@@ -171,6 +189,7 @@ def label_next(results: pd.DataFrame, *, score: str, n: int = 20, labels: Any = 
         class yet, the batch is spread over the whole score range instead).
     random_share : the share of the batch drawn uniformly from all unlabelled rows (0..1).
     seed : the draw's seed (the same inputs and seed give the same rows).
+    mode : 'threshold' or 'estimate' (above).
 
     Returns
     -------
@@ -178,6 +197,8 @@ def label_next(results: pd.DataFrame, *, score: str, n: int = 20, labels: Any = 
     spread over the range, or the random share), ``distance`` (|score - threshold|) and the ``threshold``
     labelled around (NaN before there is one).
     """
+    if mode not in MODES:
+        raise CalibrationError(f"mode must be one of {', '.join(map(repr, MODES))}, got {mode!r}")
     if not 0.0 <= random_share <= 1.0:
         raise CalibrationError(f"random_share must be within 0..1, got {random_share}")
     if score not in results.columns:
@@ -192,6 +213,8 @@ def label_next(results: pd.DataFrame, *, score: str, n: int = 20, labels: Any = 
         if lab_col in df.columns else y_raw
     labelled = np.array([v is not None for v in yb]) & have
     y = np.array([int(bool(v)) if v is not None else 0 for v in yb])
+    if mode == "estimate":
+        return draw_for_estimate(df, s, labelled, y, n=n, uniform_share=random_share, seed=seed)
     if threshold is None:
         threshold = current_threshold(s[have], labelled[have], y[have], direction, criterion)
     pool = np.flatnonzero(have & ~labelled)
@@ -245,6 +268,85 @@ def _pick(s: np.ndarray, pool: np.ndarray, t: float | None, n: int, random_share
     if t is not None:
         near.sort(key=lambda i: (abs(s[i] - t), i))
     return near + random, [near_why] * len(near) + ["random share (keeps the whole range covered)"] * len(random)
+
+
+def draw_for_estimate(df: pd.DataFrame, s: np.ndarray, labelled: np.ndarray, y: np.ndarray, *, n: int,
+                      uniform_share: float = 0.25, seed: int = 0) -> pd.DataFrame:
+    """About ``n`` of the unlabelled scored rows (the pool), each drawn independently with a known probability.
+
+    The probabilities sum to ``n`` over the pool. A share ``uniform_share`` of ``n`` is spread evenly over the
+    pool (so that no row's weight 1/probability is huge); the rest goes in proportion to sqrt(p (1 - p)), p the
+    chance of the positive class at the row's score (a logistic fit on the labels so far), which is where a label
+    corrects the metric most (Zrnic & Candes 2024, section 3). Before ``MIN_PER_CLASS`` labels of each class, every
+    row of the pool gets ``n / pool``: a uniform random sample. A probability is at most 1 (the excess goes to
+    the other rows).
+
+    Each drawn row carries ``probability``, ``draw`` (the draw's id), ``pool`` (the pool's size) and ``drawn``
+    (how many rows the draw took): ``evalkit estimate`` checks from them that every drawn row was labelled and
+    that the rows labelled outside the draw are exactly those labelled before it.
+
+    >>> df = pd.DataFrame({"id": [f"r{i}" for i in range(40)], "s": [i / 40 for i in range(40)]})
+    >>> out = draw_for_estimate(df, df["s"].to_numpy(), np.zeros(40, bool), np.zeros(40, int), n=10, seed=1)
+    >>> out["probability"].unique().tolist(), int(out["pool"].iloc[0])  # no labels yet: 10 / 40 for every row
+    ([0.25], 40)
+    """
+    pool = np.flatnonzero(~np.isnan(s) & ~labelled)
+    if n < 1 or not len(pool):
+        raise CalibrationError(f"nothing to draw: n={n}, {len(pool)} unlabelled rows with a score")
+    p = inclusion_probabilities(_uncertainty(s, labelled, y, pool), min(n, len(pool)), uniform_share)
+    hit = np.random.default_rng(seed).random(len(pool)) < p
+    picked = pool[hit]
+    out = df.iloc[picked].copy()
+    out["why"] = [f"{DRAWN} (probability {q:.4g})" for q in p[hit]]
+    out["probability"] = p[hit]
+    out["draw"] = f"d{seed}-{len(pool)}-{int(hit.sum())}"
+    out["pool"] = len(pool)
+    out["drawn"] = int(hit.sum())
+    out["distance"] = np.nan
+    out["threshold"] = np.nan
+    return out
+
+
+def _uncertainty(s: np.ndarray, labelled: np.ndarray, y: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """sqrt(p (1 - p)) at each pool row's score from a logistic fit on the labelled rows; ones (uniform) before
+    the labels hold ``MIN_PER_CLASS`` of each class."""
+    if min(int(y[labelled].sum()), int((1 - y[labelled]).sum())) < MIN_PER_CLASS:
+        return np.ones(len(pool))
+    from sklearn.linear_model import LogisticRegression
+
+    # the score standardised over every scored row, so that the fit's default regularisation does not flatten a
+    # score that spans a narrow range
+    have = ~np.isnan(s)
+    z = (s - s[have].mean()) / (s[have].std() or 1.0)
+    fit = LogisticRegression().fit(z[labelled].reshape(-1, 1), y[labelled])
+    p = fit.predict_proba(z[pool].reshape(-1, 1))[:, 1]
+    return np.sqrt(p * (1 - p))
+
+
+def inclusion_probabilities(weight: np.ndarray, n: int, uniform_share: float) -> np.ndarray:
+    """Probabilities proportional to ``weight`` (mixed with a uniform share) that sum to ``n``, each at most 1.
+
+    >>> inclusion_probabilities(np.array([1.0, 1.0, 2.0, 4.0]), 2, 0.0).tolist()  # 2 * w / 8
+    [0.25, 0.25, 0.5, 1.0]
+    >>> inclusion_probabilities(np.array([1.0, 1.0, 1.0, 9.0]), 2, 0.0).tolist()  # 1.5 capped: 1 left for 3 rows
+    [0.3333333333333333, 0.3333333333333333, 0.3333333333333333, 1.0]
+    """
+    if not 0 < n <= len(weight):
+        raise CalibrationError(f"cannot draw {n} of {len(weight)} rows")
+    w = np.asarray(weight, float)
+    if np.ptp(w) == 0:  # equal weights: a uniform sample, n / rows each (exactly, as a reader will check it)
+        return np.full(len(w), n / len(w))
+    w = (1 - uniform_share) * w / w.sum() + uniform_share / len(w) if w.sum() > 0 else np.full(len(w), 1 / len(w))
+    p = np.zeros(len(w))
+    full = np.zeros(len(w), bool)
+    while True:  # cap at 1 and give the excess to the rows below it, until none is above
+        left = n - full.sum()
+        p[~full] = left * w[~full] / w[~full].sum()
+        p[full] = 1.0
+        over = ~full & (p >= 1)
+        if not over.any():
+            return p
+        full |= over
 
 
 def _how_close(s: np.ndarray, pool: np.ndarray, picked: list[int], why: list[str], t: float | None) -> list[str]:

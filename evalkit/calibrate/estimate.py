@@ -15,8 +15,11 @@ score therefore needs no threshold and may point either way (``hallucination`` a
 Beside the PPI estimate, every result carries the ``labels_only`` interval (the labelled rows alone, the
 classical CLT interval) and the ``metric_only`` mean (the prediction's mean on every row, with the interval a
 reader would draw if the metric were the truth: it ignores the metric's error and is shown to be compared, not
-trusted). Validity needs the labelled rows to be a uniform random sample of the rows: labels chosen near a
-threshold (``label_next``'s ``selection`` "closest to the threshold ...") are refused.
+trusted). Validity needs the labelled rows to be a random sample of the rows: either a uniform one, or a draw
+with known probabilities (``label_next(..., mode="estimate")``, which favours rows whose label is least certain;
+each drawn row is weighted by 1/probability, and rows labelled before the draw count exactly). Labels chosen
+near a threshold (``label_next``'s ``selection`` "closest to the threshold ...") are refused unless a draw
+followed them.
 
 Examples
 --------
@@ -46,6 +49,7 @@ from .labels import binary_labels
 
 log = logging.getLogger(__name__)
 
+RANDOM = "a uniform random sample"
 MIN_LABELLED = 10  # below this many labels in a group, no CLT interval (PPI's or the labels' own) is honest
 FOLDS = 10
 METHOD = ("PPI++ (prediction-powered inference with power tuning; Angelopoulos et al., Science 2023; "
@@ -79,9 +83,11 @@ class Estimate:
     metric_only: Interval
     labelled: int
     rows: int
+    design: str = RANDOM  # how the labelled rows were chosen, in words
 
     def to_dict(self) -> dict[str, Any]:
-        return {"group": self.group, "labelled": self.labelled, "rows": self.rows, "ppi": self.ppi.to_dict(),
+        return {"group": self.group, "labelled": self.labelled, "rows": self.rows, "design": self.design,
+                "ppi": self.ppi.to_dict(),
                 "labels_only": self.labels_only.to_dict(), "metric_only": self.metric_only.to_dict()}
 
 
@@ -118,8 +124,9 @@ def refuse_non_random(frame: pd.DataFrame) -> None:
     near = chosen_by_threshold(frame["selection"])
     if near.any():
         raise EstimateError(f"{int(near.sum())} labelled rows were chosen near a threshold (column 'selection'), not "
-                            "at random: a rate estimated from them is biased. Label a random sample "
-                            "(label_next(..., mode='random')) or leave those rows out")
+                            "at random: a rate estimated from them is biased. Draw the rows to label with known "
+                            "probabilities (label_next(..., mode='estimate'): the labels so far are then known "
+                            "exactly and the draw estimates the rest) or leave those rows out")
 
 
 def cross_fitted(X: np.ndarray, y: np.ndarray, labelled: np.ndarray, binary: bool, seed: int = 0,
@@ -180,14 +187,105 @@ def metric_only_interval(pred: np.ndarray, alpha: float) -> Interval:
     return Interval(float(pred.mean()), float(pred.mean() - half), float(pred.mean() + half), len(pred))
 
 
-def _one(group: str, y: np.ndarray, pred: np.ndarray, alpha: float) -> Estimate:
+def _one(group: str, y: np.ndarray, pred: np.ndarray, alpha: float, design: np.ndarray | None = None) -> Estimate:
     labelled = ~np.isnan(y)
     n_lab = int(labelled.sum())
+    if design is not None:
+        return _one_drawn(group, y, pred, alpha, design)
     if n_lab < MIN_LABELLED:
         raise EstimateError(f"{group}: {n_lab} labelled rows; an interval needs at least {MIN_LABELLED} "
                             "(label more rows at random)")
     return Estimate(group, ppi_interval(y, pred, labelled, alpha), labels_only_interval(y[labelled], alpha),
                     metric_only_interval(pred, alpha), n_lab, len(y))
+
+
+def _one_drawn(group: str, y: np.ndarray, pred: np.ndarray, alpha: float, design: np.ndarray) -> Estimate:
+    """A group's estimates when its labels come from draws with known probabilities (``label_next(...,
+    mode="estimate")``; ``design``: see :func:`drawn_design_of`): the prediction's mean on every row, corrected by
+    the draws' estimates of its mean error (:func:`drawn_mean`); labels_only is the same with a constant
+    prediction, the labels' weighted mean."""
+    from scipy.stats import norm
+
+    drawn = ~np.isnan(design[:, 0])
+    if drawn.sum() < MIN_LABELLED:
+        raise EstimateError(f"{group}: {int(drawn.sum())} rows drawn for the estimate; an interval needs at least "
+                            f"{MIN_LABELLED} (draw more: label_next(..., mode='estimate'))")
+    z = norm.ppf(1 - alpha / 2)
+    labelled = ~np.isnan(y)
+    n_lab = int(labelled.sum())
+    weight = np.where(drawn, 1 / np.where(drawn, design[:, 0], 1.0), 1.0)[labelled]
+    constant = np.full(len(y), float(np.average(y[labelled], weights=weight)))
+    found = []
+    for f, rows in ((pred, len(y)), (constant, n_lab)):
+        c, v = drawn_mean(y - f, design)
+        est, var = f.mean() + c, v + f.var(ddof=1) / len(f)  # the second term as ppi-python counts it
+        found.append(Interval(float(est), float(est - z * np.sqrt(var)), float(est + z * np.sqrt(var)), rows))
+    design_words = drawn_design(int((labelled & ~drawn).sum()), int(drawn.sum()),
+                                int(np.unique(design[drawn, 1]).size))
+    return Estimate(group, found[0], found[1], metric_only_interval(pred, alpha), n_lab, len(y), design_words)
+
+
+def drawn_mean(r: np.ndarray, design: np.ndarray) -> tuple[float, float]:
+    """The mean over all rows of ``r`` (known on labelled rows, NaN elsewhere) from estimate draws, and its
+    variance. Draw k was taken from the M_k rows not labelled before it; it estimates their mean of ``r`` by the
+    weighted (Hajek) mean of its rows, m_k = sum(r / p) / sum(1 / p), and the whole mean as
+
+        c_k = (sum of r over the rows labelled before draw k + M_k m_k) / N,
+
+    with the linearised variance of Poisson sampling v_k = (M_k / N)^2 sum((1 - p)(r - m_k)^2 / p^2) / sum(1 / p)^2
+    (Sarndal, Swensson & Wretman 1992, sections 3.3 and 5.7). The draws are combined in proportion to their sizes,
+    c = sum w_k c_k, v = sum w_k^2 v_k: each draw's error has mean zero given the draws before it, so the errors
+    are uncorrelated (a martingale, as in active statistical inference, Zrnic & Candes 2024, with batches). One
+    uniform draw with nothing labelled before gives the mean of ``r`` on the drawn rows, PPI's correction.
+
+    >>> nan = float("nan")  # rows: known before the draw, unlabelled, drawn with p .5, drawn with p .25
+    >>> c, v = drawn_mean(np.array([1.0, nan, 0.0, 1.0]), np.array([[nan, -1], [nan, nan], [.5, 0], [.25, 0]]))
+    >>> round(c, 4), round(v, 4)  # by hand: m = (0 / .5 + 1 / .25) / 6 = 2/3; c = (1 + 3 * 2/3) / 4
+    (0.75, 0.0347)
+    >>> # v = (3/4)^2 (.5 (2/3)^2 / .25 + .75 (1/3)^2 / .0625) / 36 = .5625 * (8/9 + 12/9) / 36
+    """
+    prob, rnd = design[:, 0], design[:, 1]
+    drawn = ~np.isnan(prob)
+    draws = np.unique(rnd[drawn])
+    sizes = np.array([(rnd == k).sum() for k in draws], float)
+    c = v = 0.0
+    for k, w in zip(draws, sizes / sizes.sum()):
+        mine = rnd == k
+        before = ~np.isnan(rnd) & (rnd < k)  # known when draw k was taken: labels from before, earlier draws
+        rd, pd_ = r[mine], prob[mine]
+        m = (rd / pd_).sum() / (1 / pd_).sum()
+        share = (len(r) - before.sum()) / len(r)
+        c += w * (r[before].sum() / len(r) + share * m)
+        v += w ** 2 * share ** 2 * ((1 - pd_) * (rd - m) ** 2 / pd_ ** 2).sum() / (1 / pd_).sum() ** 2
+    return float(c), float(v)
+
+
+def drawn_design(known: int, drawn: int, draws: int) -> str:
+    """The labels' design in words, for labels from estimate draws."""
+    return (f"{drawn} drawn for the estimate in {draws} draw(s) with known probabilities (weighted by "
+            f"1/probability), {known} labelled before the first draw (counted exactly)")
+
+
+def weighted_pool_interval(Y: np.ndarray, Yhat: np.ndarray, Yhat_pool: np.ndarray, w: np.ndarray, alpha: float,
+                           lam: float | None = None) -> Interval:
+    """PPI++ on the pool: its predictions' mean corrected by the drawn rows' errors weighted by ``w`` (ppi-python
+    normalises the weights to the drawn rows' count, the self-normalised (Hajek) form); ``lam=0`` gives the
+    weighted labels alone."""
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+    if lam is None and np.ptp(np.concatenate([Yhat, Yhat_pool])) == 0:
+        lam = 0.0  # a constant prediction carries nothing; power tuning would divide 0 by 0
+    low, high = ppi_mean_ci(Y, Yhat, Yhat_pool, alpha=alpha, lam=lam, w=w)
+    est = ppi_mean_pointestimate(Y, Yhat, Yhat_pool, lam=lam, w=w)
+    return Interval(float(np.ravel(est)[0]), float(np.ravel(low)[0]), float(np.ravel(high)[0]), len(Yhat_pool))
+
+
+def _with_known(pool: Interval, known_sum: float, rows: int, n: int) -> Interval:
+    """The group's mean over its ``rows`` from the pool's interval and the exact sum of the rows labelled before
+    the draw (the pool holds ``pool.n`` of the rows); ``n`` is reported as the interval's rows."""
+    share, shift = pool.n / rows, known_sum / rows
+    return Interval(float(shift + share * pool.estimate), float(shift + share * pool.low),
+                    float(shift + share * pool.high), n)
 
 
 def _scores(frame: pd.DataFrame, using: Sequence[str]) -> np.ndarray:
@@ -209,14 +307,15 @@ def estimate(results: pd.DataFrame, target: str, using: Sequence[str], *, positi
 
     Rows with a missing score in ``using`` are left out (they are counted in the error). See the module.
     """
-    frame, y, pred = _prepared(results, target, using, positive, seed)
+    frame, y, pred, design = _prepared(results, target, using, positive, seed)
     if by is None or by not in frame.columns:
-        return [_one("all rows", y, pred, alpha)]
+        return [_one("all rows", y, pred, alpha, design)]
     groups = frame[by].astype(str).to_numpy()
     found, short = [], []
     for g in sorted(set(groups)):
         try:
-            found.append(_one(g, y[groups == g], pred[groups == g], alpha))
+            mine = groups == g
+            found.append(_one(g, y[mine], pred[mine], alpha, None if design is None else design[mine]))
         except EstimateError as e:  # a group short of labels gets no interval; the others still do
             short.append(str(e))
     if not found:
@@ -241,19 +340,21 @@ def paired_difference(results: pd.DataFrame, target: str, using: Sequence[str], 
     with the cross-fitted prediction f (well calibrated, so no power tuning is applied here). labels_only is the
     difference of the two labelled means (Welch's CLT interval); metric_only the predictions' paired mean.
     """
-    frame, y, pred = _prepared(results, target, using, positive, seed)
+    frame, y, pred, design = _prepared(results, target, using, positive, seed)
     ia, ib = _pairs(frame, a, b, by, pair_on)
-    la, lb = ~np.isnan(y[ia]), ~np.isnan(y[ib])
-    for s, n in ((a, la.sum()), (b, lb.sum())):
+    da, db = (None, None) if design is None else (design[ia], design[ib])
+    for s, side, d in ((a, ia, da), (b, ib, db)):
+        n = int((~np.isnan(y[side]) if d is None else ~np.isnan(d[:, 0])).sum())
         if n < MIN_LABELLED:
-            raise EstimateError(f"{s}: {int(n)} labelled rows among the pairs; an interval needs at least "
-                                f"{MIN_LABELLED} (label more rows at random)")
-    return paired_interval(f"{a} - {b}", y[ia], pred[ia], y[ib], pred[ib], alpha)
+            raise EstimateError(f"{s}: {n} {'labelled' if d is None else 'drawn'} rows among the pairs; an interval "
+                                f"needs at least {MIN_LABELLED} (label more rows at random)")
+    return paired_interval(f"{a} - {b}", y[ia], pred[ia], y[ib], pred[ib], alpha, da, db)
 
 
 def paired_interval(group: str, ya: np.ndarray, fa: np.ndarray, yb: np.ndarray, fb: np.ndarray,
-                    alpha: float) -> Estimate:
-    """The paired difference's three estimates from each pair's labels (NaN: unlabelled) and predictions.
+                    alpha: float, da: np.ndarray | None = None, db: np.ndarray | None = None) -> Estimate:
+    """The paired difference's three estimates from each pair's labels (NaN: unlabelled) and predictions (and,
+    for labels from estimate draws, each side's design: see :func:`_side_mean`).
 
     >>> nan = float("nan")
     >>> e = paired_interval("a - b", np.array([1, nan, 0, 1]), np.array([.8, .6, .2, .7]),
@@ -263,18 +364,33 @@ def paired_interval(group: str, ya: np.ndarray, fa: np.ndarray, yb: np.ndarray, 
     """
     from scipy.stats import norm
 
-    la, lb = ~np.isnan(ya), ~np.isnan(yb)
     z = norm.ppf(1 - alpha / 2)
     fd = fa - fb
-    ra, rb = (ya - fa)[la], (yb - fb)[lb]
-    est = fd.mean() + ra.mean() - rb.mean()
-    half = z * np.sqrt(fd.var(ddof=1) / len(fd) + ra.var(ddof=1) / len(ra) + rb.var(ddof=1) / len(rb))
-    lab = ya[la].mean() - yb[lb].mean()
-    lab_half = z * np.sqrt(ya[la].var(ddof=1) / la.sum() + yb[lb].var(ddof=1) / lb.sum())
-    n_lab = int(la.sum() + lb.sum())
+    (ca, va), (cb, vb) = _side_mean(ya - fa, da), _side_mean(yb - fb, db)
+    est = fd.mean() + ca - cb
+    half = z * np.sqrt(fd.var(ddof=1) / len(fd) + va + vb)
+    (ma, wa), (mb, wb) = _side_mean(ya, da), _side_mean(yb, db)
+    lab, lab_half = ma - mb, z * np.sqrt(wa + wb)
+    n_lab = int((~np.isnan(ya)).sum() + (~np.isnan(yb)).sum())
+    design = RANDOM
+    if da is not None:
+        drawn = [~np.isnan(d[:, 0]) for d in (da, db)]
+        known = sum(int((~np.isnan(y) & ~d).sum()) for y, d in zip((ya, yb), drawn))
+        design = drawn_design(known, int(sum(d.sum() for d in drawn)),
+                              int(np.unique(np.concatenate([da[drawn[0], 1], db[drawn[1], 1]])).size))
     return Estimate(group, Interval(float(est), float(est - half), float(est + half), len(fd)),
                     Interval(float(lab), float(lab - lab_half), float(lab + lab_half), n_lab),
-                    metric_only_interval(fd, alpha), n_lab, 2 * len(fd))
+                    metric_only_interval(fd, alpha), n_lab, 2 * len(fd), design)
+
+
+def _side_mean(r: np.ndarray, design: np.ndarray | None) -> tuple[float, float]:
+    """The mean of ``r`` over all of one side's rows, known where labelled (NaN elsewhere), and its variance:
+    labelled at random (``design`` None), the labelled rows' mean and var / n; from estimate draws,
+    :func:`drawn_mean`."""
+    if design is not None:
+        return drawn_mean(r, design)
+    labelled = ~np.isnan(r)
+    return float(r[labelled].mean()), float(r[labelled].var(ddof=1) / labelled.sum())
 
 
 def _pairs(frame: pd.DataFrame, a: str, b: str, by: str, pair_on: str) -> tuple[np.ndarray, np.ndarray]:
@@ -349,7 +465,11 @@ def plan(results: pd.DataFrame, target: str, using: Sequence[str], width: float,
     rows the most there can be."""
     if not width > 0:
         raise EstimateError(f"the interval width must be above 0, got {width!r}")
-    frame, y, pred = _prepared(results, target, using, positive, seed)
+    frame, y, pred, design = _prepared(results, target, using, positive, seed)
+    if design is not None and (np.nanmax(design[:, 0]) > np.nanmin(design[:, 0])
+                               or (~np.isnan(y) & np.isnan(design[:, 0])).any() or np.nanmax(design[:, 1]) > 0):
+        raise EstimateError("a plan takes a random pilot; these labels come from a weighted draw "
+                            "(label_next(..., mode='estimate')): estimate from them instead, or plan from a random one")
     if set(np.unique(y[~np.isnan(y)])) <= {0.0, 1.0} and width >= 1:
         raise EstimateError(f"a rate lies in 0..1: an interval {width:g} wide says nothing (e.g. 0.1 for +-5 points)")
     if by is None or by not in frame.columns:
@@ -396,8 +516,9 @@ def _prepared(results: pd.DataFrame, target: str, using: Sequence[str], positive
     if not using:
         raise EstimateError("name at least one score to predict the label with (--using)")
     y, _ = label_values(list(results[target]), target, positive)
-    labelled_rows = results[~np.isnan(y)]
-    refuse_non_random(labelled_rows)
+    design = drawn_design_of(results, ~np.isnan(y))
+    if design is None:  # with a draw, the rows labelled before it (near a threshold or not) are known exactly
+        refuse_non_random(results[~np.isnan(y)])
     X = _scores(results, using)
     scored = ~np.isnan(X).any(axis=1)
     if not scored.all():
@@ -408,4 +529,60 @@ def _prepared(results: pd.DataFrame, target: str, using: Sequence[str], positive
     if labelled.sum() < MIN_LABELLED:
         raise EstimateError(f"{int(labelled.sum())} labelled rows in {target!r}; an estimate needs at least "
                             f"{MIN_LABELLED}")
-    return results, y, cross_fitted(X, y, labelled, binary, seed)
+    return results, y, cross_fitted(X, y, labelled, binary, seed), design
+
+
+def drawn_design_of(frame: pd.DataFrame, labelled: np.ndarray) -> np.ndarray | None:
+    """The design of labels drawn for the estimate (``label_next(..., mode="estimate")``: a label's ``selection``
+    says so, its ``probability``, ``draw`` and ``pool`` record the draw), as an array of two columns: each row's
+    probability in its draw (NaN for rows not drawn) and which draw it is known from (0, 1, ... in the order the
+    draws were taken, i.e. by shrinking ``pool``; -1 for rows labelled before the first draw; NaN: unlabelled).
+    None when no label came from a draw.
+
+    The weights are only right for whole draws: every drawn row labelled, and the rows labelled before each draw
+    exactly those its pool left out. Anything else is refused, saying what to do."""
+    if "selection" not in frame.columns:
+        return None
+    from .active import DESIGN_COLUMNS, DRAWN
+
+    drawn = labelled & frame["selection"].astype(str).str.startswith(DRAWN).to_numpy()
+    if not drawn.any():
+        return None
+    missing = [c for c in DESIGN_COLUMNS if c not in frame.columns]
+    if missing:
+        raise EstimateError(f"{int(drawn.sum())} labels were drawn for the estimate but the column(s) {missing} that "
+                            "record the draw are missing (keep the labels file's columns as the labeler wrote them)")
+    prob = pd.to_numeric(frame["probability"], errors="coerce").to_numpy(float)
+    bad = np.flatnonzero(drawn & ~((prob > 0) & (prob <= 1)))
+    if len(bad):
+        raise EstimateError(f"row {int(bad[0])}: probability {frame['probability'].iloc[bad[0]]!r} is not within "
+                            "(0, 1]")
+    rnd = np.where(labelled, -1.0, np.nan)
+    for k, draw in enumerate(_draws_in_order(frame, drawn, labelled)):
+        rnd[drawn & (frame["draw"].astype(str) == draw).to_numpy()] = k
+    return np.column_stack([np.where(drawn, prob, np.nan), rnd])
+
+
+def _draws_in_order(frame: pd.DataFrame, drawn: np.ndarray, labelled: np.ndarray) -> list[str]:
+    """The draws' ids, first taken first (the largest pool), each checked whole and its pool consistent."""
+    rows = frame.loc[drawn, ["draw", "pool", "drawn"]].astype(str).drop_duplicates("draw")
+    rows = rows.assign(pool=rows["pool"].astype(float).astype(int), drawn=rows["drawn"].astype(float).astype(int))
+    rows = rows.sort_values("pool", ascending=False)
+    if rows["pool"].duplicated().any():
+        twins = sorted(rows.loc[rows["pool"].duplicated(keep=False), "draw"])
+        raise EstimateError(f"draws {', '.join(twins)} were both taken from the same unlabelled rows: the weights "
+                            "hold for draws taken one after another; label one of them")
+    ids = frame["draw"].astype(str).to_numpy()
+    known = int((labelled & ~drawn).sum())  # labels from outside any draw: taken before the first one
+    for draw, pool, size in rows[["draw", "pool", "drawn"]].itertuples(index=False):
+        got = int((drawn & (ids == draw)).sum())
+        if got != size:
+            raise EstimateError(f"{size - got} of the {size} rows of draw {draw} have no label: label every drawn row "
+                                "(evalkit.labeler resumes where it stopped); a row left out biases the estimate")
+        if len(frame) - pool != known:
+            raise EstimateError(f"draw {draw} was taken from {pool} unlabelled rows of {len(frame)}, so "
+                                f"{len(frame) - pool} were labelled before it, but {known} labels lie outside it and "
+                                "the draws after it: labels added between or after the draws (or a draw over other "
+                                "rows than these results) break its probabilities")
+        known += size
+    return rows["draw"].tolist()

@@ -52,7 +52,9 @@ class Guarantee:
                 f"(Learn-then-Test, MAPIE; rows exchangeable with the {self.rows} calibration rows)")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"measure": self.measure, "level": self.level, "delta": self.delta, "threshold": self.threshold,
+        return {"measure": self.measure, "level": self.level,
+                "spec": f"{self.measure}{SIDE[self.measure]}{self.level:g}",  # as --guarantee takes it
+                "delta": self.delta, "threshold": self.threshold,
                 "rows": self.rows, "valid_thresholds": self.valid, "tested_thresholds": self.tested,
                 "statement": self.statement, "assumption": "calibration rows and future rows are exchangeable"}
 

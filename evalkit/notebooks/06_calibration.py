@@ -209,11 +209,19 @@ if numbers:
 # `evalkit.labeler` shows each of them with its evidence and writes `id, label, labeller, timestamp` to a CSV
 # that `evalkit calibrate RESULTS --score S --label L --labels labels.csv` reads. Run in JupyterLab to use them
 # (`make setup EXTRAS=dev,lab`); in a report they are drawn once, at the chosen threshold.
+#
+#
+# Above the matrix, Youden's threshold (no guarantee) and the threshold Learn-then-Test picks for a guarantee
+# (the experiment's `calibration.guarantee`, else precision >= 0.9 of the flag with probability 0.9; MAPIE's
+# risk control), or a plain "none" when these labels cannot carry it: the distance between the two is what the
+# guarantee costs.
 
 # %%
 if numbers:
+    held = numbers.get("guarantee") or {"spec": "precision>=0.9", "delta": 0.1}
     lab = evalkit.explore(res, score, label, positive=numbers.get("positive"), direction=direction,
-                          n_resamples=min(n_resamples, 200), seed=run.config.seed)
+                          n_resamples=min(n_resamples, 200), seed=run.config.seed, guarantee=held["spec"],
+                          delta=float(held["delta"]))
     display(lab)
 
 # %%
