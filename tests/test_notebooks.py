@@ -108,6 +108,8 @@ def test_notebook_executes_with_papermill(path, report_dirs, tmp_path):
     if path.stem == "06_calibration":  # "How many hallucinations, really?": the three estimates and their widths
         assert "40 of 84 rows labelled at random; the rate of hallucinated from every label: 0.310" in text
         assert all(m in text for m in ("ppi", "labels_only", "metric_only", "covers the rate from every label"))
+        # the lab states Youden's threshold and the guaranteed one (or that the labels cannot carry it)
+        assert "Youden's threshold: flag" in text and "guaranteed threshold: " in text
         html = "".join("".join(o.get("data", {}).get("text/html", "")) for c in nb.cells for o in c.get("outputs", []))
         assert "Mean width of the 95% interval of the label&#x27;s rate against the number of random labels" in html \
             or "Mean width of the 95% interval of the label's rate against the number of random labels" in html
