@@ -16,6 +16,12 @@ find and narrow the threshold; report its precision and recall on a random sampl
 marked in the labels file's ``selection`` column, or a fresh random batch). ``evalkit calibrate --labels`` says
 how many of the labels were chosen near the threshold.
 
+For a rate, ``label_next(..., mode="estimate")`` draws instead: each unlabelled row independently, with a known
+probability that is higher where the labels so far leave the label least certain (active statistical inference,
+Zrnic & Candes 2024). Each drawn row carries its probability and its draw (``probability``, ``draw``, ``pool``,
+``drawn``; the labeler writes them into the labels file), and ``evalkit estimate`` weights each drawn label by
+1/probability, so the estimate stays unbiased; labels from before a draw (near a threshold or not) count exactly.
+
 A labels file is a CSV with the columns ``id, label, labeller, timestamp`` (and ``system`` where ids repeat across
 systems; one row per labelled answer; a later row for the same answer replaces an earlier one), read by
 :func:`read_labels` and joined onto results on ``id`` (and ``system``) by :func:`join_labels`
