@@ -19,7 +19,9 @@ trusted). Validity needs the labelled rows to be a random sample of the rows: ei
 with known probabilities (``label_next(..., mode="estimate")``, which favours rows whose label is least certain;
 each drawn row is weighted by 1/probability, and rows labelled before the draw count exactly). Labels chosen
 near a threshold (``label_next``'s ``selection`` "closest to the threshold ...") are refused unless a draw
-followed them.
+followed them. The draws' estimate (:func:`drawn_mean`) is written here: ppi-python's sample weights describe one
+independent sample, and a study's draws come one after another, each from the rows the earlier ones left, with
+the rows known before it counted exactly; one uniform draw reduces to ppi-python's PPI point estimate (tested).
 
 Examples
 --------
@@ -264,28 +266,6 @@ def drawn_design(known: int, drawn: int, draws: int) -> str:
     """The labels' design in words, for labels from estimate draws."""
     return (f"{drawn} drawn for the estimate in {draws} draw(s) with known probabilities (weighted by "
             f"1/probability), {known} labelled before the first draw (counted exactly)")
-
-
-def weighted_pool_interval(Y: np.ndarray, Yhat: np.ndarray, Yhat_pool: np.ndarray, w: np.ndarray, alpha: float,
-                           lam: float | None = None) -> Interval:
-    """PPI++ on the pool: its predictions' mean corrected by the drawn rows' errors weighted by ``w`` (ppi-python
-    normalises the weights to the drawn rows' count, the self-normalised (Hajek) form); ``lam=0`` gives the
-    weighted labels alone."""
-    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
-
-    if lam is None and np.ptp(np.concatenate([Yhat, Yhat_pool])) == 0:
-        lam = 0.0  # a constant prediction carries nothing; power tuning would divide 0 by 0
-    low, high = ppi_mean_ci(Y, Yhat, Yhat_pool, alpha=alpha, lam=lam, w=w)
-    est = ppi_mean_pointestimate(Y, Yhat, Yhat_pool, lam=lam, w=w)
-    return Interval(float(np.ravel(est)[0]), float(np.ravel(low)[0]), float(np.ravel(high)[0]), len(Yhat_pool))
-
-
-def _with_known(pool: Interval, known_sum: float, rows: int, n: int) -> Interval:
-    """The group's mean over its ``rows`` from the pool's interval and the exact sum of the rows labelled before
-    the draw (the pool holds ``pool.n`` of the rows); ``n`` is reported as the interval's rows."""
-    share, shift = pool.n / rows, known_sum / rows
-    return Interval(float(shift + share * pool.estimate), float(shift + share * pool.low),
-                    float(shift + share * pool.high), n)
 
 
 def _scores(frame: pd.DataFrame, using: Sequence[str]) -> np.ndarray:
