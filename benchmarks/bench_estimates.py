@@ -162,18 +162,13 @@ def task_rows(task: str, args) -> tuple[list[str], list[dict]]:
                          f"{r['width_ppi']:.3f} | {r['width_labels_only']:.3f} | "
                          f"{r['width_ppi'] / r['width_labels_only']:.2f} | {a['width_ppi']:.3f} | "
                          f"{held:.2f} ({none} none) |")
-            plot_rows += [{"task": f"{task}/{score}", "labels": n, "method": m, "width": r[f"width_{m}"]}
-                          for m in ("ppi", "labels_only")]
-            plot_rows.append({"task": f"{task}/{score}", "labels": n, "method": "ppi active", "width": a["width_ppi"]})
+            plot_rows.append({"auc": auc, "labels": n, "ppi": r["width_ppi"], "labels_only": r["width_labels_only"],
+                              "active": a["width_ppi"]})
             print(lines[-1], flush=True)
     return lines, plot_rows
 
 
 def _write(args, lines, plot_rows, seconds) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     out = Path(args.out)
     head = ("| task | score | AUC | labels | studies | PPI covers | labels-only covers | metric-only covers | "
             "active PPI covers | PPI width | labels-only width | PPI / labels-only | active PPI width | "
@@ -192,15 +187,31 @@ def _write(args, lines, plot_rows, seconds) -> None:
             "the other half (a seed with no passing threshold claims nothing and counts as held; how many such "
             "seeds in brackets).\n\n" + head + "\n" + "\n".join(lines) + "\n\n![width](estimates.png)\n")
     out.write_text(text)
-    d = pd.DataFrame(plot_rows, columns=["task", "labels", "method", "width"])
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for (task, method), g in d.groupby(["task", "method"]):
-        ax.plot(g["labels"], g["width"], {"ppi": "o-", "ppi active": "s:"}.get(method, "x--"), label=f"{task} {method}")
-    ax.set(xlabel="random labels", ylabel="mean 95% interval width", xscale="log")
-    ax.legend(fontsize="xx-small", ncol=2)
-    fig.tight_layout()
-    fig.savefig(out.with_suffix(".png"), dpi=100)
+    plot_widths(pd.DataFrame(plot_rows), out.with_suffix(".png"))
     print(f"-> {out}")
+
+
+def plot_widths(cells: pd.DataFrame, path: Path) -> None:
+    """What a score buys a study: each cell's interval width relative to the labels' own, against the score's AUC,
+    for PPI from random labels and from active draws (one panel per number of labels)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ns = sorted(cells["labels"].unique())
+    fig, axes = plt.subplots(1, len(ns), figsize=(3.6 * len(ns), 3.4), sharey=True, squeeze=False)
+    for ax, n in zip(axes[0], ns):
+        c = cells[cells["labels"] == n]
+        ax.axhline(1.0, color="#888", lw=1, ls="--", label="labels alone")
+        ax.scatter(c["auc"], c["ppi"] / c["labels_only"], marker="o", label="PPI, random labels")
+        ax.scatter(c["auc"], c["active"] / c["labels_only"], marker="s", facecolors="none", edgecolors="C1",
+                   label="PPI, active draws")
+        ax.set(title=f"{n} labels", xlabel="score's ROC AUC against the label")
+    axes[0][0].set_ylabel("95% interval width / labels-only width")
+    axes[0][0].legend(fontsize="small", loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":
