@@ -713,11 +713,9 @@ def _estimate_cmd(args) -> int:
         raise ValueError(f"--a and --b name the same system {args.a!r}")
     df = _read_results(args.results, _columns(args), args)
     if args.labels:
-        from .calibrate.active import DESIGN_COLUMNS, join_labels, read_labels
+        from .calibrate.estimate import with_labels
 
-        carry = ("selection", *DESIGN_COLUMNS)  # how each label was chosen: estimate refuses or weights by it
-        df = _named(args.labels, join_labels)(df, read_labels(args.labels), args.target, source=args.labels,
-                                              carry=carry)
+        df = _named(args.labels, with_labels)(df, args.labels, args.target)
     using = [c.strip() for c in args.using.split(",") if c.strip()]
     options = {"positive": args.positive, "alpha": 1 - args.confidence, "seed": args.seed}
     named = args.labels if args.labels else args.results

@@ -228,6 +228,8 @@ def test_labeler_records_the_draw_and_the_command_weights_by_it(tmp_path, capsys
     got = json.loads((tmp_path / "e.json").read_text())["estimates"][0]
     joined = results.assign(human=results["id"].map({r["id"]: r["label"] for r in written}),
                             **{c: results["id"].map({r["id"]: r[c] for r in written}) for c in DESIGN})
-    [e] = estimate(joined, "human", ["s"], positive="Y")
+    [e] = estimate(joined, "human", ["s"], positive="Y")  # the file joined here, by hand
     assert got["ppi"]["estimate"] == pytest.approx(e.ppi.estimate) and got["labelled"] == len(rows)
+    [from_file] = estimate(results, "human", ["s"], positive="Y", labels=out)  # the Python road to the same file
+    assert from_file.ppi.estimate == pytest.approx(e.ppi.estimate) and "drawn for the estimate" in from_file.design
     assert "ppi" in capsys.readouterr().out

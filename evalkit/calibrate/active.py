@@ -210,7 +210,7 @@ def label_next(results: pd.DataFrame, *, score: str, n: int = 20, labels: Any = 
     if score not in results.columns:
         raise CalibrationError(f"no score column {score!r} in the results")
     direction = direction or flagged_direction(score) or "higher"
-    df = results if labels is None else join_labels(results, _as_labels(labels), label or "label")
+    df = results if labels is None else join_labels(results, as_labels(labels), label or "label")
     lab_col = label or ("label" if labels is not None else None)
     s = pd.to_numeric(df[score], errors="coerce").to_numpy(dtype=float)
     have = ~np.isnan(s)
@@ -371,7 +371,8 @@ def _how_close(s: np.ndarray, pool: np.ndarray, picked: list[int], why: list[str
     return out
 
 
-def _as_labels(labels: Any) -> pd.DataFrame:
+def as_labels(labels: Any) -> pd.DataFrame:
+    """Labels so far as a frame with ``id`` and ``label`` (one row per answer): a labels CSV path or a frame."""
     if isinstance(labels, (str, Path)):
         return read_labels(labels)
     if isinstance(labels, pd.DataFrame):

@@ -281,12 +281,25 @@ def _scores(frame: pd.DataFrame, using: Sequence[str]) -> np.ndarray:
     return X
 
 
+def with_labels(results: pd.DataFrame, labels: Any, target: str) -> pd.DataFrame:
+    """``results`` with a labels file's labels (a CSV path as the labeler writes it, or a frame with ``id`` and
+    ``label``) in column ``target``, joined on id (and system), with how each row was chosen (``selection`` and an
+    estimate draw's columns) brought along for :func:`estimate` to refuse or weight by."""
+    from .active import DESIGN_COLUMNS, as_labels, join_labels
+
+    source = str(labels) if not isinstance(labels, pd.DataFrame) else "labels"
+    return join_labels(results, as_labels(labels), target, source=source, carry=("selection", *DESIGN_COLUMNS))
+
+
 def estimate(results: pd.DataFrame, target: str, using: Sequence[str], *, positive: Any = None,
-             by: str | None = "system", alpha: float = 0.05, seed: int = 0) -> list[Estimate]:
+             by: str | None = "system", alpha: float = 0.05, seed: int = 0, labels: Any = None) -> list[Estimate]:
     """The label's rate (or mean) per group (``by``; None: all rows as one) by PPI++, labels only and metric only.
+    With ``labels`` (a labels CSV or frame), its labels become the ``target`` column first (:func:`with_labels`).
 
     Rows with a missing score in ``using`` are left out (they are counted in the error). See the module.
     """
+    if labels is not None:
+        results = with_labels(results, labels, target)
     frame, y, pred, design = _prepared(results, target, using, positive, seed)
     if by is None or by not in frame.columns:
         return [_one("all rows", y, pred, alpha, design)]
