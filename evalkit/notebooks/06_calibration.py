@@ -167,6 +167,12 @@ if numbers and run.has("human_score"):
 # score on every row by its error on the labelled rows, so its interval is valid whatever the metric's quality;
 # **labels_only**, the labelled rows alone; **metric_only**, the prediction's mean, whose interval pretends the
 # metric is the truth. The rate from every label is what the intervals should cover.
+#
+# In a study of your own, choose the rows to label for such an estimate with
+# `evalkit.label_next(results, score=..., n=60, labels="labels.csv", positive=..., mode="estimate")`: it draws
+# each unlabelled row with a known probability, higher where the labels so far leave the label least certain,
+# and `evalkit.estimate(..., labels="labels.csv")` weights each drawn label by 1/probability (rows chosen near a
+# threshold, as in the lab below, are refused for a rate unless such a draw followed them).
 
 # %%
 from evalkit.calibrate import CalibrationError
