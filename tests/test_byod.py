@@ -44,8 +44,10 @@ def installed(tmp_path_factory):
     """evalkit built as a wheel and installed (not editable) into a folder of its own; the venv supplies
     the dependencies. Commands run with this folder first on PYTHONPATH, from a folder outside the repo."""
     base = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(base / "dist"), str(ROOT)], check=True, capture_output=True, text=True)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                            str(base / "dist"), str(ROOT)], check=True, capture_output=True, text=True)
+    # the package's metadata is current: no deprecation from the build backend (a TOML-table licence was one)
+    assert "BuildBackendWarning" not in built.stderr and "Deprecat" not in built.stderr, built.stderr[-1500:]
     wheel = next((base / "dist").glob("evalkit-*.whl"))
     site = base / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
