@@ -993,9 +993,11 @@ def main(argv: list[str] | None = None) -> int:
         with _terminated_like_interrupted():
             return _noting_renames(args.func, args)
     except _Terminated:
+        _release_abandoned_locks()
         print("evalkit: terminated (SIGTERM); nothing half-written was left", file=sys.stderr)
         return 143
     except KeyboardInterrupt:
+        _release_abandoned_locks()
         print("evalkit: interrupted", file=sys.stderr)
         return 130
     except (ValueError, KeyError, OSError, RuntimeError) as e:  # one line, no traceback, non-zero exit
@@ -1004,6 +1006,14 @@ def main(argv: list[str] | None = None) -> int:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"evalkit: error: {_redacted(str(msg))}", file=sys.stderr)
         return 2
+
+
+def _release_abandoned_locks() -> None:
+    """A stop can land inside a lock's own release (after its finally began, before the file went): no lock file
+    may outlive the command."""
+    from .safeio import release_abandoned
+
+    release_abandoned()
 
 
 def _redacted(text: str) -> str:

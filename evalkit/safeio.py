@@ -195,7 +195,24 @@ def lock_path(output: str | Path) -> Path:
 # locks this process holds, by resolved lock path -> depth: a run writing its own locked output re-enters its lock
 # (process state by nature: an flock belongs to the process that took it)
 _HELD: dict[str, int] = {}
+_OPEN: dict[str, tuple[int, Path]] = {}  # the same locks' descriptors and files, for release_abandoned
 _HELD_GUARD = threading.Lock()
+
+
+def release_abandoned() -> list[Path]:
+    """Remove and unlock every lock this process still holds; the lock files removed.
+
+    For a command stopped by a signal: the exception a stop raises can land inside a lock's own release, before
+    it removes its file; the command's last step calls this so that no lock file outlives the process."""
+    with _HELD_GUARD:
+        gone = []
+        for key, (fd, lock) in list(_OPEN.items()):
+            _silent_unlink(lock)
+            os.close(fd)
+            gone.append(lock)
+        _OPEN.clear()
+        _HELD.clear()
+        return gone
 
 
 def _record_holder(fd: int, lock: Path, output: str | Path) -> None:
@@ -248,22 +265,45 @@ def output_lock(output: str | Path) -> Iterator[None]:
     lock = lock_path(output)
     lock.parent.mkdir(parents=True, exist_ok=True)
     key = str(lock.resolve())
-    with _HELD_GUARD:
-        if _HELD.get(key):
-            _HELD[key] += 1
-            fd = None
-        else:
-            fd = _take(lock, output)
-            _HELD[key] = 1
+    fd, counted = None, False
+    try:
+        # a stop (SIGTERM, Ctrl-C) raises wherever the code is: held back here, it lands before the lock file is
+        # made or after it is recorded (then the finally below removes it), never in between
+        with _stops_held_back(), _HELD_GUARD:
+            if _HELD.get(key):
+                _HELD[key] += 1
+            else:
+                fd = _take(lock, output)
+                _HELD[key] = 1
+                _OPEN[key] = (fd, lock)
+            counted = True
+        yield
+    finally:
+        if counted:
+            with _stops_held_back(), _HELD_GUARD:
+                if key in _HELD:  # (release_abandoned may have released it already)
+                    _HELD[key] -= 1
+                    if not _HELD[key]:
+                        del _HELD[key]
+                        fd, _ = _OPEN.pop(key)
+                        _silent_unlink(lock)  # before unlocking: a waiter then sees a new file, not this one
+                        os.close(fd)  # closing releases the flock
+
+
+@contextlib.contextmanager
+def _stops_held_back() -> Iterator[None]:
+    """SIGINT and SIGTERM blocked for this thread while the block runs (delivered as soon as it ends), where the
+    platform can block them."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not on POSIX
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
     finally:
-        with _HELD_GUARD:
-            _HELD[key] -= 1
-            if not _HELD[key]:
-                del _HELD[key]
-                _silent_unlink(lock)  # before unlocking: a waiter then sees a new file, not this one
-                os.close(fd)  # closing releases the flock
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def owned_dir(path: str | Path, *, clear: bool = False) -> Path:

@@ -301,3 +301,21 @@ def test_a_report_folder_from_before_the_marker_is_adopted(tmp_path):
         _prepare_dirs(mine, Experiment(name="y", data=str(tmp_path / "d.csv"), source=str(tmp_path / "e.yaml")),
                       overwrite=False)
     assert (mine / "my_notes.txt").read_text() == "mine"
+
+
+def test_a_lock_whose_release_was_cut_short_is_released_at_the_commands_end(tmp_path):
+    """A stop can land inside a lock's own release, before its file goes (the full suite under load left
+    `.manifest.json.lock` after SIGTERM): release_abandoned, the command's last step, removes every lock the
+    process still holds, and a release that runs after it is a no-op."""
+    from evalkit.safeio import lock_path, output_lock, release_abandoned
+
+    out = tmp_path / "out.parquet"
+    held = output_lock(out)
+    held.__enter__()  # taken, and (as if interrupted) never given back
+    assert lock_path(out).exists()
+    assert release_abandoned() == [lock_path(out)]
+    assert not lock_path(out).exists()
+    with output_lock(out):  # free again for the next writer
+        assert lock_path(out).exists()
+    held.__exit__(None, None, None)  # the interrupted release, if it resumes, finds nothing to do
+    assert not lock_path(out).exists() and release_abandoned() == []
