@@ -161,11 +161,16 @@ def selection_note(labels: pd.DataFrame) -> str | None:
             "random sample (the labels with selection 'random share')")
 
 
+def enough_of_each_class(y: np.ndarray, labelled: np.ndarray) -> bool:
+    """Do the labelled rows hold ``MIN_PER_CLASS`` of each class (0/1 in ``y``)?"""
+    return min(int(y[labelled].sum()), int((1 - y[labelled]).sum())) >= MIN_PER_CLASS
+
+
 def current_threshold(scores: np.ndarray, labelled: np.ndarray, y: np.ndarray, direction: str,
                       criterion: str = "youden") -> float | None:
     """The threshold to label around: chosen on the labelled rows once each class has ``MIN_PER_CLASS`` of
     them; None before (nothing is known yet: the first batch spreads over the whole score range)."""
-    if labelled.any() and min(int(y[labelled].sum()), int((1 - y[labelled]).sum())) >= MIN_PER_CLASS:
+    if enough_of_each_class(y, labelled):
         return float(select_threshold(scores[labelled], y[labelled], criterion, direction))
     return None
 
@@ -316,7 +321,7 @@ def draw_for_estimate(df: pd.DataFrame, s: np.ndarray, labelled: np.ndarray, y: 
 def _uncertainty(s: np.ndarray, labelled: np.ndarray, y: np.ndarray, pool: np.ndarray) -> np.ndarray:
     """sqrt(p (1 - p)) at each pool row's score from a logistic fit on the labelled rows; ones (uniform) before
     the labels hold ``MIN_PER_CLASS`` of each class."""
-    if min(int(y[labelled].sum()), int((1 - y[labelled]).sum())) < MIN_PER_CLASS:
+    if not enough_of_each_class(y, labelled):
         return np.ones(len(pool))
     from sklearn.linear_model import LogisticRegression
 
@@ -342,7 +347,7 @@ def inclusion_probabilities(weight: np.ndarray, n: int, uniform_share: float) ->
     w = np.asarray(weight, float)
     if np.ptp(w) == 0:  # equal weights: a uniform sample, n / rows each (exactly, as a reader will check it)
         return np.full(len(w), n / len(w))
-    w = (1 - uniform_share) * w / w.sum() + uniform_share / len(w) if w.sum() > 0 else np.full(len(w), 1 / len(w))
+    w = (1 - uniform_share) * w / w.sum() + uniform_share / len(w)  # unequal weights >= 0: their sum is > 0
     p = np.zeros(len(w))
     full = np.zeros(len(w), bool)
     while True:  # cap at 1 and give the excess to the rows below it, until none is above
