@@ -970,13 +970,16 @@ def _terminated_like_interrupted():
         yield
         return
 
+    from .safeio import stop_or_defer
+
     def stop(signum, frame):
-        raise _Terminated()
-    previous = signal.signal(signal.SIGTERM, stop)
+        stop_or_defer(_Terminated if signum == signal.SIGTERM else KeyboardInterrupt)
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def main(argv: list[str] | None = None) -> int:

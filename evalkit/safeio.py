@@ -290,20 +290,42 @@ def output_lock(output: str | Path) -> Iterator[None]:
                         os.close(fd)  # closing releases the flock
 
 
+# A stop's handler runs in the main thread, but the kernel may hand the signal to any thread (torch's and the
+# progress bar's among them), so a signal mask alone does not keep it out of a lock's bookkeeping: the handler
+# asks stop_or_defer, which holds the stop until the section ends
+_SECTION = {"depth": 0, "pending": None}
+
+
 @contextlib.contextmanager
 def _stops_held_back() -> Iterator[None]:
-    """SIGINT and SIGTERM blocked for this thread while the block runs (delivered as soon as it ends), where the
-    platform can block them."""
+    """SIGINT and SIGTERM held back while the block runs, and delivered as soon as it ends: blocked for this thread
+    where the platform can block them, and deferred by :func:`stop_or_defer` when the handler runs meanwhile."""
     import signal
 
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not on POSIX
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    main = threading.current_thread() is threading.main_thread()
+    can_mask = hasattr(signal, "pthread_sigmask")
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if can_mask else None
+    if main:
+        _SECTION["depth"] += 1
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        if main:
+            _SECTION["depth"] -= 1
+        if can_mask:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        if main and not _SECTION["depth"] and _SECTION["pending"] is not None:
+            stop, _SECTION["pending"] = _SECTION["pending"], None
+            raise stop()
+
+
+def stop_or_defer(stop: type[BaseException]) -> None:
+    """For a signal handler: raise ``stop`` now, or, inside a lock's bookkeeping, as soon as it is done (a stop
+    raised between creating a lock file and recording it would leave the file behind)."""
+    if _SECTION["depth"] and threading.current_thread() is threading.main_thread():
+        _SECTION["pending"] = stop
+        return
+    raise stop()
 
 
 def owned_dir(path: str | Path, *, clear: bool = False) -> Path:

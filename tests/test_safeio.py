@@ -319,3 +319,40 @@ def test_a_lock_whose_release_was_cut_short_is_released_at_the_commands_end(tmp_
         assert lock_path(out).exists()
     held.__exit__(None, None, None)  # the interrupted release, if it resumes, finds nothing to do
     assert not lock_path(out).exists() and release_abandoned() == []
+
+
+def test_a_stop_inside_a_lock_section_is_raised_when_the_section_ends():
+    """The kernel may hand SIGTERM to any thread; Python then runs the handler in the main thread at its next
+    instruction, even inside a section whose signal mask blocks it. The handler defers the stop to the section's
+    end, so a lock file is never made and left unrecorded."""
+    import threading
+
+    from evalkit import safeio
+
+    handled = threading.Event()
+
+    def handler(signum, frame):
+        handled.set()
+        safeio.stop_or_defer(KeyboardInterrupt)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    done = threading.Event()
+    other = threading.Thread(target=done.wait, daemon=True)  # a thread that does not block SIGTERM
+    other.start()
+    reached_end = False
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with safeio._stops_held_back():
+                os.kill(os.getpid(), signal.SIGTERM)
+                for _ in range(5000):  # bounded: the handler runs within a few instructions of the delivery
+                    if handled.is_set():
+                        break
+                    time.sleep(0.001)
+                assert handled.is_set()
+                reached_end = True  # the stop did not interrupt the section
+        with pytest.raises(KeyboardInterrupt):  # outside a section a stop is raised at once
+            safeio.stop_or_defer(KeyboardInterrupt)
+    finally:
+        done.set()
+        signal.signal(signal.SIGTERM, previous)
+    assert reached_end
