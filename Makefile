@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[$(EXTRAS)]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
-	# saving a committed notebook from JupyterLab keeps it as committed (no outputs): evalkit/jupyter_hooks.py
-	$(BIN)/python -m evalkit.jupyter_hooks --install >/dev/null
+	# saving a committed notebook from JupyterLab keeps it as committed (no outputs): evalkit/publish/jupyter_hooks.py
+	$(BIN)/python -m evalkit.publish.jupyter_hooks --install >/dev/null
 	touch $@
 
 ## score the bundled sample and write per-row results

@@ -38,7 +38,7 @@ def scored(task: str, metric: str) -> tuple[pd.DataFrame, float]:
     """The task's rows with ``metric`` and the hidden label ``bad``; and the threshold chosen on all of them."""
     import evalkit
     from common import load_task
-    from evalkit.calibrate.core import select_threshold
+    from evalkit.decide.calibrate.core import select_threshold
 
     df = load_task(task)
     res = evalkit.evaluate(df, [metric], progress=False)
@@ -52,7 +52,7 @@ def scored(task: str, metric: str) -> tuple[pd.DataFrame, float]:
 
 def threshold_width(res: pd.DataFrame, metric: str, labelled: list[int], resamples: int, seed: int):
     """The threshold chosen on the labelled rows and its 95% bootstrap interval's width (None with one class)."""
-    from evalkit.calibrate.core import _threshold_samples, select_threshold
+    from evalkit.decide.calibrate.core import _threshold_samples, select_threshold
 
     s = res[metric].to_numpy(float)[labelled]
     y = res["bad"].to_numpy(int)[labelled]

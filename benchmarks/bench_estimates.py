@@ -38,7 +38,7 @@ def scored(task: str, rows: int) -> pd.DataFrame:
 
 
 def studies(res: pd.DataFrame, score: str, n: int, seeds: int) -> dict[str, float]:
-    from evalkit.calibrate.estimate import EstimateError, estimate
+    from evalkit.decide.calibrate.estimate import EstimateError, estimate
 
     d = res[res[score].notna()].reset_index(drop=True)
     found = []
@@ -56,8 +56,8 @@ def active_studies(res: pd.DataFrame, score: str, n: int, seeds: int) -> dict[st
     """The same studies labelled the active way (``label_next(..., mode="estimate")``): a uniform pilot draw of
     about n/4 rows, then a draw of the rest with probabilities favouring rows whose label the pilot's fit finds
     least certain; :func:`evalkit.estimate` weights each draw's rows by 1/probability and combines the draws."""
-    from evalkit.calibrate.active import DESIGN_COLUMNS, label_next
-    from evalkit.calibrate.estimate import EstimateError, estimate
+    from evalkit.decide.calibrate.active import DESIGN_COLUMNS, label_next
+    from evalkit.decide.calibrate.estimate import EstimateError, estimate
 
     d = res[res[score].notna()].reset_index(drop=True)[["id", score, "bad"]].assign(id=lambda f: f.index.astype(str))
     found = []
@@ -102,8 +102,8 @@ def guarantee_held(res: pd.DataFrame, score: str, seeds: int, delta: float = 0.1
     """Share of seeds whose threshold (chosen on a random half) keeps the false-PASS rate <= level on the other
     half; seeds where no threshold passes the test claim nothing and count as held."""
     from common import positive_direction
-    from evalkit.calibrate import CalibrationError
-    from evalkit.calibrate.guarantee import guaranteed_threshold
+    from evalkit.decide.calibrate import CalibrationError
+    from evalkit.decide.calibrate.guarantee import guaranteed_threshold
 
     d = res[res[score].notna()].reset_index(drop=True)
     direction = positive_direction(score)

@@ -13,7 +13,7 @@ import time
 
 import evalkit
 from evalkit.metrics.grounding import load_model
-from evalkit.nlp import load_pipeline
+from evalkit.base.nlp import load_pipeline
 
 from common import load_task
 

@@ -28,7 +28,7 @@ def calls_before_29(df, url: str) -> int:
     and in-memory cache (identical questions are asked once, as in a run): faithfulness' statements, then their
     verdicts; one ``context_relevance`` call per context; context recall; the questions of answer relevance."""
     from evalkit.judge import OpenAIJudge, load_prompts
-    from evalkit.config import JudgeConfig
+    from evalkit.base.config import JudgeConfig
 
     P, judge = load_prompts(), OpenAIJudge(JudgeConfig(base_url=url, model="scripted", cache_path=None))
     before = judge.usage()

@@ -5,7 +5,7 @@ the first 4,600 rows are the real rows; beyond that each further pass adds a mar
 a suffix to every id, so no two rows share a context (per-context caches cannot make large N look cheap).
 
 Each (metric, N) runs in its own process (peak RSS is a per-process high-water mark): it loads the metric's
-resources on 8 warm-up rows, then scores the N rows through :func:`evalkit.stream.score_chunks` (chunks of 2,000)
+resources on 8 warm-up rows, then scores the N rows through :func:`evalkit.run.stream.score_chunks` (chunks of 2,000)
 and reports wall time, CPU time of the scoring and the process's peak RSS.
 
     nice -n 10 .venv/bin/python benchmarks/bench_scale.py --sizes 1000,10000 --out benchmarks/results/scale.md
@@ -72,9 +72,9 @@ def run_one(metrics: list[str], data: Path, chunk: int = 2000) -> dict:
     """In this process: warm up, then score ``data``; wall and CPU seconds of the scoring, peak RSS in MB."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
-        from evalkit.stream import score_chunks
+        from evalkit.run.stream import score_chunks
     except ImportError:  # a revision from before streaming (--against): the whole file in one score() call
-        from evalkit.runner import score
+        from evalkit.run.runner import score
 
         def score_chunks(path, metrics, chunk_size, progress):
             import pandas as pd
@@ -98,8 +98,8 @@ def scaling(metrics: list[str], data: Path, workers: list[int], chunk: int) -> l
     cluster is warmed (models loaded on every worker) before the clock starts."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, str(ROOT))
-    from evalkit.engine import DaskEngine
-    from evalkit.stream import score_chunks
+    from evalkit.run.engine import DaskEngine
+    from evalkit.run.stream import score_chunks
 
     warm = data.with_name("warm.jsonl")
     with open(data) as f:
@@ -171,7 +171,7 @@ def parse_ratio(data: Path, repeats: int = 2) -> str:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, str(ROOT))
     from evalkit.metrics.anchors import hallucination_batch
-    from evalkit.nlp import ANSWER_COMPONENTS, CONTEXT_COMPONENTS, NlpPipeline, load_pipeline
+    from evalkit.base.nlp import ANSWER_COMPONENTS, CONTEXT_COMPONENTS, NlpPipeline, load_pipeline
 
     rows = [json.loads(line) for line in data.read_text().splitlines()]
     inputs = {"answer": [r.get("answer") or "" for r in rows], "contexts": [r.get("contexts") or [] for r in rows]}
@@ -321,7 +321,7 @@ def per_task(metrics: list[str], n_qa: int, n_summ: int, repeats: int = 2) -> st
 
 def default_metrics() -> list[str]:
     sys.path.insert(0, str(ROOT))
-    from evalkit.runner import resolve_metrics
+    from evalkit.run.runner import resolve_metrics
 
     cols = ["id", "question", "contexts", "answer", "ground_truth"]
     return [m.name for m in resolve_metrics(None, cols)]

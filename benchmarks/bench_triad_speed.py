@@ -19,7 +19,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 import evalkit
 from evalkit.metrics.anchors import ContextIndex, default_hedges, hallucination_batch, hallucination_from_parsed
 from evalkit.metrics.lexical import completeness, completeness_batch, relevance_batch
-from evalkit.nlp import NlpPipeline, load_pipeline
+from evalkit.base.nlp import NlpPipeline, load_pipeline
 from evalkit.text import word_tokens
 
 from common import ROOT

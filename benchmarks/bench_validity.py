@@ -16,7 +16,7 @@ from pathlib import Path
 
 
 import evalkit
-from evalkit.calibrate import roc_auc
+from evalkit.decide.calibrate import roc_auc
 
 from common import TASKS, load_task, positive_direction
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 import evalkit
-from evalkit.config import EvalConfig
+from evalkit.base.config import EvalConfig
 from evalkit.metrics import verdict_roles
 
 ROOT = Path(__file__).resolve().parents[1]

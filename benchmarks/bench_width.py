@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent
 
 
 def cpu_seconds_to_load(width: int, folder: Path, repeats: int) -> float:
-    from evalkit.data import load
+    from evalkit.base.data import load
 
     path = folder / f"w{width}.csv"
     header = ["question", "answer"] + [f"extra_{i}" for i in range(width)]

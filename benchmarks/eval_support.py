@@ -112,7 +112,7 @@ def aggregated(row: dict, how: str) -> float | None:
 def auc(rows: list[dict], values: list[float | None], direction: str, resamples: int):
     import numpy as np
 
-    from evalkit.calibrate import roc_auc
+    from evalkit.decide.calibrate import roc_auc
 
     keep = [(r, v) for r, v in zip(rows, values) if v is not None]
     if len({r["hallucinated"] for r, _ in keep}) < 2:

@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))  # the checker lives in tests/test_browser.py, bes
 
 from tests.test_browser import check_page, screenshot  # noqa: E402
 
-from evalkit.data import read_table  # noqa: E402
-from evalkit.view.show import show  # noqa: E402
+from evalkit.base.data import read_table  # noqa: E402
+from evalkit.publish.view.show import show  # noqa: E402
 
 
 def default_report(scratch: Path) -> Path:

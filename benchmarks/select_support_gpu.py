@@ -285,7 +285,7 @@ def write_model(model_dir: Path, used_ids: set[int]) -> dict:
     import torch
     from safetensors.torch import load_file, save
 
-    from evalkit.encoders import model_id, model_path
+    from evalkit.base.encoders import model_id, model_path
 
     base = Path(model_path())
     model_dir.mkdir(parents=True, exist_ok=True)
@@ -317,7 +317,7 @@ def check_tokenizer(carry: Path, pairs: list[tuple[str, str]]) -> dict:
     """The device's tokenisation (tokenizers, from tokenizer.json) against the metric's ``encode_pairs``."""
     from transformers import AutoTokenizer
 
-    from evalkit.encoders import model_path
+    from evalkit.base.encoders import model_path
     from evalkit.metrics.support import encode_pairs
 
     hf = encode_pairs(AutoTokenizer.from_pretrained(model_path(), use_fast=True), [c for c, _ in pairs],
@@ -337,7 +337,7 @@ def check_network(carry: Path, pairs: list[tuple[str, str]]) -> dict:
     from safetensors.torch import load_file
     from transformers import AutoTokenizer
 
-    from evalkit.encoders import model_path
+    from evalkit.base.encoders import model_path
     from evalkit.metrics.support import _network, encode_pairs, load_trained
     from evalkit.metrics.support import collate as metric_collate
 
@@ -364,7 +364,7 @@ def check_network(carry: Path, pairs: list[tuple[str, str]]) -> dict:
 def prepare(carry: Path) -> None:
     from transformers import AutoTokenizer
 
-    from evalkit.encoders import model_path
+    from evalkit.base.encoders import model_path
     from evalkit.metrics.support import MAX_SENTENCES, MAX_WINDOWS, TOP_K, WINDOW_TOKENS
 
     t_start = time.time()

@@ -183,7 +183,7 @@ class Windower:
     def __init__(self):
         from transformers import AutoTokenizer
 
-        from evalkit.encoders import model_path
+        from evalkit.base.encoders import model_path
 
         self.tok = AutoTokenizer.from_pretrained(model_path(), use_fast=True)
 

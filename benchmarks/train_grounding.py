@@ -42,12 +42,12 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 
 import evalkit
-from evalkit.calibrate import roc_auc
+from evalkit.decide.calibrate import roc_auc
 from evalkit.metrics.anchors import default_hedges
 from evalkit.metrics.grounding import (ENTAILMENT, ENTAILMENT_UNDETERMINED, FEATURES, GROUPS, MODEL_FEATURES,
                                        MONOTONE, Evidence, answer_features)
-from evalkit.signature import support_model_signature
-from evalkit.nlp import NlpPipeline
+from evalkit.base.signature import support_model_signature
+from evalkit.base.nlp import NlpPipeline
 from evalkit.text import word_tokens
 
 from common import BENCH, ROOT, TASKS, TRAIN_FILE, load_task, load_train_items

@@ -140,7 +140,7 @@ def network(args):
     """The network to train: the packaged encoder with a fresh head, or (``--init``) a saved support model."""
     import torch
 
-    from evalkit.encoders import model_path
+    from evalkit.base.encoders import model_path
     from evalkit.metrics.support import _network, load_trained
 
     net = _network(model_path())
@@ -156,7 +156,7 @@ def train(args) -> dict:
     import torch
     from transformers import AutoTokenizer
 
-    from evalkit.encoders import model_id, model_path
+    from evalkit.base.encoders import model_id, model_path
     from support_data import data_hash, mix_table
 
     torch.set_num_threads(args.threads)

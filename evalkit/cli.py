@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 
 
-# the named verdict profiles (evalkit.config.VERDICT_PROFILES; spelled here so --help imports nothing)
+# the named verdict profiles (evalkit.base.config.VERDICT_PROFILES; spelled here so --help imports nothing)
 VERDICT_PROFILE_NAMES = ("seed", "evalkit")
-DEFAULT_PROFILE_NAME = "evalkit"  # evalkit.config.DEFAULT_PROFILE (tests/test_verdict.py checks the two agree)
+DEFAULT_PROFILE_NAME = "evalkit"  # evalkit.base.config.DEFAULT_PROFILE (tests/test_verdict.py checks the two agree)
 
 def _real(accepts, says: str):
     """An option's real number that ``accepts`` takes (``nan`` never does), else its name and ``must be {says}``."""
@@ -71,7 +71,7 @@ def _add_formula_guard(p) -> None:
 
 def _default_text(metric) -> str:
     """Whether ``evalkit score`` without --metrics runs it: always, or when the judge / encoder it needs is there."""
-    from .metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS
+    from evalkit.metrics import DEFAULT_METRICS, OPTIONAL_DEFAULTS
 
     if metric.name in DEFAULT_METRICS:
         return "yes"
@@ -85,13 +85,13 @@ def _default_text(metric) -> str:
 def _metrics_cmd(args) -> int:
     import dataclasses
 
-    from .metrics import DEFAULT_METRICS, REGISTRY
-    from .metrics.base import markdown_table
+    from evalkit.metrics import DEFAULT_METRICS, REGISTRY
+    from evalkit.metrics.base import markdown_table
 
     shown = dict(REGISTRY)
     if getattr(args, "config", None):  # the config's custom metrics, listed like built-ins (validated first)
-        from .metrics.custom import config_metrics
-        from .runner import as_config
+        from evalkit.metrics.custom import config_metrics
+        from evalkit.run.runner import as_config
 
         shown.update({m.name: m for m in config_metrics(as_config(args.config))})
     if args.markdown:
@@ -115,7 +115,7 @@ def _metrics_cmd(args) -> int:
 
 
 def _columns(args) -> dict[str, str]:
-    from .data import parse_column_mapping
+    from evalkit.base.data import parse_column_mapping
 
     return parse_column_mapping(getattr(args, "columns", None))
 
@@ -144,7 +144,7 @@ def _input_files(spec: str) -> list[Path]:
 
 def _refuse_overwriting(output: str | None, *inputs: str | None, what: str = "-o/--output") -> None:
     """An output that names an input file (resolved, symlinks included) is refused before any work."""
-    from .safeio import refuse_output_over_inputs
+    from evalkit.base.safeio import refuse_output_over_inputs
 
     files = [f for i in inputs if i for f in _input_files(i)]
     refuse_output_over_inputs(output, files, what=what)
@@ -161,8 +161,8 @@ def _metric_names(text: str | None) -> list[str] | None:
 
 
 def _load_config(args):
-    from .config import EvalConfig
-    from .profiles import thresholds_from_profile
+    from evalkit.base.config import EvalConfig
+    from evalkit.decide.profiles import thresholds_from_profile
 
     cfg = EvalConfig.from_yaml(args.config) if getattr(args, "config", None) else EvalConfig()
     flags = {k: getattr(args, f"judge_{k}", None)
@@ -175,8 +175,8 @@ def _load_config(args):
     if getattr(args, "thresholds", None):
         import dataclasses
 
-        from .config import ConfigError
-        from .metrics.custom import activate
+        from evalkit.base.config import ConfigError
+        from evalkit.metrics.custom import activate
 
         try:  # the profile may name the config's custom metrics: registered before it is read
             activate(cfg)
@@ -192,8 +192,8 @@ def _load_config(args):
 
 def _check_output_path(path: str) -> None:
     """An output extension :func:`evalkit.save` cannot write fails here, before anything is scored."""
-    from .data import FORMATS, DataError
-    from .safeio import check_folder_writable, check_name_fits
+    from evalkit.base.data import FORMATS, DataError
+    from evalkit.base.safeio import check_folder_writable, check_name_fits
 
     suffix = Path(path).suffix
     if suffix.lower() not in FORMATS:
@@ -204,8 +204,8 @@ def _check_output_path(path: str) -> None:
 
 def _failed_everywhere(out) -> str | None:
     """One line naming each metric that errored on every row (with its first error), or None."""
-    from .aggregate import errored
-    from .data import error_of
+    from evalkit.decide.aggregate import errored
+    from evalkit.base.data import error_of
 
     if not len(out):
         return None
@@ -217,8 +217,8 @@ def _failed_everywhere(out) -> str | None:
 
 
 def _score_cmd(args) -> int:
-    from .aggregate import summary, summary_reads, wide
-    from .pipeline import evaluate_to_file
+    from evalkit.decide.aggregate import summary, summary_reads, wide
+    from evalkit.decide.pipeline import evaluate_to_file
 
     if args.dry_run:
         return _dry_run_cmd(args)
@@ -244,7 +244,7 @@ def _score_cmd(args) -> int:
     if "verdict" in out.columns:
         print("verdicts: " + ", ".join(f"{k} {v}" for k, v in out["verdict"].value_counts().sort_index().items()))
     if meta.get("judge"):
-        from .judge.costs import cost_text
+        from evalkit.judge.costs import cost_text
 
         for metric, u in sorted(meta["judge"]["usage"].items()):
             print(f"judge {metric}: {int(u.get('http_calls', 0))} HTTP calls, {int(u.get('cache_hits', 0))} cached, "
@@ -274,11 +274,11 @@ def _score_cmd(args) -> int:
 
 def _dry_run_cmd(args) -> int:
     """``evalkit score --dry-run``: the judge calls, cache hits, tokens and cost the run would make; nothing sent."""
-    from .pipeline import estimate
+    from evalkit.decide.pipeline import estimate
 
     data, columns = _score_input(args)
     if columns is not None:  # a file read whole here: a dry run renders every row's prompts anyway
-        from .data import load
+        from evalkit.base.data import load
 
         data = load(data, columns=columns)
     print(estimate(data, _metric_names(args.metrics), _load_config(args), strict_columns=args.strict))
@@ -288,7 +288,7 @@ def _dry_run_cmd(args) -> int:
 def _score_input(args):
     """A single CSV file is read and validated whole here (separator, encoding, field counts: it is read whole
     in any case); Parquet/JSONL files, folders and globs are streamed chunk by chunk by the run."""
-    from .data import FORMATS, load, require_rows
+    from evalkit.base.data import FORMATS, load, require_rows
 
     p = Path(args.input)
     reading = _reading(args)
@@ -300,8 +300,8 @@ def _score_input(args):
 
 def _read_results(path: str, columns: dict[str, str] | None = None, args=None):
     """Scored results or any table of scores and labels: no answer columns required."""
-    from .data import read_table
-    from .metrics.custom import activate_from
+    from evalkit.base.data import read_table
+    from evalkit.metrics.custom import activate_from
 
     df = read_table(path, columns=columns, **(_reading(args) if args is not None else {}))
     activate_from(df)  # the custom metrics the run defined (kept in a Parquet file's metadata) read like any
@@ -309,9 +309,9 @@ def _read_results(path: str, columns: dict[str, str] | None = None, args=None):
 
 
 def _summary_cmd(args) -> int:
-    from .aggregate import summary
+    from evalkit.decide.aggregate import summary
 
-    from .aggregate import scored_metrics
+    from evalkit.decide.aggregate import scored_metrics
 
     df = _read_results(args.results, _columns(args), args)
     if not scored_metrics(df):
@@ -328,12 +328,12 @@ def _summary_cmd(args) -> int:
         print(table.round(4).to_string(index=False))
         _print_judge_variance(df, args)
         return 0
-    from .aggregate import readable
+    from evalkit.decide.aggregate import readable
 
     if by and len(by) > 1:
         raise ValueError("--format text|markdown|latex shows one grouping column; use --format tidy for several")
-    if args.format in ("latex", "markdown"):  # one writer, one set of rules for both (evalkit.tables)
-        from .tables import render, summary_table
+    if args.format in ("latex", "markdown"):  # one writer, one set of rules for both (evalkit.publish.tables)
+        from evalkit.publish.tables import render, summary_table
 
         print(render(summary_table(table, by=by[0] if by else None, n_resamples=args.resamples), args.format))
     else:
@@ -345,14 +345,14 @@ def _summary_cmd(args) -> int:
 
 def _print_judge_variance(df, args) -> None:
     """Metrics scored with ``judge.repeats``: their intervals over rows and repeats, and the judge's agreement."""
-    from .judge_variance import judge_variance, repeated_metrics
+    from evalkit.decide.judge_variance import judge_variance, repeated_metrics
 
     if not repeated_metrics(df):
         return
     jv = judge_variance(df, n_resamples=args.resamples, seed=args.seed)
     title = "judge variance (two-level bootstrap over rows and repeats; judge_share: variance between repeats)"
     if args.format in ("latex", "markdown"):
-        from .tables import frame_table, render
+        from evalkit.publish.tables import frame_table, render
 
         print("\n" + render(frame_table(jv, caption=title, label="judge-variance"), args.format))
     else:
@@ -361,7 +361,7 @@ def _print_judge_variance(df, args) -> None:
 
 
 def _report_cmd(args) -> int:
-    from .report import run_report
+    from evalkit.publish.report import run_report
 
     overrides = {"n_resamples": args.resamples} if args.resamples else None
     path = run_report(args.experiment, out_root=args.out, overrides=overrides, overwrite=args.overwrite)
@@ -373,10 +373,10 @@ def _report_cmd(args) -> int:
 
 
 def _init_cmd(args) -> int:
-    from .data import load
-    from .experiment import starter_experiment
+    from evalkit.base.data import load
+    from evalkit.publish.experiment import starter_experiment
 
-    from .safeio import write_text
+    from evalkit.base.safeio import write_text
 
     out = Path(args.output or (Path(args.data).stem + ".yaml"))
     _refuse_overwriting(str(out), args.data)
@@ -392,8 +392,8 @@ def _init_cmd(args) -> int:
 
 
 def _calibrate_cmd(args) -> int:
-    from .calibrate import calibrate_frame, profile_entry, write_profile
-    from .safeio import write_text
+    from evalkit.decide.calibrate import calibrate_frame, profile_entry, write_profile
+    from evalkit.base.safeio import write_text
 
     _refuse_overwriting(args.output, args.results, args.labels)
     _refuse_overwriting(args.json, args.results, args.output, args.labels, what="--json")
@@ -402,7 +402,7 @@ def _calibrate_cmd(args) -> int:
     args.criterion = args.criterion or "youden"
     df = _read_results(args.results, _columns(args), args)
     if args.labels:
-        from .calibrate.active import join_labels, read_labels, relabelled_note, selection_note
+        from evalkit.decide.calibrate.active import join_labels, read_labels, relabelled_note, selection_note
 
         labels = read_labels(args.labels)
         for note in (selection_note(labels), relabelled_note(labels)):
@@ -435,11 +435,11 @@ def _calibrate_cmd(args) -> int:
 def _refuse_the_better_side(args, score: str) -> None:
     """A profile that flags the better side of a registered metric (a high support, a low hallucination) would FAIL
     the good answers: refused unless --force."""
-    from .calibrate import flagged_direction
+    from evalkit.decide.calibrate import flagged_direction
 
     side = flagged_direction(score)
     if args.output and args.direction and side and args.direction != side and not args.force:
-        from .metrics import REGISTRY
+        from evalkit.metrics import REGISTRY
 
         raise ValueError(f"not writing {args.output}: --direction {args.direction} flags the better side of {score} "
                          f"({REGISTRY[score].direction} is better; its bad answers are flagged with --direction "
@@ -475,10 +475,10 @@ def _named(path: str, func):
 def _verdict_cmd(args) -> int:
     import pandas as pd
 
-    from .config import VerdictThresholds
-    from .data import save
-    from .profiles import thresholds_from_profile
-    from .verdict import apply_verdicts, profile_held_by
+    from evalkit.base.config import VerdictThresholds
+    from evalkit.base.data import save
+    from evalkit.decide.profiles import thresholds_from_profile
+    from evalkit.decide.verdict import apply_verdicts, profile_held_by
 
     _check_output_path(args.output)
     _refuse_overwriting(args.output, args.results, args.thresholds)
@@ -494,8 +494,8 @@ def _verdict_cmd(args) -> int:
 
 
 def _compare_cmd(args) -> int:
-    from .aggregate import scored_metrics
-    from .compare import compare_systems
+    from evalkit.decide.aggregate import scored_metrics
+    from evalkit.decide.compare import compare_systems
 
     if args.output:
         _check_output_path(args.output)
@@ -508,12 +508,12 @@ def _compare_cmd(args) -> int:
                             binary=[c for c in (args.binary or "").split(",") if c], positive=args.positive,
                             pair_on=args.pair_on, min_pairs=args.min_pairs)
     if args.output:
-        from .data import save
+        from evalkit.base.data import save
 
         save(table, args.output)
     shown = table.drop(columns=["system_a", "system_b"])
     if args.format in ("latex", "markdown"):  # a short group's footnote says its p-values are not findings
-        from .tables import compare_table, render
+        from evalkit.publish.tables import compare_table, render
 
         print(render(compare_table(table, min_pairs=args.min_pairs, caption=(
             f"Paired comparison of {args.b} (B) with {args.a} (A), paired on {table.attrs['pair_on']}: difference "
@@ -530,7 +530,7 @@ def _compare_cmd(args) -> int:
 
 
 def _paper_cmd(args) -> int:
-    from .paper import write_paper
+    from evalkit.publish.paper import write_paper
 
     b = write_paper(args.results, args.output, n_resamples=args.resamples, seed=args.seed)
     print(f"paper: {b.folder}/main.tex (tables: {', '.join(b.tables)}; figures: {', '.join(b.figures) or 'none'}; "
@@ -583,7 +583,7 @@ def _add_score(sub) -> None:
                    help="call no judge and write nothing: render every judge prompt for the data and print the "
                         "estimated calls, cache hits, prompt tokens and cost (judge.prices)")
     s.add_argument("--metrics", help="comma-separated metric names (default: every default metric that applies)")
-    s.add_argument("--config", help="scoring config YAML (see evalkit.config.EvalConfig)")
+    s.add_argument("--config", help="scoring config YAML (see evalkit.base.config.EvalConfig)")
     s.add_argument("--thresholds", help="calibrated threshold profile (YAML) for the verdict")
     s.add_argument("--profile", choices=VERDICT_PROFILE_NAMES,
                    help="the named verdict profile: 'seed' (the seed documents' word-overlap triad, exact) or "
@@ -703,8 +703,8 @@ def _add_estimate(sub) -> None:
 
 
 def _estimate_cmd(args) -> int:
-    from .calibrate.estimate import METHOD, estimate, paired_difference
-    from .safeio import write_text
+    from evalkit.decide.calibrate.estimate import METHOD, estimate, paired_difference
+    from evalkit.base.safeio import write_text
 
     _refuse_overwriting(args.json, args.results, args.labels, what="--json")
     if bool(args.a) != bool(args.b):
@@ -713,7 +713,7 @@ def _estimate_cmd(args) -> int:
         raise ValueError(f"--a and --b name the same system {args.a!r}")
     df = _read_results(args.results, _columns(args), args)
     if args.labels:
-        from .calibrate.estimate import with_labels
+        from evalkit.decide.calibrate.estimate import with_labels
 
         df = _named(args.labels, with_labels)(df, args.labels, args.target)
     using = [c.strip() for c in args.using.split(",") if c.strip()]
@@ -740,8 +740,8 @@ def _estimate_cmd(args) -> int:
 
 
 def _plan_cmd(args, df, using, options, named) -> int:
-    from .calibrate.estimate import plan
-    from .safeio import write_text
+    from evalkit.decide.calibrate.estimate import plan
+    from evalkit.base.safeio import write_text
 
     plans = _named(named, plan)(df, args.target, using, args.plan, by=args.by or None, **options)
     print(f"labels needed for a {args.confidence:.0%} interval {args.plan:g} wide (the labels so far as a random pilot; "
@@ -776,7 +776,7 @@ def _wilson_note(e) -> str:
 
 
 def _estimate_table(found, args, using, labels) -> str:
-    from .calibrate.estimate import RANDOM, label_values
+    from evalkit.decide.calibrate.estimate import RANDOM, label_values
 
     what = label_values(list(labels), args.target, args.positive)[1]
     g = max([16, *(len(e.group) + 2 for e in found)])  # a paired difference's name is longer than a system's
@@ -866,9 +866,9 @@ def _add_check(sub) -> None:
 
 
 def _check_cmd(args) -> int:
-    from .gate import check
-    from .profiles import thresholds_from_profile
-    from .verdict import apply_verdicts, profile_held_by, profile_metrics
+    from evalkit.decide.gate import check
+    from evalkit.decide.profiles import thresholds_from_profile
+    from evalkit.decide.verdict import apply_verdicts, profile_held_by, profile_metrics
 
     if not args.thresholds and args.max_fail_share is None:
         raise ValueError("check: give --thresholds PROFILE, --max-fail-share SHARE, or both")
@@ -893,7 +893,7 @@ def _check_cmd(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from evalkit import __version__
 
     p = argparse.ArgumentParser(prog="evalkit", description="Evaluate LLM/RAG answers reproducibly.",
                                 formatter_class=_Help)
@@ -934,12 +934,12 @@ def _noting_renames(func, args) -> int:
     (each message once), other warnings are shown as usual."""
     import warnings
 
-    from .metrics import MetricRenamedWarning
+    from evalkit.metrics import MetricRenamedWarning
 
     noted: set[str] = set()
     show = warnings.showwarning
 
-    from .runner import InputColumnsRenamed
+    from evalkit.run.runner import InputColumnsRenamed
 
     def note(message, category, *rest, **kwargs):
         kind = "note" if issubclass(category, MetricRenamedWarning) else "warning"
@@ -970,7 +970,7 @@ def _terminated_like_interrupted():
         yield
         return
 
-    from .safeio import stop_or_defer
+    from evalkit.base.safeio import stop_or_defer
 
     def stop(signum, frame):
         stop_or_defer(_Terminated if signum == signal.SIGTERM else KeyboardInterrupt)
@@ -1014,13 +1014,13 @@ def main(argv: list[str] | None = None) -> int:
 def _release_abandoned_locks() -> None:
     """A stop can land inside a lock's own release (after its finally began, before the file went): no lock file
     may outlive the command."""
-    from .safeio import release_abandoned
+    from evalkit.base.safeio import release_abandoned
 
     release_abandoned()
 
 
 def _redacted(text: str) -> str:
-    from .config import redact_secrets
+    from evalkit.base.config import redact_secrets
 
     return redact_secrets(text)
 
@@ -1028,7 +1028,7 @@ def _redacted(text: str) -> str:
 def _hide_credentials_in_logs() -> None:
     """Every handler of the root logger hides URL passwords and credential query values (httpx logs each request's
     full URL at INFO, which -v shows)."""
-    from .config import RedactingFilter
+    from evalkit.base.config import RedactingFilter
 
     for handler in logging.getLogger().handlers:
         if not any(isinstance(f, RedactingFilter) for f in handler.filters):

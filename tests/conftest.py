@@ -65,7 +65,7 @@ def sample_results(sample_df):
 
 @pytest.fixture(scope="session")
 def nlp():
-    from evalkit.nlp import NlpPipeline
+    from evalkit.base.nlp import NlpPipeline
 
     return NlpPipeline()
 
@@ -90,6 +90,6 @@ def scripted_judge(judge_server):
 
 @pytest.fixture(scope="session")
 def encoder():
-    from evalkit.encoders import get_encoder
+    from evalkit.base.encoders import get_encoder
 
     return get_encoder()

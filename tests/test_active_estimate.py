@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.calibrate.active import inclusion_probabilities, label_next
-from evalkit.calibrate.estimate import EstimateError, _one_drawn, estimate, paired_difference
+from evalkit.decide.calibrate.active import inclusion_probabilities, label_next
+from evalkit.decide.calibrate.estimate import EstimateError, _one_drawn, estimate, paired_difference
 from evalkit.cli import main
-from evalkit.lab import labeler
+from evalkit.publish.lab import labeler
 
 DESIGN = ["selection", "probability", "draw", "pool", "drawn"]
 
@@ -123,7 +123,7 @@ def test_draws_are_combined_by_the_weighted_means_by_hand():
                          + .2 * (r[7] - m1) ** 2 / .64) / (1 / .4 + 1 / .5 + 1 / .8) ** 2
     est = f.mean() + 0.4 * c0 + 0.6 * c1
     half = 1.959964 * np.sqrt(0.16 * v0 + 0.36 * v1 + f.var(ddof=1) / 8)
-    import evalkit.calibrate.estimate as E
+    import evalkit.decide.calibrate.estimate as E
 
     old, E.MIN_LABELLED = E.MIN_LABELLED, 3  # eight rows: below the floor a real study needs
     try:
@@ -143,7 +143,7 @@ def test_a_single_uniform_draw_is_ppi_pythons_estimate():
     df = _label(pop, label_next(pop, score="s", n=60, mode="estimate", seed=4))
     [e] = estimate(df, "label", ["s"], positive="Y")
     labelled = df["label"].notna().to_numpy()
-    from evalkit.calibrate.estimate import cross_fitted
+    from evalkit.decide.calibrate.estimate import cross_fitted
 
     y = df["label"].map({"Y": 1.0, "N": 0.0}).to_numpy(float)
     f = cross_fitted(df[["s"]].to_numpy(float), y, labelled, True, 0)

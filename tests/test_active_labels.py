@@ -11,9 +11,9 @@ import pytest
 from sklearn.metrics import confusion_matrix, f1_score, precision_score, recall_score, roc_auc_score
 
 import evalkit
-from evalkit.calibrate import CalibrationError
-from evalkit.calibrate.active import join_labels, label_next, labels_csv, read_labels
-from evalkit.lab import labeler, threshold_html, threshold_view
+from evalkit.decide.calibrate import CalibrationError
+from evalkit.decide.calibrate.active import join_labels, label_next, labels_csv, read_labels
+from evalkit.publish.lab import labeler, threshold_html, threshold_view
 
 
 def _scores(n=100):
@@ -42,7 +42,7 @@ def test_a_threshold_pick_says_how_close_it_is_in_words_true_at_any_distance():
     assert picked["why"].tolist() == ["closest to the threshold (rank 1 of 3 unlabelled rows, 0.000 away)",
                                       "closest to the threshold (rank 2 of 3 unlabelled rows, 0.500 away)",
                                       "closest to the threshold (rank 3 of 3 unlabelled rows, 1.000 away)"]
-    from evalkit.calibrate.active import chosen_by_threshold
+    from evalkit.decide.calibrate.active import chosen_by_threshold
 
     # the labels file's selection: today's wording and the older one are both known as not random
     assert chosen_by_threshold(pd.Series([picked["why"].iloc[2], "near the threshold", "random share", None])
@@ -230,7 +230,7 @@ def test_explore_draws_and_follows_the_slider():
 
 
 def test_explore_draws_static_html_without_widgets(monkeypatch):
-    import evalkit.lab as lab
+    import evalkit.publish.lab as lab
 
     monkeypatch.setattr(lab, "_widgets", lambda: None)  # as without the lab extra: a report page, a plain kernel
     df = pd.DataFrame({"id": list("abcd"), "s": [0.1, 0.4, 0.6, 0.9], "bad": [0, 0, 1, 1]})
@@ -301,7 +301,7 @@ def test_explore_states_the_guaranteed_threshold_beside_youdens():
     labels cannot carry says so instead of showing a number."""
     from sklearn.metrics import roc_curve
 
-    from evalkit.calibrate.guarantee import guaranteed_threshold
+    from evalkit.decide.calibrate.guarantee import guaranteed_threshold
 
     rng = np.random.default_rng(2)
     y = rng.random(300) < 0.3

@@ -1,9 +1,9 @@
-"""evalkit/analysis.py: the numbers a report shows that are not covered by the notebooks' own tests."""
+"""evalkit/publish/analysis.py: the numbers a report shows that are not covered by the notebooks' own tests."""
 import pandas as pd
 
-from evalkit.analysis import threshold_boundary
-from evalkit.config import VerdictThresholds
-from evalkit.thresholds import Threshold
+from evalkit.publish.analysis import threshold_boundary
+from evalkit.base.config import VerdictThresholds
+from evalkit.base.thresholds import Threshold
 
 # by hand: rows 0, 1 and 4 score exactly 0.5 (rows 0 and 1 labelled hallucinated, row 4 not); 0.4999 and 0.25 are
 # below, 1.0 above, None missing. relevance 0.1 exactly on rows 0 and 2.
@@ -34,8 +34,8 @@ def test_a_calibrated_inclusive_rule_flags_the_boundary():
 
 
 def test_the_report_numbers_hold_the_boundary(tmp_path):
-    from evalkit.analysis import analyze
-    from evalkit.experiment import Experiment
+    from evalkit.publish.analysis import analyze
+    from evalkit.publish.experiment import Experiment
 
     res = FRAME.assign(verdict=["PASS"] * 7, error=[None] * 7)
     out = analyze(res, Experiment(name="x", data=str(tmp_path / "d.csv")))
@@ -44,8 +44,8 @@ def test_the_report_numbers_hold_the_boundary(tmp_path):
 
 
 def test_sections_say_which_columns_a_missing_metric_reads():
-    from evalkit.analysis import notebook_section, plan_sections
-    from evalkit.experiment import Experiment
+    from evalkit.publish.analysis import notebook_section, plan_sections
+    from evalkit.publish.experiment import Experiment
 
     plan = plan_sections(pd.DataFrame({"relevance": [0.5], "error": [None]}), Experiment(name="x", data="d.csv"))
     assert plan["relevance"].applies and not plan["hallucination"].applies
@@ -82,8 +82,8 @@ def test_the_report_numbers_estimate_the_label_rate_per_system(tmp_path):
     estimate is the labels' own mean (by hand: a 3/20, b 12/20)."""
     import numpy as np
 
-    from evalkit.analysis import analyze
-    from evalkit.experiment import Experiment
+    from evalkit.publish.analysis import analyze
+    from evalkit.publish.experiment import Experiment
 
     rng = np.random.default_rng(0)
     bad = [i < 3 for i in range(20)] + [i < 12 for i in range(20)]
@@ -102,8 +102,8 @@ def test_the_report_numbers_estimate_the_label_rate_per_system(tmp_path):
 def test_an_experiment_can_ask_for_a_guaranteed_threshold(tmp_path):
     import numpy as np
 
-    from evalkit.analysis import analyze
-    from evalkit.experiment import Experiment
+    from evalkit.publish.analysis import analyze
+    from evalkit.publish.experiment import Experiment
 
     rng = np.random.default_rng(1)
     bad = rng.random(400) < 0.3

@@ -6,7 +6,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import evalkit
-from evalkit.calibrate import roc_auc
+from evalkit.decide.calibrate import roc_auc
 
 from .conftest import BENCH
 

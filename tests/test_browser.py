@@ -193,7 +193,7 @@ def test_check_page_sees_overflow_and_broken_images(tmp_path):
 def test_check_page_sees_a_metric_name_broken_across_lines(tmp_path):
     """The report page's old rule (overflow-wrap:anywhere) let a table column shrink until "completeness" split;
     the page's rule now (break-word) keeps it whole and the table scrolls instead."""
-    from evalkit.report import PAGE_CSS
+    from evalkit.publish.report import PAGE_CSS
 
     row = "<tr><td>completeness</td>" + "<td>" + "a long sentence of words " * 30 + "</td></tr>"
     for css, broken in (("td{overflow-wrap:anywhere}", True), (PAGE_CSS, False)):
@@ -232,7 +232,7 @@ def _evidence_frame() -> pd.DataFrame:
 
 @needs_chromium
 def test_evidence_view_fits_1280(tmp_path):
-    from evalkit.view.show import show
+    from evalkit.publish.view.show import show
 
     page = tmp_path / "evidence.html"
     page.write_text(show(_evidence_frame(), "r1").to_page(), encoding="utf-8")

@@ -65,7 +65,7 @@ def _evalkit(args, cwd, env, check=True):
 
 
 def test_installed_copy_is_the_one_used(installed, tmp_path):
-    r = subprocess.run([sys.executable, "-c", "import evalkit, evalkit.experiment as e; print(evalkit.__file__); "
+    r = subprocess.run([sys.executable, "-c", "import evalkit, evalkit.publish.experiment as e; print(evalkit.__file__); "
                                               "print(sorted(p.name for p in e.NOTEBOOK_DIR.glob('*.ipynb'))[0])"],
                        cwd=tmp_path, env=installed, capture_output=True, text=True, check=True)
     where, first_nb = r.stdout.split()

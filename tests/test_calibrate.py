@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from evalkit.calibrate import (CalibrationError, calibrate, cohen_kappa, krippendorff_alpha, pr_auc,
+from evalkit.decide.calibrate import (CalibrationError, calibrate, cohen_kappa, krippendorff_alpha, pr_auc,
                                profile_entry, rank_correlation, roc_auc, select_threshold, write_profile)
-from evalkit.config import VerdictThresholds
-from evalkit.profiles import thresholds_from_profile
-from evalkit.verdict import verdict
+from evalkit.base.config import VerdictThresholds
+from evalkit.decide.profiles import thresholds_from_profile
+from evalkit.decide.verdict import verdict
 
 # scores 10..1 with one negative at 6: precision/recall at each threshold are known by hand
 S = np.array([10, 9, 8, 7, 6, 5, 4, 3, 2, 1], dtype=float)
@@ -149,7 +149,7 @@ POL_BAD = [0, 0, 0, 1, 0, 1, 1]
 
 
 def test_positive_as_comparison_for_ordinal_labels():
-    from evalkit.calibrate import binary_labels, parse_positive
+    from evalkit.decide.calibrate import binary_labels, parse_positive
 
     assert binary_labels([1, 2, 3, 4, 5, None], positive="<=2") == [True, True, False, False, False, None]
     assert binary_labels([1, 2, 3, 4, 5], positive="<3") == [True, True, False, False, False]
@@ -168,7 +168,7 @@ def test_positive_as_comparison_for_ordinal_labels():
 def test_likert_comparison_equals_hand_mapped_binary():
     import pandas as pd
 
-    from evalkit.calibrate import calibrate_frame
+    from evalkit.decide.calibrate import calibrate_frame
 
     df = pd.DataFrame({"s": POL_S, "likert": POL_LIKERT, "bad": POL_BAD})
     lik = calibrate_frame(df, "s", "likert", positive="<=2", n_resamples=100, min_per_class=3)
@@ -182,7 +182,7 @@ def test_likert_comparison_equals_hand_mapped_binary():
 def test_wrong_positive_class_warns_first_and_the_rule_flags_everything():
     import pandas as pd
 
-    from evalkit.calibrate import calibrate_frame
+    from evalkit.decide.calibrate import calibrate_frame
 
     tc = calibrate_frame(pd.DataFrame({"s": POL_S, "faithful": POL_Y}), "s", "faithful", positive="Y",
                          n_resamples=50, min_per_class=3)
@@ -208,7 +208,7 @@ def _support_table(tmp_path):
 
 
 def test_calibrate_frame_reads_the_metrics_direction(tmp_path):
-    from evalkit.calibrate import calibrate_frame, flagged_direction
+    from evalkit.decide.calibrate import calibrate_frame, flagged_direction
 
     df, _ = _support_table(tmp_path)
     assert (flagged_direction("support"), flagged_direction("hallucination"), flagged_direction("s")) == \

@@ -217,7 +217,7 @@ def test_summary_formats_with_intervals_and_counts(tmp_path, capsys):
                error=[None, None, "relevance: ValueError: boom", None, None])
     assert main(["summary", t, "--format", "markdown", "--resamples", "200"]) == 0
     out = capsys.readouterr().out
-    # one row per metric and system (evalkit.tables): metric | system | mean [95% CI] | n (undet., err.)
+    # one row per metric and system (evalkit.publish.tables): metric | system | mean [95% CI] | n (undet., err.)
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in out.splitlines()
             if line.startswith("| relevance (0..1, higher is better)")]
     assert rows[0][1] == "a" and rows[0][2].startswith("0.300 [") and rows[0][3] == "3 (0, 1)"  # 1 error
@@ -300,7 +300,7 @@ def test_calibrate_likert_comparison_matches_hand_mapped_binary(tmp_path, capsys
     ("likert", [1, 3, 5, 4], 'positive: "<=2"'),
 ])
 def test_init_recognises_label_columns_and_writes_the_positive_class(tmp_path, capsys, column, values, line):
-    from evalkit.experiment import load_experiment
+    from evalkit.publish.experiment import load_experiment
 
     t = _table(tmp_path, "d.csv", question=["a?", "b?", "c?", "d?"], answer=["A.", "B.", "C.", "D."],
                contexts=["x", "y", "z", "w"], **{column: values})
@@ -311,7 +311,7 @@ def test_init_recognises_label_columns_and_writes_the_positive_class(tmp_path, c
     assert f"label: {column}" in text and written.strip().startswith(line) and "# flagged = " in written
     cal = load_experiment(exp).calibration
     assert cal["label"] == column
-    from evalkit.calibrate import binary_labels
+    from evalkit.decide.calibrate import binary_labels
 
     flagged = binary_labels(values, positive=cal["positive"], column=column)
     # the bad answers by hand: N, yes, fail, False, scores 1-2

@@ -24,7 +24,7 @@ NUMBERS = {"faithfulness": 80.0, "context_precision": None, "context_recall": 50
 
 @pytest.fixture(scope="module")
 def kit(scripted_judge, encoder, judge_server):
-    from evalkit.encoders import get_bert_scorer
+    from evalkit.base.encoders import get_bert_scorer
     from evalkit.judge import JudgeConfig
 
     return {"judge": scripted_judge, "encoder": encoder, "scorer": get_bert_scorer(),
@@ -102,8 +102,8 @@ def test_every_batch_function_is_classified():
 
 
 def _batch_setup(name, sample_df, kit):
-    from evalkit.config import EvalConfig
-    from evalkit.runner import Resources, _metric_params
+    from evalkit.base.config import EvalConfig
+    from evalkit.run.runner import Resources, _metric_params
 
     m = REGISTRY[name]
     rows = sample_df.head(12)

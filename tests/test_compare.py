@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from evalkit.compare import compare_systems, mcnemar, paired_bootstrap
+from evalkit.decide.compare import compare_systems, mcnemar, paired_bootstrap
 
 
 def test_paired_bootstrap_constant_shift():
@@ -47,7 +47,7 @@ def test_compare_errors(sample_results):
 
 
 def test_holm_by_hand():
-    from evalkit.compare import holm
+    from evalkit.decide.compare import holm
 
     # m = 3: sorted p 0.01, 0.02, 0.04 -> 0.03, max(0.03, 0.04) = 0.04, max(0.04, 0.04) = 0.04
     assert holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
@@ -83,7 +83,7 @@ def test_binary_columns_read_with_positive():
     r = t.set_index("metric").loc["lik"]
     assert (r["mean_a"], r["mean_b"], r["only_a"], r["only_b"]) == (pytest.approx(2 / 6), pytest.approx(4 / 6), 0, 2)
     assert r["p_mcnemar"] == pytest.approx(0.5)  # 2 discordant pairs, both for b: 2 * 0.5^2
-    from evalkit.calibrate import CalibrationError
+    from evalkit.decide.calibrate import CalibrationError
 
     with pytest.raises(CalibrationError, match="column 'lik' is not a binary label"):
         compare_systems(df, [], "a", "b", binary=["lik"], n_resamples=10)

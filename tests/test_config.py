@@ -1,14 +1,14 @@
 """Configuration values are checked when loaded, before anything is scored: each message names the file and
-the key (evalkit.config.EvalConfig.validate)."""
+the key (evalkit.base.config.EvalConfig.validate)."""
 import dataclasses
 import importlib.util
 from pathlib import Path
 
 import pytest
 
-from evalkit.runner import as_config
+from evalkit.run.runner import as_config
 
-from evalkit.config import ConfigError, EvalConfig
+from evalkit.base.config import ConfigError, EvalConfig
 
 from .conftest import ROOT
 

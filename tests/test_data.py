@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import evalkit
-from evalkit.data import DataError, canonicalize, load, save
+from evalkit.base.data import DataError, canonicalize, load, save
 
 
 def _write_jsonl(path, rows):
@@ -134,7 +134,7 @@ def test_duplicate_ids_are_kept_with_a_warning_naming_the_lines(tmp_path, caplog
 
 
 def test_read_table_needs_no_answer_columns(tmp_path):
-    from evalkit.data import read_table
+    from evalkit.base.data import read_table
 
     p = tmp_path / "s.csv"
     p.write_text("s,y\n0.5,yes\n0.1,no\n", encoding="utf-8")
@@ -145,7 +145,7 @@ def test_read_table_needs_no_answer_columns(tmp_path):
 
 
 def test_parse_column_mapping():
-    from evalkit.data import parse_column_mapping
+    from evalkit.base.data import parse_column_mapping
 
     assert parse_column_mapping("answer=model_output,contexts=docs") == {"answer": "model_output", "contexts": "docs"}
     assert parse_column_mapping(None) == {}
@@ -184,7 +184,7 @@ def test_public_load_is_data_load():
 
 
 def test_the_error_column_round_trips_its_records():
-    from evalkit.data import RowError, error_cell, error_of, row_errors
+    from evalkit.base.data import RowError, error_cell, error_of, row_errors
 
     recs = [RowError("relevance", "ValueError", "bad | input"), RowError("faithfulness", "judge.JudgeError", "x: y")]
     cell = error_cell(recs)
@@ -200,9 +200,9 @@ def test_the_details_columns_are_read_back_by_one_loader_that_names_a_bad_cell()
     import pandas as pd
     import pytest
 
-    from evalkit.aggregate import evidence_table
-    from evalkit.data import DetailsError, details_cell, details_of_cell
-    from evalkit.judge_variance import repeat_matrix
+    from evalkit.decide.aggregate import evidence_table
+    from evalkit.base.data import DetailsError, details_cell, details_of_cell
+    from evalkit.decide.judge_variance import repeat_matrix
 
     d = {"terms": ["Lyon", "Gent | Ghent"], "cosine": 0.5, "note": "naïve"}
     assert details_of_cell(details_cell(d)) == d  # round trip, non-ASCII kept
@@ -222,7 +222,7 @@ def test_as_saved_is_what_json_reads_back():
     """A checkpoint's header built in memory equals the one read from its manifest: written out by hand."""
     from pathlib import Path
 
-    from evalkit.data import as_saved
+    from evalkit.base.data import as_saved
 
     header = {"b": (1, 2), "a": {"z": Path("p/q"), "y": None}, "c": 0.5}
     assert as_saved(header) == {"b": [1, 2], "a": {"z": "p/q", "y": None}, "c": 0.5}

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from evalkit.calibrate.estimate import (EstimateError, estimate, labels_only_interval, paired_difference,
+from evalkit.decide.calibrate.estimate import (EstimateError, estimate, labels_only_interval, paired_difference,
                                         paired_interval, ppi_interval)
 from evalkit.cli import main
 
@@ -184,7 +184,7 @@ def test_the_plan_delivers_the_width_it_promises():
     """A pilot of 200 random labels (a small pilot's correlation is itself noisy: 40 labels planned 50 to 128 on
     four seeds) plans the labels for a 0.12-wide interval; studies of that many random labels (30 seeds) then get
     intervals 0.12 wide on average (within 15%), and the labels-only plan asks for more."""
-    from evalkit.calibrate.estimate import plan
+    from evalkit.decide.calibrate.estimate import plan
 
     pop = _population(21, n_rows=1500)
     a = pop[pop["system"] == "a"].reset_index(drop=True)
@@ -223,7 +223,7 @@ def test_a_text_column_is_not_a_score():
 
 
 def test_plan_refuses_a_width_a_rate_cannot_have_and_the_paired_difference(tmp_path, capsys):
-    from evalkit.calibrate.estimate import plan
+    from evalkit.decide.calibrate.estimate import plan
 
     df = _labelled_at_random(_population(6, n_rows=300), 60, 1)
     with pytest.raises(EstimateError, match="a rate lies in 0..1: an interval 20 wide says nothing"):

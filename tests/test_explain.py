@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from evalkit import explain
+from evalkit.publish import explain
 from evalkit.metrics import worked
 from evalkit.metrics import REGISTRY
 from evalkit.metrics.registry import register_metric, scoped

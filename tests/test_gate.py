@@ -1,4 +1,4 @@
-"""#29 item 5: `evalkit check` (evalkit/gate.py) gates a CI on results; `aevaluate` awaits a run in a running loop."""
+"""#29 item 5: `evalkit check` (evalkit/decide/gate.py) gates a CI on results; `aevaluate` awaits a run in a running loop."""
 import asyncio
 from pathlib import Path
 
@@ -7,9 +7,9 @@ import pytest
 
 import evalkit
 from evalkit.cli import main
-from evalkit.gate import check
+from evalkit.decide.gate import check
 from evalkit.testing import ScriptedJudgeServer
-from evalkit.thresholds import Threshold
+from evalkit.base.thresholds import Threshold
 
 # system a: faithfulness 90, 80 (mean 85); system b: 40, 60 (mean 50); hand-made, no scoring needed
 RESULTS = pd.DataFrame({"id": ["q1", "q2", "q1", "q2"], "system": ["a", "a", "b", "b"],
@@ -126,7 +126,7 @@ def test_check_table_keeps_columns_apart_whatever_the_rule_length():
     spaces between it and its value; every line splits into the same five cells."""
     import re
 
-    from evalkit.gate import CheckResult, RuleCheck
+    from evalkit.decide.gate import CheckResult, RuleCheck
 
     long_rule = "mean answer_relevance_with_a_long_custom_name must not be >= 0.166667"
     checks = (RuleCheck("rag-b", long_rule, 0.3222, 0.1778, 0.4806, 42, False),

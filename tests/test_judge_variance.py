@@ -1,4 +1,4 @@
-"""Judge variance (evalkit/judge_variance.py): hand-computed numbers, an independent Krippendorff's alpha, an
+"""Judge variance (evalkit/decide/judge_variance.py): hand-computed numbers, an independent Krippendorff's alpha, an
 independent bootstrap, and judge.repeats end to end against the scripted judge server, deterministic and noisy."""
 import json
 import random
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import evalkit
-from evalkit.judge_variance import (judge_variance, judge_variance_share, krippendorff_alpha_interval, repeat_matrix,
+from evalkit.decide.judge_variance import (judge_variance, judge_variance_share, krippendorff_alpha_interval, repeat_matrix,
                                     two_level_bootstrap)
 from evalkit.testing import ScriptedJudgeServer
 

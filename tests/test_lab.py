@@ -2,7 +2,7 @@
 threshold slider and see the confusion matrix change, save through Lab and find the committed pair unchanged.
 
 The server is the environment's own ``jupyter lab`` with the configuration ``make setup`` installed (the
-``pre_save_hook`` of :mod:`evalkit.jupyter_hooks`, the "Python 3" kernelspec), a throwaway user configuration and
+``pre_save_hook`` of :mod:`evalkit.publish.jupyter_hooks`, the "Python 3" kernelspec), a throwaway user configuration and
 runtime folder, a random token, on 127.0.0.1. Chromium is ``/usr/bin/chromium`` (``.ci/run`` installs it);
 Playwright's own browser download is never used.
 """

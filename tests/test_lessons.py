@@ -1,4 +1,4 @@
-"""'What this means' (evalkit/lessons.py): every sentence follows from the numbers it is given, and a contradiction
+"""'What this means' (evalkit/publish/lessons.py): every sentence follows from the numbers it is given, and a contradiction
 with them fails here. The tables below are written by hand; the expected sentences are read off them."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from evalkit.lessons import comparison_meaning, metric_meaning, numbers_of
+from evalkit.publish.lessons import comparison_meaning, metric_meaning, numbers_of
 
 
 def _row(metric, diff, low, high, p_holm, n_pairs=42, small=False):

@@ -43,8 +43,8 @@ def test_no_metric_logic_in_notebooks(path):
 
 def _report_dir(base: Path, results, experiment: Path) -> Path:
     """A report folder as `evalkit report` leaves it, built from already-scored results."""
-    from evalkit.analysis import analyze
-    from evalkit.experiment import load_experiment
+    from evalkit.publish.analysis import analyze
+    from evalkit.publish.experiment import load_experiment
 
     r = results.copy()
     r.attrs.clear()
@@ -226,8 +226,8 @@ def test_a_second_run_of_a_notebook_reuses_the_first_ones_scores(tmp_path):
 
 
 def test_the_cache_key_follows_the_data_and_the_package(tmp_path):
-    from evalkit.experiment import load_experiment
-    from evalkit.notebook import scoring_key
+    from evalkit.publish.experiment import load_experiment
+    from evalkit.publish.notebook import scoring_key
 
     exp = _own_experiment(tmp_path)
     k1 = scoring_key(load_experiment(exp))
@@ -238,7 +238,7 @@ def test_the_cache_key_follows_the_data_and_the_package(tmp_path):
 
 
 def test_report_pages_draw_formulas_as_mathml_and_load_nothing(tmp_path):
-    from evalkit.report import to_html
+    from evalkit.publish.report import to_html
 
     page = to_html(ROOT / "notebooks" / "01_relevance.ipynb", "sig", "t")
     assert "<math" in page and "$$" not in page
@@ -249,7 +249,7 @@ def test_report_pages_draw_formulas_as_mathml_and_load_nothing(tmp_path):
 def test_saving_a_committed_notebook_keeps_it_as_committed(tmp_path):
     """The Jupyter pre-save hook on a notebook with outputs, as Lab sends it: what is written equals the
     committed file; the same notebook elsewhere is saved as sent."""
-    from evalkit.jupyter_hooks import clean_committed_notebook
+    from evalkit.publish.jupyter_hooks import clean_committed_notebook
 
     committed = ROOT / "notebooks" / "06_calibration.ipynb"
     nb = json.loads(committed.read_text())
@@ -272,7 +272,7 @@ def test_every_notebook_reads_the_experiments_positive_class():
     seen 'N', 'Y'") while 06 read the experiment's `positive: Y`: the run now supplies it for its label."""
     import pandas as pd
 
-    from evalkit.notebook import NotebookRun
+    from evalkit.publish.notebook import NotebookRun
 
     res = pd.DataFrame({"hallucinated": ["Y", "N", None, "Y"]})
     run = NotebookRun(res, None, None, metrics={"calibration": {"label": "hallucinated", "positive": "Y"}})

@@ -151,9 +151,9 @@ def test_print_figures_widths_palette_and_labels(tmp_path):
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_hex
 
-    from evalkit import plots
-    from evalkit.aggregate import summary
-    from evalkit.compare import compare_systems
+    from evalkit.publish import plots
+    from evalkit.decide.aggregate import summary
+    from evalkit.decide.compare import compare_systems
 
     df = _results()
     means = plots.metric_means(summary(df, by="system", n_resamples=50), by="system")
@@ -239,8 +239,8 @@ def test_paper_states_a_guaranteed_threshold_with_its_assumption(tmp_path):
 def test_one_truth_report_paper_and_compare(tmp_path, sample_results, capsys):
     """A report folder as `evalkit report` writes it (analyze on the scored sample), the paper built from it, and
     `evalkit compare` on its results with the report's settings: every shared number is the same."""
-    from evalkit.analysis import analyze
-    from evalkit.experiment import load_experiment
+    from evalkit.publish.analysis import analyze
+    from evalkit.publish.experiment import load_experiment
 
     report = tmp_path / "report"
     report.mkdir()

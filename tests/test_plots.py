@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit import plots
+from evalkit.publish import plots
 
 SUMMARY = pd.DataFrame({"system": ["a", "a", "a", "b", "b", "b"], "kind": "score",
                         "metric": ["relevance", "hallucination", "faithfulness"] * 2,
@@ -50,7 +50,7 @@ def test_drawing_leaves_the_callers_settings_alone(name, tmp_path):
 
 
 def test_importing_evalkit_changes_no_setting():
-    code = ("import matplotlib; before = dict(matplotlib.rcParams); import evalkit, evalkit.plots; "
+    code = ("import matplotlib; before = dict(matplotlib.rcParams); import evalkit, evalkit.publish.plots; "
             "print(dict(matplotlib.rcParams) == before)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"

@@ -117,7 +117,7 @@ def _my_study(path: Path) -> None:
 def _my_labels(answers: Path, out: Path) -> None:
     """labels.csv as evalkit.labeler writes it for those answers (ids repeat across the two systems, so it has a
     system column): the README's `calibrate --labels` reads it."""
-    from evalkit.calibrate.active import labels_csv
+    from evalkit.decide.calibrate.active import labels_csv
 
     df = pd.read_csv(answers)
     out.write_text(labels_csv([{"id": r.id, "system": r.system, "label": "yes" if r.hallucinated else "no",

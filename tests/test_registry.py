@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from evalkit.cli import main
-from evalkit.config import VerdictThresholds
+from evalkit.base.config import VerdictThresholds
 from evalkit.metrics import REGISTRY, MetricRenamedWarning, get_metric
 from evalkit.metrics.base import Metric, markdown_table
 
@@ -73,7 +73,7 @@ def test_every_metric_declares_a_formula_on_one_line():
 
 
 def test_verdict_roles_are_the_seeds_rules_in_the_verdicts_order():
-    from evalkit.verdict import TRIAD
+    from evalkit.decide.verdict import TRIAD
 
     roles = {n: (m.verdict_role.flag, m.verdict_role.outcome, m.verdict_role.threshold, m.verdict_role.profile)
              for n, m in REGISTRY.items() if m.verdict_role is not None}
@@ -101,7 +101,7 @@ def test_evidence_keys_are_what_the_metrics_emit(sample_results):
 
 
 def test_evidence_table_shows_the_declared_keys_in_order():
-    from evalkit.aggregate import evidence_table
+    from evalkit.decide.aggregate import evidence_table
 
     df = pd.DataFrame({"id": ["a", "b"], "completeness": [0.5, 1.0],
                        "completeness_details": ['{"keywords": ["x", "y"], "missing": ["y"], "matched": 1}',
@@ -145,10 +145,10 @@ def test_evaluate_accepts_the_old_name_once():
 
 
 def test_profiles_and_calibration_accept_the_old_name():
-    from evalkit.calibrate import calibrate_frame
-    from evalkit.config import ConfigError
-    from evalkit.runner import as_config
-    from evalkit.profiles import thresholds_from_profile
+    from evalkit.decide.calibrate import calibrate_frame
+    from evalkit.base.config import ConfigError
+    from evalkit.run.runner import as_config
+    from evalkit.decide.profiles import thresholds_from_profile
 
     with pytest.warns(MetricRenamedWarning):
         t = thresholds_from_profile({"metrics": {"grounding": {"threshold": 0.4, "flag": "above"}}})

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from evalkit.experiment import ExperimentError, load_experiment
-from evalkit.report import ReportError, run_report
+from evalkit.publish.experiment import ExperimentError, load_experiment
+from evalkit.publish.report import ReportError, run_report
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = {"n_resamples": 50}
@@ -71,8 +71,8 @@ def test_html_numbers_are_the_metrics_json_numbers(two_reports):
     # the verdict section names the profile that decided (#38): the default (evalkit); the default run scores the
     # seed's triad too, so it says on how many answers the seed's rules decide otherwise, counted here by applying
     # the seed profile to the saved results and comparing with the saved verdicts
-    from evalkit.config import VerdictThresholds
-    from evalkit.verdict import apply_verdicts
+    from evalkit.base.config import VerdictThresholds
+    from evalkit.decide.verdict import apply_verdicts
 
     res = pd.read_parquet(a / "results.parquet")
     seed = apply_verdicts(res.drop(columns=["verdict", "verdict_rule"]), VerdictThresholds(named="seed"))[0]
@@ -188,8 +188,8 @@ def test_the_example_scoring_config_holds_no_dataset_rules():
 def test_split_lesson_reads_the_two_protocols_numbers():
     from types import SimpleNamespace as NS
 
-    from evalkit.calibrate.core import Interval
-    from evalkit.notebook import split_lesson
+    from evalkit.decide.calibrate.core import Interval
+    from evalkit.publish.notebook import split_lesson
 
     def result(t, p, r):
         return NS(threshold=t, at_threshold=NS(precision=Interval(p, None, None), recall=Interval(r, None, None)))
@@ -285,8 +285,8 @@ def test_metrics_json_keeps_each_tables_columns_in_order(tmp_path):
 
     import pandas as pd
 
-    from evalkit.aggregate import summary
-    from evalkit.report import _write_json
+    from evalkit.decide.aggregate import summary
+    from evalkit.publish.report import _write_json
 
     df = pd.DataFrame({"system": ["a", "a", "b", "b"], "relevance": [0.1, 0.3, 0.5, 0.7],
                        "exact_match": [True, False, True, True]})

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit.config import EvalConfig
+from evalkit.base.config import EvalConfig
 from evalkit.judge import NOT_CONFIGURED
 from evalkit.judge.dryrun import make_dry_judge
 from evalkit.metrics import REGISTRY
-from evalkit.run_resources import RESOURCES, Resources, needed_resources, resource_problem, shipped_models
+from evalkit.run.resources import RESOURCES, Resources, needed_resources, resource_problem, shipped_models
 
 JUDGE = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "cache_path": None}
 

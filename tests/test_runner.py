@@ -9,10 +9,10 @@ import pytest
 
 import evalkit
 from evalkit import text
-from evalkit.config import ConfigError
+from evalkit.base.config import ConfigError
 from evalkit.metrics import REGISTRY, Metric, Score
 from evalkit import evaluate
-from evalkit.runner import MetricError, Resources
+from evalkit.run.runner import MetricError, Resources
 
 from .conftest import ROOT
 

@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 import evalkit
-from evalkit.view.html import evidence_html
-from evalkit.view.model import rule_checks
+from evalkit.publish.view.html import evidence_html
+from evalkit.publish.view.model import rule_checks
 from evalkit.metrics import REGISTRY
-from evalkit.pipeline import evaluate_to_file
+from evalkit.decide.pipeline import evaluate_to_file
 from evalkit.text import DECISION_COLUMNS
 
 # written out here, independently of the registry's english_only flags (which the test below compares with it)
@@ -127,7 +127,7 @@ def test_the_summary_note_counts_the_rows_of_every_chunk(tmp_path, caplog, to_fi
 def test_no_metric_decides_again_when_the_runner_decided(monkeypatch):
     """The runner's decision is the one the metrics read: a metric never calls the detector itself."""
     import evalkit.metrics.guard as guard
-    import evalkit.runner as runner
+    import evalkit.run.runner as runner
 
     calls = []
     real = runner.answer_decisions

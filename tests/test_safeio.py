@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from evalkit import cli
-from evalkit.safeio import OutputError, atomic_path, output_lock, owned_dir, write_text
+from evalkit.base.safeio import OutputError, atomic_path, output_lock, owned_dir, write_text
 
 EVALKIT = [sys.executable, "-m", "evalkit.cli"]
 
@@ -182,7 +182,7 @@ def test_disk_full_before_the_first_write_names_the_path_and_leaves_no_lock(smal
 
 
 def test_a_second_writer_is_refused_with_the_first_ones_pid(tmp_path):
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom evalkit.safeio import output_lock\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom evalkit.base.safeio import output_lock\n"
                                f"with output_lock({str(tmp_path / 'out.csv')!r}):\n"
                                "    print('held', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
     try:
@@ -228,7 +228,7 @@ def test_owned_dir_never_clears_a_user_folder(tmp_path):
 
 
 def test_report_figures_copy_refuses_a_user_folder(tmp_path):
-    from evalkit.report import ReportError, _copy_figures
+    from evalkit.publish.report import ReportError, _copy_figures
 
     figs = owned_dir(tmp_path / "r" / "figures")
     (figs / "a.png").write_bytes(b"png")
@@ -283,8 +283,8 @@ def test_a_leftover_lock_file_naming_this_pid_is_not_mistaken_for_our_own(tmp_pa
 def test_a_report_folder_from_before_the_marker_is_adopted(tmp_path):
     """reports/NAME written by an earlier evalkit (no marker) holds only evalkit's files: refreshed, not refused;
     a user file among them makes it a user folder again."""
-    from evalkit.experiment import Experiment
-    from evalkit.report import ReportError, _prepare_dirs
+    from evalkit.publish.experiment import Experiment
+    from evalkit.publish.report import ReportError, _prepare_dirs
 
     old = tmp_path / "reports" / "x"
     (old / "figures").mkdir(parents=True)
@@ -307,7 +307,7 @@ def test_a_lock_whose_release_was_cut_short_is_released_at_the_commands_end(tmp_
     """A stop can land inside a lock's own release, before its file goes (the full suite under load left
     `.manifest.json.lock` after SIGTERM): release_abandoned, the command's last step, removes every lock the
     process still holds, and a release that runs after it is a no-op."""
-    from evalkit.safeio import lock_path, output_lock, release_abandoned
+    from evalkit.base.safeio import lock_path, output_lock, release_abandoned
 
     out = tmp_path / "out.parquet"
     held = output_lock(out)
@@ -327,7 +327,7 @@ def test_a_stop_inside_a_lock_section_is_raised_when_the_section_ends():
     end, so a lock file is never made and left unrecorded."""
     import threading
 
-    from evalkit import safeio
+    from evalkit.base import safeio
 
     handled = threading.Event()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalkit.config import redact_secrets
+from evalkit.base.config import redact_secrets
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "Pw-9f3kq7-zulu"  # nowhere else in the project or its outputs

@@ -1,8 +1,8 @@
-"""evalkit.view (evalkit.show): one row's evidence as HTML and text.
+"""evalkit.publish.view (evalkit.show): one row's evidence as HTML and text.
 
 Expected highlights are written by hand: from a hand-made frame (anchors, evidence and values typed below) and
 from a real ``evaluate`` run on three rows written here, where which numbers and dates the context lacks is read
-off the text. The HTML is read back with the standard library's parser, never with evalkit.view's own code.
+off the text. The HTML is read back with the standard library's parser, never with evalkit.publish.view's own code.
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from html.parser import HTMLParser
 import pandas as pd
 import pytest
 
-from evalkit.config import VerdictThresholds
-from evalkit.view.html import evidence_html
-from evalkit.view.show import show
+from evalkit.base.config import VerdictThresholds
+from evalkit.publish.view.html import evidence_html
+from evalkit.publish.view.show import show
 
 
 class Marks(HTMLParser):
@@ -317,7 +317,7 @@ def test_show_underlines_the_weakest_claim_and_shows_the_passage_checked():
 
     import pandas as pd
 
-    from evalkit.view.show import show
+    from evalkit.publish.view.show import show
 
     details = {"sentences": [
         {"sentence": "The Fjell 60 costs €229.", "window": 0, "probability": 0.93, "window_text": "The Fjell 60 costs €229."},
@@ -340,7 +340,7 @@ def test_a_row_is_shown_from_one_reading_of_each_metrics_evidence():
     # no stored decision columns and no verdict: the abstention, the marks and the claims all come from evidence
     from evalkit.metrics.evidence import anchor_evidence
     from evalkit.metrics.registry import register_metric, scoped
-    from evalkit.view.model import row_view
+    from evalkit.publish.view.model import row_view
 
     calls = []
 
@@ -364,10 +364,10 @@ def test_an_evalkit_profile_run_is_shown_with_its_own_rules_and_named_in_the_pap
     import types
 
     import evalkit
-    from evalkit.config import EvalConfig
+    from evalkit.base.config import EvalConfig
     from evalkit.metrics import verdict_roles
-    from evalkit.paper import _Text, _thresholds
-    from evalkit.view.model import thresholds_of
+    from evalkit.publish.paper import _Text, _thresholds
+    from evalkit.publish.view.model import thresholds_of
 
     df = pd.DataFrame({"id": ["a", "b"], "question": ["How heavy is the Orvo T2?"] * 2,
                        "answer": ["It weighs 2,400 grams.", "3.1 kg."],

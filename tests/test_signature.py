@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import evalkit
-from evalkit.signature import build_signature, sig_string
+from evalkit.base.signature import build_signature, sig_string
 
 from .conftest import ROOT
 
@@ -65,7 +65,7 @@ def test_rows_hash_does_not_depend_on_the_file_format(rows, tmp_path):
 
 
 def _model_hash(root: Path) -> str:
-    """By the definition in evalkit.encoders.model_id: weights and JSON files, in path order."""
+    """By the definition in evalkit.base.encoders.model_id: weights and JSON files, in path order."""
     h = hashlib.sha256()
     for f in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".safetensors", ".bin", ".json")):
         h.update(f.relative_to(root).as_posix().encode())
@@ -99,9 +99,9 @@ def test_answer_relevance_method_is_declared_and_recorded(rows, judge_cfg, metho
 
 
 def test_auto_method_without_the_embed_extra_is_rubric_and_says_so(rows, judge_cfg, monkeypatch):
-    import evalkit.encoders
+    import evalkit.base.encoders
 
-    monkeypatch.setattr(evalkit.encoders, "available", lambda: False)
+    monkeypatch.setattr(evalkit.base.encoders, "available", lambda: False)
     out = evalkit.evaluate(rows, ["answer_relevance"], judge_cfg, progress=False)
     assert out.attrs["evalkit"]["signature"]["methods"] == {"answer_relevance": "rubric"}
     assert json.loads(out.loc[0, "answer_relevance_details"])["method"] == "rubric"
@@ -150,8 +150,8 @@ def test_the_support_model_enters_the_signature_when_support_ran():
     import hashlib
     from importlib import resources
 
-    from evalkit.run_resources import shipped_models
-    from evalkit.signature import build_signature, sig_string
+    from evalkit.run.resources import shipped_models
+    from evalkit.base.signature import build_signature, sig_string
 
     def signed(metric):
         return sig_string(build_signature(None, None, [metric], models=shipped_models([metric])))

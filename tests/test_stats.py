@@ -10,11 +10,11 @@ import pytest
 from scipy import stats as sps
 
 import evalkit
-from evalkit.aggregate import micro_cell, ratio_interval, summary
+from evalkit.decide.aggregate import micro_cell, ratio_interval, summary
 from evalkit.metrics import REGISTRY
 from evalkit.metrics.base import Metric, Score
 from evalkit.metrics.stats import AnchorSupport, CheckPasses, KeywordHits, NovelTokens
-from evalkit.runner import _check_score
+from evalkit.run.runner import _check_score
 
 
 def test_runner_writes_typed_count_columns_from_hand_counted_rows():
@@ -83,7 +83,7 @@ def test_ratio_interval_matches_scipy_bootstrap():
 def test_bootstrap_holds_a_bounded_number_of_indices_and_gives_the_same_interval(monkeypatch):
     # memory flat in the row count: resamples are drawn in smaller batches when rows are many; the generator gives
     # the same indices however the draws are cut, so the interval does not change
-    import evalkit.aggregate as agg
+    import evalkit.decide.aggregate as agg
 
     x = np.random.default_rng(3).random(5000)
     whole = np.random.default_rng(4).integers(1, 9, 5000)

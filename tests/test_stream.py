@@ -1,4 +1,4 @@
-"""Scoring in checkpointed chunks (evalkit/stream.py): a killed CLI run resumes to the same bytes, changed inputs
+"""Scoring in checkpointed chunks (evalkit/run/stream.py): a killed CLI run resumes to the same bytes, changed inputs
 or settings are refused, chunks span files, ids are numbered over the whole input, progress shows off a TTY."""
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalkit.runner import score
-from evalkit.stream import (MANIFEST, CheckpointError, LocalEngine, Progress, save_results, score_chunks)
+from evalkit.run.runner import score
+from evalkit.run.stream import (MANIFEST, CheckpointError, LocalEngine, Progress, save_results, score_chunks)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHEAP = ["exact_match", "relevance", "number_match"]
@@ -275,7 +275,7 @@ def test_the_output_is_streamed_from_the_parts_and_reads_back_as_the_whole(tmp_p
 
 
 def test_the_printed_summary_is_the_summary_of_the_whole_output(tmp_path, sample_path, capsys):
-    from evalkit.aggregate import summary, wide
+    from evalkit.decide.aggregate import summary, wide
     from evalkit.cli import main
 
     out = tmp_path / "o.parquet"
@@ -289,7 +289,7 @@ def test_the_printed_summary_is_the_summary_of_the_whole_output(tmp_path, sample
 
 
 def test_remove_parts_also_removes_a_killed_writers_temporaries(tmp_path):
-    from evalkit.stream import remove_parts
+    from evalkit.run.stream import remove_parts
 
     parts = tmp_path / "o.parquet.parts"
     parts.mkdir()

@@ -1,4 +1,4 @@
-"""evalkit.tables: one LaTeX/Markdown writer for every table; every LaTeX output is compiled with pdflatex.
+"""evalkit.publish.tables: one LaTeX/Markdown writer for every table; every LaTeX output is compiled with pdflatex.
 
 Expected cells are written out by hand: the means, differences and McNemar counts below are computed in the
 comments from the data each test builds.
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalkit.cli import main
-from evalkit.tables import (Cell, Interval, Table, calibration_table, frame_table, latex_escape,
+from evalkit.publish.tables import (Cell, Interval, Table, calibration_table, frame_table, latex_escape,
                             markdown_escape, summary_table, to_latex, to_markdown)
 
 from .texcheck import compile_body, first_page_png, ink_share

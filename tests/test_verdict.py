@@ -2,9 +2,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from evalkit.config import VerdictThresholds
-from evalkit.profiles import ProfileError, thresholds_from_profile
-from evalkit.verdict import apply_verdicts, rules_for, verdict
+from evalkit.base.config import VerdictThresholds
+from evalkit.decide.profiles import ProfileError, thresholds_from_profile
+from evalkit.decide.verdict import apply_verdicts, rules_for, verdict
 
 SEED = VerdictThresholds(named="seed")  # the seed's triad rules, exact; the default profile is evalkit
 
@@ -97,7 +97,7 @@ EDGE_Y = [False, False, False, False, True, True, True, False, True, True]
 
 
 def test_profile_reproduces_calibrations_confusion_matrix_on_the_threshold(tmp_path):
-    from evalkit.calibrate import calibrate_frame, profile_entry, write_profile
+    from evalkit.decide.calibrate import calibrate_frame, profile_entry, write_profile
     from evalkit.cli import main
 
     df = pd.DataFrame({"id": [f"r{i}" for i in range(10)], "answer": ["An answer."] * 10, "hallucination": EDGE_S,
@@ -123,7 +123,7 @@ def test_profile_reproduces_calibrations_confusion_matrix_on_the_threshold(tmp_p
 
 
 def test_unrounded_threshold_round_trips(tmp_path):
-    from evalkit.calibrate import calibrate, profile_entry, write_profile
+    from evalkit.decide.calibrate import calibrate, profile_entry, write_profile
 
     s = [1 / 3, 1 / 3, 0.1, 0.9, 0.05, 0.2]
     y = [True, True, False, True, False, False]
@@ -192,8 +192,8 @@ def test_apply_verdicts_reads_the_stored_decision_not_the_answer():
 def test_support_fail_is_opt_in_and_strict():
     import pandas as pd
 
-    from evalkit.config import EvalConfig, VerdictThresholds
-    from evalkit.verdict import apply_verdicts
+    from evalkit.base.config import EvalConfig, VerdictThresholds
+    from evalkit.decide.verdict import apply_verdicts
 
     df = pd.DataFrame({"answer": ["a", "b", "c"], "hallucination": [0.0, 0.0, 0.0], "relevance": [0.5, 0.5, 0.5],
                        "completeness": [1.0, 1.0, 1.0], "support": [0.2, 0.3, 0.9]})
@@ -229,7 +229,7 @@ def test_named_profiles_apply_their_own_rules():
 
 
 def test_profile_key_in_a_config_and_its_errors():
-    from evalkit.config import ConfigError, EvalConfig, VERDICT_PROFILES
+    from evalkit.base.config import ConfigError, EvalConfig, VERDICT_PROFILES
     from evalkit.cli import DEFAULT_PROFILE_NAME, VERDICT_PROFILE_NAMES
 
     assert VERDICT_PROFILE_NAMES == VERDICT_PROFILES  # --help spells them without importing the config

@@ -32,13 +32,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Protocol
 
-from ..config import JudgeConfig, redact_secrets  # judge settings are configuration data: they live (and are validated) there
-from .cache import JudgeCache, request_key
-from .costs import call_cost, price_for
-from .formats import FALLBACK_STATUS, FormatNegotiator, parse_reply, response_format
-from .prompts import Prompt
+from evalkit.base.config import JudgeConfig, redact_secrets  # judge settings are configuration data: they live (and are validated) there
+from evalkit.judge.cache import JudgeCache, request_key
+from evalkit.judge.costs import call_cost, price_for
+from evalkit.judge.formats import FALLBACK_STATUS, FormatNegotiator, parse_reply, response_format
+from evalkit.judge.prompts import Prompt
 # the errors are the transport's (it raises them); importing them from here keeps working
-from .transport import FormatRejected, JudgeError, JudgeRejected, JudgeTransport, JudgeUnavailable, reply_malformed
+from evalkit.judge.transport import FormatRejected, JudgeError, JudgeRejected, JudgeTransport, JudgeUnavailable, reply_malformed
 
 SYSTEM = "You are a careful evaluator. Reply with a single JSON object and nothing else."
 log = logging.getLogger("evalkit")

@@ -30,8 +30,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .client import SYSTEM, JudgeReply, JudgeRequest, OpenAIJudge
-from .costs import call_cost, cost_text, price_for
+from evalkit.judge.client import SYSTEM, JudgeReply, JudgeRequest, OpenAIJudge
+from evalkit.judge.costs import call_cost, cost_text, price_for
 
 CHARS_PER_TOKEN = 4
 OUTPUT_TOKENS_PER_CALL = 100
@@ -146,7 +146,7 @@ class DryRunJudge(OpenAIJudge):
 
     Examples
     --------
-    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.base.config import JudgeConfig
     >>> from evalkit.judge.prompts import load_prompts
     >>> j = DryRunJudge(JudgeConfig(base_url="http://127.0.0.1:9/v1", model="m", cache_path=None))
     >>> p = load_prompts()["answer_correct"]
@@ -216,8 +216,8 @@ def make_dry_judge(config: Mapping[str, Any] | None = None) -> DryRunJudge:
     """:func:`evalkit.judge.make_judge`'s dry-run twin."""
     from pathlib import Path
 
-    from ..config import JudgeConfig
-    from .cache import JudgeCache
+    from evalkit.base.config import JudgeConfig
+    from evalkit.judge.cache import JudgeCache
 
     cfg = config if isinstance(config, JudgeConfig) else JudgeConfig.resolve(config)
     # a cache file that does not exist yet is not created: it has no hits, and a dry run writes nothing

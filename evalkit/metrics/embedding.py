@@ -5,8 +5,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .base import NoEvidence, Score
-from .guard import decision_for, decisions_for, skipped
+from evalkit.metrics.base import NoEvidence, Score
+from evalkit.metrics.guard import decision_for, decisions_for, skipped
 
 _EMPTY = "empty answer or ground truth"
 
@@ -41,7 +41,7 @@ def semantic_similarity(answer: str | None, ground_truth: str | None, *, encoder
     if not (answer or "").strip() or not (ground_truth or "").strip():
         return Score(0.0, NoEvidence(_EMPTY))
     if encoder is None:
-        from ..encoders import get_encoder
+        from evalkit.base.encoders import get_encoder
 
         encoder = get_encoder()
     v = encoder.encode([answer, ground_truth])
@@ -103,7 +103,7 @@ def bert_score_f1(answer: str | None, ground_truth: str | None, *, scorer=None, 
     if not (answer or "").strip() or not (ground_truth or "").strip():
         return Score(0.0, NoEvidence(_EMPTY))
     if scorer is None:
-        from ..encoders import get_bert_scorer
+        from evalkit.base.encoders import get_bert_scorer
 
         scorer = get_bert_scorer()
     return Score(_f1_x100(scorer.f1([answer], [ground_truth])[0]), NoEvidence())

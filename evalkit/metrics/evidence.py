@@ -2,7 +2,7 @@
 
 A metric's registry entry names the reader of its details (``Metric.evidence``, a ``"module:function"`` of this
 module, chosen by the *shape* of the details: anchors, summary claims, claims with their best passage, sentences
-aligned with the context, question keywords, declining phrases). The evidence view (:mod:`evalkit.view`) asks
+aligned with the context, question keywords, declining phrases). The evidence view (:mod:`evalkit.publish.view`) asks
 the registry for these records, so it never needs to know which metric keeps which key.
 
 Readers are pure and total: a missing or malformed part of the details reads as "nothing recorded", never an
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..data import DetailsError, details_of_cell
+from evalkit.base.data import DetailsError, details_of_cell
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ def details_of(row: Mapping[str, Any], metric: str) -> dict[str, Any]:
 def evidence_of(row: Mapping[str, Any], metric: str) -> Evidence:
     """What ``metric``'s details on this row say, as typed records, through the reader its registry entry names
     (empty when it has no reader or no details)."""
-    from . import REGISTRY
+    from evalkit.metrics import REGISTRY
 
     m = REGISTRY.get(metric)
     reader = m.evidence if m is not None else None

@@ -32,12 +32,12 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
-from ..config import load_yaml
+from evalkit.base.config import load_yaml
 
-from ..text import extract_numbers, normalize_ws, phrase_pattern
-from .base import Details, Score, Undetermined
-from .guard import decision_for, skipped
-from .stats import CheckPasses
+from evalkit.text import extract_numbers, normalize_ws, phrase_pattern
+from evalkit.metrics.base import Details, Score, Undetermined
+from evalkit.metrics.guard import decision_for, skipped
+from evalkit.metrics.stats import CheckPasses
 
 CHECK_TYPES = ("must_contain", "numbers", "any_of", "forbid", "list_items")
 _LIST_LINE = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*)$", re.M)

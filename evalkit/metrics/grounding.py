@@ -39,15 +39,15 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..text import (content_words, date_supported, extract_dates, extract_numbers,
+from evalkit.text import (content_words, date_supported, extract_dates, extract_numbers,
                     normalize_entity, sentences, word_tokens)
-from ..text.acronyms import acronym_supported
-from ..text.meta import meta_prefix_length
-from .anchors import (ABSTENTION_REASON, ContextIndex, _joined, context_indexes, default_hedges,
+from evalkit.text.acronyms import acronym_supported
+from evalkit.text.meta import meta_prefix_length
+from evalkit.metrics.anchors import (ABSTENTION_REASON, ContextIndex, _joined, context_indexes, default_hedges,
                       extract_claims, hallucination_from_parsed)
-from .base import Details, FrozenMap, Score, Undetermined, freeze
-from .guard import guard_rows
-from .grounding_substitution import KINDS as SUB_KINDS, substitutions
+from evalkit.metrics.base import Details, FrozenMap, Score, Undetermined, freeze
+from evalkit.metrics.guard import guard_rows
+from evalkit.metrics.grounding_substitution import KINDS as SUB_KINDS, substitutions
 
 NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "n't", "without", "cannot"})
 ENTITY_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "EVENT", "PRODUCT", "FAC", "WORK_OF_ART", "LAW", "LANGUAGE"}
@@ -348,7 +348,7 @@ def entailment_of(answers: Sequence[str], contexts: Sequence[Sequence[str]], que
                   decisions: Sequence[Any]) -> list[Score]:
     """The ``support`` metric (the shipped cross-encoder) on each row: the detector's ``entailment_min`` input,
     and its evidence (the weakest claim and the passage checked)."""
-    from .support import support_score
+    from evalkit.metrics.support import support_score
 
     return [support_score(a, list(c or []), q, decision=d)
             for a, c, q, d in zip(answers, contexts, questions, decisions)]
@@ -357,7 +357,7 @@ def entailment_of(answers: Sequence[str], contexts: Sequence[Sequence[str]], que
 def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                     resources: Any = None) -> list[Score]:
     """Column-wise :func:`grounding_risk` (answers and contexts parsed in batches, contexts once)."""
-    from ..nlp import NlpPipeline
+    from evalkit.base.nlp import NlpPipeline
 
     done, decisions = guard_rows(inputs, params, resources, grounding_batch, "grounding_risk")
     if done is not None:  # empty and non-English answers are undetermined; the rest scored without them
@@ -368,7 +368,7 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
         raise ValueError(f"grounding: align must be 'lexical' or 'embedding', got {align!r}")
     encoder = None
     if align == "embedding":
-        from ..encoders import get_encoder
+        from evalkit.base.encoders import get_encoder
 
         encoder = getattr(resources, "encoder", None) or get_encoder()
     answers = [a or "" for a in inputs["answer"]]

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import AbstractSet
 
-from ..text import extract_numbers, stop_words, word_tokens
-from ..text.antonyms import are_antonyms
+from evalkit.text import extract_numbers, stop_words, word_tokens
+from evalkit.text.antonyms import are_antonyms
 
 KINDS = ("antonym", "number", "entity", "doc_word", "other")
 MAX_BLOCK = 3

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from ..text.abstention import AnswerDecision, decide_answer
-from .base import Declined, Score, Undetermined
+from evalkit.text.abstention import AnswerDecision, decide_answer
+from evalkit.metrics.base import Declined, Score, Undetermined
 
 _DECLINE_KEYS = ("phrases", "short_tokens", "short_chars")
 
@@ -49,7 +49,7 @@ def english_only(metric: str | None) -> bool:
     """
     if metric is None:
         return False
-    from . import REGISTRY
+    from evalkit.metrics import REGISTRY
 
     return REGISTRY[metric].english_only  # KeyError on a misspelt name: a guard never silently switched off
 

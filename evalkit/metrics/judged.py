@@ -14,10 +14,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..judge.client import JudgeError, JudgeNotConfigured, JudgeRequest, NOT_CONFIGURED
-from ..judge.prompts import load_prompts
-from .base import Details, FrozenMap, Repeated, Score, Undetermined, freeze
-from .guard import decision_for, skipped, skipped_or_declined
+from evalkit.judge.client import JudgeError, JudgeNotConfigured, JudgeRequest, NOT_CONFIGURED
+from evalkit.judge.prompts import load_prompts
+from evalkit.metrics.base import Details, FrozenMap, Repeated, Score, Undetermined, freeze
+from evalkit.metrics.guard import decision_for, skipped, skipped_or_declined
 
 RAGAS_WEIGHTS = {"faithfulness": 0.30, "context_precision": 0.20, "context_recall": 0.20, "answer_relevance": 0.30}
 _NO_GT = "no ground truth"
@@ -247,7 +247,7 @@ def faithfulness(question: str | None, answer: str | None, contexts: Sequence[st
 
     Examples
     --------
-    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.base.config import JudgeConfig
     >>> from evalkit.judge.client import OpenAIJudge
     >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
     >>> with ScriptedJudgeServer() as srv:
@@ -393,7 +393,7 @@ def context_precision(question: str | None, contexts: Sequence[str] | None, grou
 
     Examples
     --------
-    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.base.config import JudgeConfig
     >>> from evalkit.judge.client import OpenAIJudge
     >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
     >>> with ScriptedJudgeServer() as srv:
@@ -427,7 +427,7 @@ def context_recall(question: str | None, contexts: Sequence[str] | None, ground_
 
     Examples
     --------
-    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.base.config import JudgeConfig
     >>> from evalkit.judge.client import OpenAIJudge
     >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
     >>> with ScriptedJudgeServer() as srv:
@@ -466,7 +466,7 @@ def resolve_method(method: str = "auto") -> str:
         raise ValueError(f"answer_relevance: method must be one of {list(RELEVANCE_METHODS)}, got {method!r}")
     if method != "auto":
         return method
-    from ..encoders import available
+    from evalkit.base.encoders import available
 
     return "embedding" if available() else "rubric"
 
@@ -486,7 +486,7 @@ def answer_relevance(question: str | None, answer: str | None, *, judge=None, en
 
     Examples
     --------
-    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.base.config import JudgeConfig
     >>> from evalkit.judge.client import OpenAIJudge
     >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
     >>> with ScriptedJudgeServer() as srv:
@@ -511,7 +511,7 @@ def answer_relevance(question: str | None, answer: str | None, *, judge=None, en
             raise JudgeError(f"judge rubric score {s} outside 0..1")
         return Score(100.0 * s, AnswerRelevanceDetails("rubric", freeze(d.get("reason", ""))))
     if encoder is None:
-        from ..encoders import get_encoder
+        from evalkit.base.encoders import get_encoder
 
         encoder = get_encoder()
     d = judge.complete(P["answer_questions"], {"answer": answer, "n": n_questions}, metric="answer_relevance").data
@@ -556,7 +556,7 @@ def factual_accuracy(question: str | None, answer: str | None, ground_truth: str
 
     Examples
     --------
-    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.base.config import JudgeConfig
     >>> from evalkit.judge.client import OpenAIJudge
     >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
     >>> with ScriptedJudgeServer() as srv:
@@ -592,7 +592,7 @@ def answer_class(question: str | None, answer: str | None, ground_truth: str | N
 
     Examples
     --------
-    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.base.config import JudgeConfig
     >>> from evalkit.judge.client import OpenAIJudge
     >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
     >>> with ScriptedJudgeServer() as srv:

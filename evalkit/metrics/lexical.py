@@ -12,10 +12,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
-from ..text import AnswerDecision, get_tokenizer, stop_words
-from .base import Details, Score
-from .guard import decision_for, decisions_for, guard_rows, skipped
-from .stats import KeywordHits
+from evalkit.text import AnswerDecision, get_tokenizer, stop_words
+from evalkit.metrics.base import Details, Score
+from evalkit.metrics.guard import decision_for, decisions_for, guard_rows, skipped
+from evalkit.metrics.stats import KeywordHits
 
 # sklearn's smooth idf with n = 2 documents: idf = ln((1 + 2) / (1 + df)) + 1
 _IDF_ONE_DOC = math.log(3 / 2) + 1.0  # term in only one of Q, R

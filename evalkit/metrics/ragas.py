@@ -26,9 +26,9 @@ from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Callable, Coroutine, Iterator, Mapping, Sequence, TypeVar
 
-from ..judge.client import JudgeConfig, JudgeRequest
-from .base import Details, Score, freeze
-from .judged import combine_repeats, repeats_of
+from evalkit.judge.client import JudgeConfig, JudgeRequest
+from evalkit.metrics.base import Details, Score, freeze
+from evalkit.metrics.judged import combine_repeats, repeats_of
 
 T = TypeVar("T")
 RAGAS_INSTALL = "install the ragas extra: pip install 'evalkit[ragas]' (ragas==0.4.3, langchain-community<0.4)"
@@ -258,7 +258,7 @@ RAGAS_ROW_DOC = """ragas' own ``{name}`` for one row ({needs}; ragas 0.4 collect
 
     Examples
     --------
-    >>> from evalkit.config import JudgeConfig
+    >>> from evalkit.base.config import JudgeConfig
     >>> from evalkit.judge.client import OpenAIJudge
     >>> from evalkit.testing import ScriptedJudgeServer  # a real HTTP judge on 127.0.0.1 answering from fixtures
     >>> from evalkit.metrics.ragas import faithfulness_row, context_recall_row
@@ -289,7 +289,7 @@ def ragas_metric(name: str, needs: tuple[str, ...]) -> tuple[Callable[..., Score
         judge, cfg = kw.pop("judge", None), kw.pop("judge_config", None)
         own = judge is None
         if own:
-            from ..judge.client import make_judge
+            from evalkit.judge.client import make_judge
 
             judge = make_judge(cfg or JudgeConfig.resolve())
         try:

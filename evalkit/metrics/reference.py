@@ -9,11 +9,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..text import (AnswerDecision, contains_phrase, extract_numbers, normalize_ws, phrase_pattern, stop_words,
+from evalkit.text import (AnswerDecision, contains_phrase, extract_numbers, normalize_ws, phrase_pattern, stop_words,
                     word_tokens)
-from .base import Details, NoEvidence, Score, Undetermined
-from .guard import decision_for, skipped
-from .stats import KeywordHits
+from evalkit.metrics.base import Details, NoEvidence, Score, Undetermined
+from evalkit.metrics.guard import decision_for, skipped
+from evalkit.metrics.stats import KeywordHits
 
 _NO_GT = "no ground truth"
 
@@ -213,7 +213,7 @@ def answer_completeness(answer: str | None, ground_truth: str | None, *, stop_li
 
 
 def _lexicon(name: str) -> list:
-    from ..config import default_lexicons
+    from evalkit.base.config import default_lexicons
 
     return default_lexicons()[name]
 

@@ -10,13 +10,44 @@ from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping, MutableMapping, Sequence
 
-from .base import Metric, Score
+from evalkit.metrics.base import Metric, Score
 
 CUSTOM_FAMILY = "custom"  # a config's judged metric
 PYTHON_FAMILY = "python"  # a function given to register_metric
 
+class _Overlay(dict):
+    """The registered metrics, counting its changes: a config validated and activated at change N is still
+    active while the count is N (:func:`overlay_state`)."""
+
+    changes = 0
+
+    def _changed(self) -> None:
+        self.changes += 1
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        self._changed()
+
+    def __delitem__(self, key):
+        super().__delitem__(key)
+        self._changed()
+
+    def clear(self):
+        super().clear()
+        self._changed()
+
+    def update(self, *args, **kwargs):
+        super().update(*args, **kwargs)
+        self._changed()
+
+    def pop(self, *args):
+        out = super().pop(*args)
+        self._changed()
+        return out
+
+
 _lock = threading.Lock()
-_overlay: dict[str, Metric] = {}
+_overlay: _Overlay = _Overlay()
 _builtin: Mapping[str, Metric] = MappingProxyType({})  # set once, when evalkit.metrics builds its REGISTRY view
 
 
@@ -111,7 +142,7 @@ def scoped() -> Iterator[None]:
 
 def columns_written(metric: Metric) -> set[str]:
     """The result columns a metric writes: its value, ``<name>_details``, its extra and statistic columns (the
-    rule :func:`evalkit.runner.output_columns` applies to the whole registry)."""
+    rule :func:`evalkit.run.runner.output_columns` applies to the whole registry)."""
     out = {metric.name, f"{metric.name}_details", *(f"{metric.name}_{k}" for k in metric.extra_columns)}
     if metric.stats is not None:
         out |= set(metric.stats.columns(metric.name))
@@ -123,7 +154,7 @@ def _name_problem(metric: Metric, others: Sequence[Metric]) -> str | None:
 
     Its columns may not be a canonical input or a fixed output (answer, verdict, error, ...) nor a column another
     metric writes (``faithfulness_details``): the run would overwrite one with the other."""
-    from ..config import reserved_columns
+    from evalkit.base.config import reserved_columns
 
     if metric.name in _builtin:
         return f"{metric.name!r} is a built-in metric; choose another name"
@@ -174,7 +205,7 @@ def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range:
         :mod:`evalkit.metrics.evidence`'s readers when its details have that shape (``anchor_evidence``: a list
         ``anchors`` of ``{"type", "text", "supported", "evidence"}``), or a function ``(details, name) -> Evidence``.
     worked : the arithmetic behind one scored row's value in Markdown, ``(row, params, name) -> str``, so
-        :func:`evalkit.explain.examples_markdown` works through a typical, a failing and a borderline row.
+        :func:`evalkit.publish.explain.examples_markdown` works through a typical, a failing and a borderline row.
     replace : replace an earlier registration of ``name`` (never a built-in).
 
     Returns
@@ -234,6 +265,15 @@ def unregister_metric(name: str) -> None:
         _overlay.pop(name, None)
 
 
+def overlay_state() -> tuple[int, int]:
+    """This process and the number of changes made to the registered metrics so far: equal states mean the
+    same registrations (another process, a Dask worker's, never compares equal)."""
+    import os
+
+    with _lock:
+        return os.getpid(), _overlay.changes
+
+
 def registered() -> dict[str, Metric]:
     """The metrics registered now (beside the built-ins), by name."""
     with _lock:
@@ -241,4 +281,5 @@ def registered() -> dict[str, Metric]:
 
 
 __all__ = ["RegistryView", "register_metric", "unregister_metric", "scoped", "columns_written", "registered",
+           "overlay_state",
            "CUSTOM_FAMILY", "PYTHON_FAMILY"]

@@ -4,7 +4,7 @@ A metric whose row value is a share of counted things (anchors the contexts supp
 checks passed) returns those counts as a small frozen type in :attr:`Score.stats`, declared once in
 the registry (``Metric.stats``). The runner writes each field as an integer column
 ``<metric>_<field>`` beside the value and the JSON evidence column, and
-:func:`evalkit.aggregate.summary` sums them into the corpus value beside the mean of row values:
+:func:`evalkit.decide.aggregate.summary` sums them into the corpus value beside the mean of row values:
 
 * macro (``mean``): every row weighs the same, whatever it counts;
 * micro (``micro``): every counted thing weighs the same, so a 20-anchor answer counts 20 times a

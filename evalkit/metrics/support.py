@@ -27,9 +27,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..signature import file_sha256
-from ..text.tokens import content_words, sentences
-from .base import Details, Score, Undetermined
+from evalkit.base.signature import file_sha256
+from evalkit.text.tokens import content_words, sentences
+from evalkit.metrics.base import Details, Score, Undetermined
 
 MODEL_DIR = "resources/support_model"
 WINDOW_SENTENCES = 4  # sentences per window (chosen by leave-one-group-out: benchmarks/results/support_selection.md)
@@ -127,7 +127,7 @@ def _network(base_path: str):
     import torch
     from transformers import AutoModel
 
-    from ..encoders import quiet_loading
+    from evalkit.base.encoders import quiet_loading
 
     class CrossEncoder(torch.nn.Module):
         def __init__(self):
@@ -192,7 +192,7 @@ class SupportModel:
     def __init__(self, path: str | Path | None = None, batch_size: int = 1):
         from transformers import AutoTokenizer
 
-        from ..encoders import model_id, model_path
+        from evalkit.base.encoders import model_id, model_path
 
         root = Path(path) if path is not None else Path(str(_res.files("evalkit").joinpath(MODEL_DIR)))
         if not (root / "model.safetensors").exists():
@@ -409,7 +409,7 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, question: 
     >>> support_score("I don't know.", ["Rain fell."], model=Overlap()).value is None
     True
     """
-    from .guard import decision_for, skipped_or_declined
+    from evalkit.metrics.guard import decision_for, skipped_or_declined
 
     decision = decision_for(answer, decision, phrases=phrases, short_tokens=short_tokens, short_chars=short_chars)
     if (guarded := skipped_or_declined(decision, "support")) is not None:

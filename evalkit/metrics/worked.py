@@ -22,8 +22,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..text.markdown import quote
-from .evidence import details_of, evidence_of
+from evalkit.text.markdown import quote
+from evalkit.metrics.evidence import details_of, evidence_of
 
 
 class NoWorkedExample(Exception):
@@ -36,8 +36,8 @@ def relevance_arithmetic(question: str, answer: str, tokenizer: str = "regex") -
     each shared term's product (their sum is the cosine); ``metric`` is what the metric returned."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from .lexical import relevance
-    from ..text import get_tokenizer
+    from evalkit.metrics.lexical import relevance
+    from evalkit.text import get_tokenizer
 
     tok = get_tokenizer(tokenizer)
     tq, tr = set(tok.tokenize(question)), set(tok.tokenize(answer))
@@ -79,7 +79,7 @@ def relevance_markdown(a: Mapping[str, Any]) -> str:
 def completeness_arithmetic(question: str, answer: str, *, stop_list: str = "sklearn",
                             tokenizer: str = "regex") -> dict[str, Any]:
     """completeness for one row: the question's keywords, those the answer mentions and those it misses."""
-    from .lexical import completeness
+    from evalkit.metrics.lexical import completeness
 
     s = completeness(question, answer, stop_list=stop_list, tokenizer=tokenizer)
     d = s.details

@@ -65,7 +65,7 @@ summ = pd.DataFrame(run.metrics["by_system"] if by else run.metrics["overall"])
 summ.round(3)
 
 # %%
-from evalkit import plots
+from evalkit.publish import plots
 
 triad = [m for m in summ["metric"].unique() if evalkit.REGISTRY[m].family == "triad"]  # the verdict's metrics
 fig = plots.metric_means(summ.assign(kind="score"), triad, by=by or "system")
@@ -82,8 +82,8 @@ run.show(fig, "00_triad_means")
 
 # %%
 from IPython.display import Markdown
-from evalkit.view.text import triad_in_words
-from evalkit.lessons import quote
+from evalkit.publish.view.text import triad_in_words
+from evalkit.publish.lessons import quote
 
 if not run.skip("verdict", why="verdicts need relevance, completeness and hallucination (a 'contexts' column)"):
     run.show(plots.verdict_counts(res), "00_verdicts")
@@ -99,7 +99,7 @@ if not run.skip("verdict", why="verdicts need relevance, completeness and halluc
 
 # %%
 from IPython.display import Markdown
-from evalkit.lessons import metric_meaning, next_steps
+from evalkit.publish.lessons import metric_meaning, next_steps
 
 display(Markdown(metric_meaning(run.metrics, ["relevance", "completeness", "hallucination"], res)))
 display(Markdown(next_steps("00")))

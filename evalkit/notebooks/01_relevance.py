@@ -45,8 +45,8 @@ res = run.results
 
 # %%
 from IPython.display import Markdown
-from evalkit.explain import examples_markdown
-from evalkit.verdict import metric_rule
+from evalkit.publish.explain import examples_markdown
+from evalkit.decide.verdict import metric_rule
 
 rule, named = metric_rule("relevance", run.config.thresholds)  # the seed profile's rule unless a profile has one
 print(f"threshold: the {named} profile's rule, {rule.outcome} if {rule}"
@@ -59,12 +59,12 @@ for block in examples_markdown(res, "relevance", rule.value, run.config.params_f
 # ## Evidence: the cosine and Jaccard parts of each score
 
 # %%
-from evalkit.aggregate import evidence_table
+from evalkit.decide.aggregate import evidence_table
 
 evidence_table(res, "relevance", n=8, columns=("id", "system", "question", "answer"))
 
 # %%
-from evalkit import plots
+from evalkit.publish import plots
 
 correct = run.label("correct", why="the split by correctness needs a human 'correct' label")
 if correct is not None:
@@ -90,7 +90,7 @@ if correct is not None:
 
 # %%
 from IPython.display import Markdown
-from evalkit.lessons import metric_meaning, next_steps
+from evalkit.publish.lessons import metric_meaning, next_steps
 
 display(Markdown(metric_meaning(run.metrics, ["relevance"], res)))
 display(Markdown(next_steps("01")))

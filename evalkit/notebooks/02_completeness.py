@@ -40,15 +40,15 @@ res = run.results
 
 # %%
 from IPython.display import Markdown
-from evalkit.explain import examples_markdown
-from evalkit.verdict import metric_rule
+from evalkit.publish.explain import examples_markdown
+from evalkit.decide.verdict import metric_rule
 
 for block in examples_markdown(res, "completeness", metric_rule("completeness", run.config.thresholds)[0].value,
                                run.config.params_for("completeness")):
     display(Markdown(block))
 
 # %%
-from evalkit.aggregate import evidence_table
+from evalkit.decide.aggregate import evidence_table
 
 evidence_table(res, "completeness", n=8)
 
@@ -58,8 +58,8 @@ evidence_table(res, "completeness", n=8)
 # verdict, this plot's line and the disagreement tables.
 
 # %%
-from evalkit import plots
-from evalkit.verdict import metric_rule
+from evalkit.publish import plots
+from evalkit.decide.verdict import metric_rule
 
 rule, named = metric_rule("completeness", run.config.thresholds)  # the seed profile's rule unless a profile has one
 print(f"verdict rule of the {named} profile:", rule.outcome, "if", rule)
@@ -76,7 +76,7 @@ if correct is not None:
 # correct answers WARNed (false alarms) and wrong answers that pass the bar.
 
 # %%
-from evalkit.aggregate import disagreements
+from evalkit.decide.aggregate import disagreements
 
 if correct is not None:
     # "flagged" = the WARN rule fires; the label it should track is "not correct"
@@ -91,7 +91,7 @@ if correct is not None:
 
 # %%
 from IPython.display import Markdown
-from evalkit.lessons import metric_meaning, next_steps
+from evalkit.publish.lessons import metric_meaning, next_steps
 
 display(Markdown(metric_meaning(run.metrics, ["completeness"], res)))
 display(Markdown(next_steps("02")))

@@ -54,8 +54,8 @@ res = run.results
 # %%
 import pandas as pd
 from IPython.display import Markdown
-from evalkit.explain import examples_markdown
-from evalkit.verdict import metric_rule
+from evalkit.publish.explain import examples_markdown
+from evalkit.decide.verdict import metric_rule
 
 for block in examples_markdown(res, "hallucination", metric_rule("hallucination", run.config.thresholds)[0].value):
     display(Markdown(block))
@@ -64,8 +64,8 @@ for block in examples_markdown(res, "hallucination", metric_rule("hallucination"
 # ## On this data
 
 # %%
-from evalkit.aggregate import evidence_table
-from evalkit.verdict import metric_rule
+from evalkit.decide.aggregate import evidence_table
+from evalkit.decide.verdict import metric_rule
 
 rule, named = metric_rule("hallucination", run.config.thresholds)  # the seed profile's rule unless a profile has one
 print(f"verdict rule of the {named} profile:", rule.outcome, "if", rule)
@@ -74,7 +74,7 @@ if named != run.config.thresholds.named:
 evidence_table(res, "hallucination", n=10)
 
 # %%
-from evalkit import plots
+from evalkit.publish import plots
 
 y = run.label("hallucinated", why="checking the score against people needs a human 'hallucinated' label")
 if y is not None:
@@ -95,7 +95,7 @@ if y is not None:
 
 # %%
 import dataclasses
-from evalkit.analysis import threshold_boundary
+from evalkit.publish.analysis import threshold_boundary
 
 on = {b["metric"]: b for b in threshold_boundary(res, dataclasses.replace(run.config.thresholds, named=named),
                                                  label="hallucinated" if run.has("hallucinated") else None)}
@@ -112,7 +112,7 @@ if len(at):
 # to check (a false negative).
 
 # %%
-from evalkit.aggregate import disagreements
+from evalkit.decide.aggregate import disagreements
 
 if y is not None:
     fp, fn = disagreements(lab, rule, "hallucinated")
@@ -132,7 +132,7 @@ if y is not None:
 # Below, the row of your data it rates riskiest, with the evidence saved when it was scored.
 
 # %%
-from evalkit.lessons import quote
+from evalkit.publish.lessons import quote
 from evalkit.metrics.evidence import details_of
 
 # the riskiest of your rows, with the evidence its scoring already saved (nothing is scored again here)
@@ -151,7 +151,7 @@ else:
     run.note("grounding_risk was not scored: add it to the experiment's metrics to see its evidence")
 
 # %%
-from evalkit.calibrate import roc_auc
+from evalkit.decide.calibrate import roc_auc
 
 if y is not None:
     scored = [m for m in ("hallucination", "grounding_risk") if m in lab.columns]
@@ -181,7 +181,7 @@ if y is not None:
 
 # %%
 from IPython.display import Markdown
-from evalkit.lessons import metric_meaning, next_steps
+from evalkit.publish.lessons import metric_meaning, next_steps
 
 display(Markdown(metric_meaning(run.metrics, ["hallucination", "grounding_risk", "novel_token_rate"], res)))
 display(Markdown(next_steps("03")))

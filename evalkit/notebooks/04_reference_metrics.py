@@ -45,7 +45,7 @@ res = run.results
 
 # %%
 from IPython.display import Markdown
-from evalkit.lessons import quote
+from evalkit.publish.lessons import quote
 
 m = evalkit.get_metric
 examples = [("keyword_coverage", m("keyword_coverage").fn("Territory 118 pays 604 dollars.",
@@ -57,7 +57,7 @@ for name, found in examples:  # each result in words: its value, then each piece
                                                                       for k, v in dict(found.details).items())))
 
 # %%
-from evalkit.aggregate import evidence_table
+from evalkit.decide.aggregate import evidence_table
 
 evidence_table(res, "number_match", rows=res["number_match"].notna(), n=10)
 
@@ -86,7 +86,7 @@ summ = evalkit.summary(res, by=keys or None, metrics=ref, n_resamples=n_resample
 summ.round(3)
 
 # %%
-from evalkit import plots
+from evalkit.publish import plots
 
 by = "system" if run.has("system") else None
 numbers = pd.DataFrame(run.metrics["by_system"] if by else run.metrics["overall"])  # the report's metrics.json
@@ -111,7 +111,7 @@ if correct is not None:
 
 # %%
 from IPython.display import Markdown
-from evalkit.lessons import metric_meaning, next_steps
+from evalkit.publish.lessons import metric_meaning, next_steps
 
 display(Markdown(metric_meaning(run.metrics, [m for m in evalkit.REGISTRY if evalkit.get_metric(m).family in ("reference", "embedding")], res)))
 display(Markdown(next_steps("04")))

@@ -46,7 +46,7 @@ with pd.option_context("display.max_colwidth", None):
                           for m in evalkit.REGISTRY.values() if m.family in ("judged", "embedding")]).set_index("metric"))
 
 # %%
-from evalkit.runner import inputs_of
+from evalkit.run.runner import inputs_of
 from evalkit.testing import judge_or_scripted
 
 JUDGED = ["ragas_score", "factual_accuracy", "answer_class", "semantic_similarity", "bert_score_f1"]
@@ -101,7 +101,7 @@ if "factual_accuracy_grade" in judged.columns:
                         judged["factual_accuracy_grade"]))
 
 # %%
-from evalkit import plots
+from evalkit.publish import plots
 
 # one panel per scale: every metric here is read on 0..100, as the registry declares
 if cols:
@@ -114,7 +114,7 @@ if cols:
 # should be high where people marked the answer correct.
 
 # %%
-from evalkit.calibrate import roc_auc
+from evalkit.decide.calibrate import roc_auc
 
 labels = {name: run.label(name, why=f"checking judged metrics against people needs a {name!r} label")
           for name in ("hallucinated", "correct")}
@@ -168,9 +168,9 @@ if server is not None:
 
 # %%
 from IPython.display import Markdown
-from evalkit.lessons import metric_meaning, next_steps
+from evalkit.publish.lessons import metric_meaning, next_steps
 
-from evalkit.lessons import numbers_of
+from evalkit.publish.lessons import numbers_of
 
 # the numbers of the tables above: the report's, or this notebook's own demonstration run
 shown = run.metrics if judged is res else numbers_of(judged, n_resamples=n_resamples, seed=run.config.seed)

@@ -43,10 +43,10 @@ res = run.results
 # %%
 import pandas as pd
 from IPython.display import Markdown
-from evalkit import plots
-from evalkit.calibrate import binary_labels, calibrate
-from evalkit.lessons import interval_text
-from evalkit.notebook import interval_table
+from evalkit.publish import plots
+from evalkit.decide.calibrate import binary_labels, calibrate
+from evalkit.publish.lessons import interval_text
+from evalkit.publish.notebook import interval_table
 
 numbers = run.section("calibration")  # the numbers of metrics.json, under the experiment's protocol
 if numbers:
@@ -73,7 +73,7 @@ if numbers:
 # labelled (right): the 95% interval of the threshold is the middle 95% of those choices.
 
 # %%
-from evalkit.lessons import boundary_note
+from evalkit.publish.lessons import boundary_note
 
 if numbers:
     chosen = calibrate(scores, labels, direction=direction, criterion=numbers["criterion"], n_resamples=n_resamples,
@@ -100,7 +100,7 @@ if numbers:
 # (held-out) numbers are much worse, the threshold will not transfer; publish the honest ones.
 
 # %%
-from evalkit.lessons import small_sample_note
+from evalkit.publish.lessons import small_sample_note
 
 if numbers:
     rows = []
@@ -149,7 +149,7 @@ if numbers:
 # Rank correlation of the score with a graded human rating (`human_score`, when the data has one).
 
 # %%
-from evalkit.calibrate import rank_correlation
+from evalkit.decide.calibrate import rank_correlation
 
 if numbers and run.has("human_score"):
     okh = ok & res["human_score"].notna()
@@ -175,8 +175,8 @@ if numbers and run.has("human_score"):
 # threshold, as in the lab below, are refused for a rate unless such a draw followed them).
 
 # %%
-from evalkit.calibrate import CalibrationError
-from evalkit.calibrate.estimate import hidden_labels, width_study
+from evalkit.decide.calibrate import CalibrationError
+from evalkit.decide.calibrate.estimate import hidden_labels, width_study
 
 if numbers:
     scored = res[res[score].notna() & y.notna()]
@@ -241,7 +241,7 @@ if numbers:
 # ## What this means
 
 # %%
-from evalkit.lessons import calibration_meaning, next_steps
+from evalkit.publish.lessons import calibration_meaning, next_steps
 
 if numbers:
     display(Markdown(calibration_meaning(numbers)))

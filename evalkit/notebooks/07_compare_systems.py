@@ -34,7 +34,7 @@ res = run.results
 
 # %%
 import pandas as pd
-from evalkit import plots
+from evalkit.publish import plots
 
 cmp = run.section("comparison")  # the numbers of metrics.json
 if cmp:
@@ -93,7 +93,7 @@ if cmp and cmp.get("by_table"):
 
 # %%
 if cmp:
-    from evalkit.tables import compare_table, to_latex
+    from evalkit.publish.tables import compare_table, to_latex
 
     print(to_latex(compare_table(table, label="compare-systems")))
 
@@ -102,7 +102,7 @@ if cmp:
 
 # %%
 from IPython.display import Markdown
-from evalkit.lessons import comparison_meaning, next_steps
+from evalkit.publish.lessons import comparison_meaning, next_steps
 
 if cmp:
     display(Markdown(comparison_meaning(cmp["table"], cmp["system_a"], cmp["system_b"])))

@@ -33,8 +33,8 @@ res = run.results
 # %%
 import pandas as pd
 from IPython.display import HTML, Markdown, display
-from evalkit import plots, tables
-from evalkit.lessons import quote  # text from the data, escaped for Markdown rendered to HTML
+from evalkit.publish import plots, tables
+from evalkit.publish.lessons import quote  # text from the data, escaped for Markdown rendered to HTML
 
 numbers = run.metrics  # metrics.json: the numbers evalkit report computed (opened alone: the same computation)
 sections = numbers["sections"]
@@ -118,7 +118,7 @@ if cmp:
 # Answers and contexts are shown as text (HTML-escaped); a long answer shows its start, the whole one click away.
 
 # %%
-from evalkit.view.html import evidence_html
+from evalkit.publish.view.html import evidence_html
 
 shown = []  # rows whose whole answer this page prints here, so the appendix does not print it again
 if "verdict" in res.columns:
@@ -141,7 +141,7 @@ display(HTML(evalkit.notebook.text_table(res[cols], shown_above=shown)))
 # ## What this means
 
 # %%
-from evalkit.lessons import comparison_meaning, next_steps
+from evalkit.publish.lessons import comparison_meaning, next_steps
 
 if cmp:
     display(Markdown(comparison_meaning(cmp["table"], cmp["system_a"], cmp["system_b"])))

@@ -51,7 +51,7 @@ res = run.results
 
 # %%
 import pandas as pd
-from evalkit import plots
+from evalkit.publish import plots
 from evalkit.metrics.evidence import details_of
 
 order = ["coverage", "alignment", "hallucination", "relevance", "bias_toxicity"]
@@ -124,7 +124,7 @@ display(low.nsmallest(3, cov)[keys + ["words", v, cov, f"{v}_hallucination_score
 
 # %%
 from IPython.display import Markdown
-from evalkit.lessons import metric_meaning, next_steps
+from evalkit.publish.lessons import metric_meaning, next_steps
 
 display(Markdown(metric_meaning(run.metrics, ["twin_lock", "judge_lock"], res)))
 display(Markdown(next_steps("09")))

@@ -22,7 +22,7 @@ def __getattr__(name: str) -> Any:
     # imported on first use, so that `python -m evalkit.testing.judge_server` executes that module once
     # (runpy warns when the package has already imported the module it is asked to run)
     if name in __all__:
-        from . import judge_server
+        from evalkit.testing import judge_server
 
         return getattr(judge_server, name)
     raise AttributeError(f"module 'evalkit.testing' has no attribute {name!r}")

@@ -678,7 +678,7 @@ def judge_or_scripted(judge: Mapping[str, Any] | None = None) -> tuple[dict[str,
     >>> cfg["model"], server
     ('m', None)
     """
-    from ..config import JudgeConfig
+    from evalkit.base.config import JudgeConfig
 
     cfg = dict(judge or {})
     if JudgeConfig.resolve(cfg).configured:

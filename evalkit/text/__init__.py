@@ -23,14 +23,14 @@ Examples
 """
 from __future__ import annotations
 
-from .tokens import (fold_apostrophes, Tokenizer, RegexTokenizer, NLTKTokenizer, TOKENIZERS, get_tokenizer,
+from evalkit.text.tokens import (fold_apostrophes, Tokenizer, RegexTokenizer, NLTKTokenizer, TOKENIZERS, get_tokenizer,
                      word_tokens, stop_words, content_words, ngrams, normalize_ws, snippet, phrase_pattern,
                      contains_phrase, sentences)
-from .numbers import Number, extract_numbers, number_keys
-from .dates import DateMention, extract_dates, date_supported, normalize_time, extract_times
-from .names import normalize_entity, find_entity
-from .abstention import default_lexicons, declines_to_answer, AnswerDecision, decide_answer, DECISION_COLUMNS
-from .language import LanguageGuess, detect_language
+from evalkit.text.numbers import Number, extract_numbers, number_keys
+from evalkit.text.dates import DateMention, extract_dates, date_supported, normalize_time, extract_times
+from evalkit.text.names import normalize_entity, find_entity
+from evalkit.text.abstention import default_lexicons, declines_to_answer, AnswerDecision, decide_answer, DECISION_COLUMNS
+from evalkit.text.language import LanguageGuess, detect_language
 
 __all__ = ["fold_apostrophes", "Tokenizer", "RegexTokenizer", "NLTKTokenizer", "TOKENIZERS", "get_tokenizer",
            "word_tokens", "stop_words", "content_words", "ngrams", "normalize_ws", "snippet", "phrase_pattern",

@@ -10,7 +10,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Sequence
 
-from .tokens import fold_apostrophes, phrase_pattern, stop_words, word_tokens
+from evalkit.text.tokens import fold_apostrophes, phrase_pattern, stop_words, word_tokens
 
 # Clauses end at . ! ? ; : (before a space or the end), at ", ", at a spaced dash, and before "but"/"however".
 _CLAUSE_SPLIT = re.compile(r"([.!?;:]+(?:\s+|$)|,\s+|\s+[-–—]+\s+|\s+(?=(?:but|however|although|though)\b))", re.I)
@@ -199,7 +199,7 @@ def _parsed_lexicons() -> dict[str, Any]:
 
 def default_lexicons() -> dict[str, Any]:
     """The phrase lists shipped in ``evalkit/resources/lexicons.yaml`` (hedges, don't-know phrases, abstention
-    words, citation indicators); :class:`evalkit.config.EvalConfig` overrides them per key.
+    words, citation indicators); :class:`evalkit.base.config.EvalConfig` overrides them per key.
 
     Each call returns a fresh deep copy of the cached parse, so a caller that edits its lists cannot change
     what every later caller sees.
@@ -608,7 +608,7 @@ def decide_answer(answer: str | None, *, phrases: Sequence[str] | None = None,
     >>> d.abstained, d.skip_reason()
     (False, 'not English (detected: de)')
     """
-    from .language import detect_language
+    from evalkit.text.language import detect_language
 
     if not isinstance(answer, str) or not answer.strip():
         return AnswerDecision(True)

@@ -31,7 +31,7 @@ _LOWER_ACRONYM = re.compile(r"(?<![\w'-])(?:[a-z]\.){2,}|(?<![\w'-])[a-z]{2,6}(?
 
 @lru_cache(maxsize=1)
 def _stop_words() -> frozenset[str]:
-    from .tokens import stop_words
+    from evalkit.text.tokens import stop_words
 
     return stop_words("sklearn") | stop_words("spacy")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .tokens import fold_apostrophes
+from evalkit.text.tokens import fold_apostrophes
 
 _EDGE_PUNCT = " \t\n.,;:!?\"“”()[]{}«»-–—/"
 

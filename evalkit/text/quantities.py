@@ -271,7 +271,7 @@ def read_quantities(text: str | None) -> list[Quantity]:
     """
     if not text:
         return []
-    from .dates import extract_dates
+    from evalkit.text.dates import extract_dates
 
     t = with_digits(text)
     dates = [(d.start, d.end) for d in extract_dates(t, day_month=True) if d.year is not None or d.day is not None]

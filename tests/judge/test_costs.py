@@ -5,7 +5,7 @@ import pytest
 
 import evalkit
 from evalkit.cli import main
-from evalkit.config import ConfigError, EvalConfig
+from evalkit.base.config import ConfigError, EvalConfig
 from evalkit.judge.costs import call_cost, usage_total
 from evalkit.judge.dryrun import DryRun
 from evalkit.testing import ScriptedJudgeServer

@@ -64,7 +64,7 @@ def test_three_contexts_a_row_cost_at_most_3_05_calls_with_todays_scores():
 
 def test_context_precision_rejects_a_verdict_count_that_is_not_the_context_count():
     from evalkit.judge.client import JudgeError, OpenAIJudge
-    from evalkit.config import JudgeConfig
+    from evalkit.base.config import JudgeConfig
     from evalkit.metrics.judged import context_precision
     import pytest
 

@@ -1,7 +1,7 @@
 """Repeats and the shared concurrency limit of the judge client, against the scripted judge server."""
 import threading
 
-from evalkit.config import JudgeConfig
+from evalkit.base.config import JudgeConfig
 from evalkit.judge import OpenAIJudge, load_prompts
 from evalkit.judge.cache import JudgeCache
 from evalkit.testing import ScriptedJudgeServer

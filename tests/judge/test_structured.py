@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from evalkit.config import JudgeConfig
+from evalkit.base.config import JudgeConfig
 from evalkit.judge import JudgeError, OpenAIJudge, load_prompts
 from evalkit.judge.cache import JudgeCache
 from evalkit.testing import ScriptedJudgeServer

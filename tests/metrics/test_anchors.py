@@ -99,9 +99,9 @@ def test_empty_inputs():
 
 
 def test_each_distinct_context_parsed_once():
-    from evalkit.nlp import NlpPipeline
-    from evalkit.runner import Resources
-    from evalkit.config import EvalConfig
+    from evalkit.base.nlp import NlpPipeline
+    from evalkit.run.runner import Resources
+    from evalkit.base.config import EvalConfig
 
     res = Resources(EvalConfig())
     res.provide("nlp", NlpPipeline())
@@ -193,7 +193,7 @@ def test_remembered_lemmas_are_spacys_own():
 
     import spacy
 
-    from evalkit.nlp import load_pipeline
+    from evalkit.base.nlp import load_pipeline
 
     text = ("The mice were running faster than the geese; she has been writing 3 better essays since 2019. "
             "Running is fun, and he runs while they ran. The analyses' data were re-analysed by 12–15 researchers.")
@@ -212,7 +212,7 @@ def test_hallucination_and_grounding_share_each_context(monkeypatch):
     from types import SimpleNamespace
 
     from evalkit.metrics import anchors, grounding
-    from evalkit.nlp import NlpPipeline
+    from evalkit.base.nlp import NlpPipeline
 
     built = []
 
@@ -318,7 +318,7 @@ def test_entity_anchors_from_the_scoring_config(tmp_path):
     import pandas as pd
 
     import evalkit
-    from evalkit.config import ConfigError, EvalConfig
+    from evalkit.base.config import ConfigError, EvalConfig
 
     df = pd.DataFrame({"question": ["Where are the plants?"], "answer": ["Our plants: Tilburg, Antwerp and Paris."],
                        "contexts": [PLANTS_CONTEXT]})

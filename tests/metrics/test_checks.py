@@ -300,7 +300,7 @@ def _evalkit_verdicts(rows):
     import pandas as pd
 
     import evalkit
-    from evalkit.config import EvalConfig
+    from evalkit.base.config import EvalConfig
 
     df = pd.DataFrame({"id": [r["id"] for r in rows], "question": [r["user_input"] for r in rows],
                        "answer": [r["response"] for r in rows], "contexts": [r["retrieved_contexts"] for r in rows],
@@ -334,7 +334,7 @@ def test_halueval_qa_dev_targets():
     import pandas as pd
 
     import evalkit
-    from evalkit.config import EvalConfig
+    from evalkit.base.config import EvalConfig
 
     rows = [json.loads(line) for line in (BENCH / "halueval_qa_dev.jsonl").read_text(encoding="utf-8").splitlines()]
     random.Random(0).shuffle(rows)

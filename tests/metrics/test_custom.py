@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 import evalkit
-from evalkit.config import ConfigError, EvalConfig
+from evalkit.base.config import ConfigError, EvalConfig
 from evalkit.metrics import REGISTRY, Score
 from evalkit.metrics.custom import scoped, scoring_prompt
-from evalkit.runner import as_config
+from evalkit.run.runner import as_config
 from evalkit.testing import ScriptedJudgeServer
 
 CRITERIA = "Is the answer short and to the point?"
@@ -118,8 +118,8 @@ def test_listed_by_evalkit_metrics_config(tmp_path, capsys):
 
 
 def test_calibrated_compared_summarised_and_shown(tmp_path):
-    from evalkit.calibrate import calibrate_frame
-    from evalkit.compare import compare_systems
+    from evalkit.decide.calibrate import calibrate_frame
+    from evalkit.decide.compare import compare_systems
 
     with ScriptedJudgeServer(replies=REPLIES) as srv:
         out = evalkit.evaluate(_frame(), ["conciseness"], _config(tmp_path, srv.url), progress=False)
@@ -218,7 +218,7 @@ def test_a_metric_with_its_own_judge_runs_without_a_run_judge(tmp_path):
 
 
 def test_own_judge_changes_signature_and_cache_key(tmp_path):
-    from evalkit.runner import Resources
+    from evalkit.run.runner import Resources
 
     cache = str(tmp_path / "c.sqlite")
     with ScriptedJudgeServer(replies=REPLIES) as srv:
@@ -290,7 +290,7 @@ def test_scoped_restores_the_overlay():
 def test_an_experiments_scoring_section_defines_and_validates_them(tmp_path):
     import yaml
 
-    from evalkit.experiment import ExperimentError, load_experiment
+    from evalkit.publish.experiment import ExperimentError, load_experiment
 
     entry = {"name": "conciseness", "criteria": CRITERIA, "inputs": ["question", "answer"], "scale": [1, 5]}
     path = tmp_path / "exp.yaml"
@@ -386,9 +386,9 @@ def test_a_registered_metric_may_not_write_another_registered_metrics_columns():
 
 
 def test_reserved_names_cover_every_fixed_output_and_canonical_column():
-    from evalkit.config import reserved_columns
-    from evalkit.data import CANONICAL_COLUMNS
-    from evalkit.runner import FIXED_OUTPUT_COLUMNS
+    from evalkit.base.config import reserved_columns
+    from evalkit.base.data import CANONICAL_COLUMNS
+    from evalkit.run.runner import FIXED_OUTPUT_COLUMNS
 
     assert set(FIXED_OUTPUT_COLUMNS) | set(CANONICAL_COLUMNS) <= reserved_columns()
 

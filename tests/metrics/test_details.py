@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 
 import evalkit
-from evalkit.data import details_cell
+from evalkit.base.data import details_cell
 from evalkit.metrics import REGISTRY
 from evalkit.metrics.anchors import AnchorCheck, HallucinationDetails, hallucination
 from evalkit.metrics.base import Metric, Score, Undetermined
 from evalkit.metrics.lexical import CompletenessDetails, RelevanceDetails, completeness, relevance
-from evalkit.runner import _check_score
+from evalkit.run.runner import _check_score
 
 
 def test_the_registry_declares_the_detail_types():

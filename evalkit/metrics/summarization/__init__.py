@@ -14,12 +14,12 @@ Examples
 >>> band(round_half_up(7.995))
 'good'
 """
-from .arithmetic import (BANDS, ORDER, JudgeLockContext, LabelError, alignment_raw, band, bias_tox_raw,
+from evalkit.metrics.summarization.arithmetic import (BANDS, ORDER, JudgeLockContext, LabelError, alignment_raw, band, bias_tox_raw,
                          claim_fraction, coverage_prf, harmonic_mean, judge_lock, overall, overlap_band, qag_mean,
                          round_half_up, segment_overlaps, severity_of, split_segments, twin_lock)
-from .labels_judge import JudgeLabeler
-from .labels_offline import OfflineLabeler, bias_lexicon, central_sentences, lexical_segments, word_recall
-from .scorers import (PROVIDERS, SCORE_KEYS, judge_lock_batch, judge_lock_score, make_labeler, twin_lock_batch,
+from evalkit.metrics.summarization.labels_judge import JudgeLabeler
+from evalkit.metrics.summarization.labels_offline import OfflineLabeler, bias_lexicon, central_sentences, lexical_segments, word_recall
+from evalkit.metrics.summarization.scorers import (PROVIDERS, SCORE_KEYS, judge_lock_batch, judge_lock_score, make_labeler, twin_lock_batch,
                       twin_lock_score)
 
 __all__ = ["BANDS", "ORDER", "PROVIDERS", "SCORE_KEYS", "JudgeLabeler", "JudgeLockContext", "LabelError",

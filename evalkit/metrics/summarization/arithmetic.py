@@ -34,7 +34,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
-from ...text import word_tokens
+from evalkit.text import word_tokens
 
 ORDER = ("coverage", "alignment", "hallucination", "relevance", "bias_toxicity")
 BANDS = ((3.0, "poor"), (6.0, "fair"), (8.0, "good"), (10.0, "excellent"))

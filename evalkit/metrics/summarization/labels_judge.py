@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...judge import JudgeError, load_prompts
-from ...text import word_tokens
-from .labels_offline import lexical_segments
+from evalkit.judge import JudgeError, load_prompts
+from evalkit.text import word_tokens
+from evalkit.metrics.summarization.labels_offline import lexical_segments
 
 JUDGE_NOTE = "labels from an LLM judge; relevance overlaps are lexical"
 

@@ -20,10 +20,10 @@ from typing import Any, Mapping
 import numpy as np
 import yaml
 
-from ...text import (contains_phrase, content_words, date_supported, extract_dates, extract_numbers, sentences,
+from evalkit.text import (contains_phrase, content_words, date_supported, extract_dates, extract_numbers, sentences,
                      stop_words, word_tokens)
-from ..anchors import ContextIndex, context_indexes, extract_anchors
-from .arithmetic import split_segments
+from evalkit.metrics.anchors import ContextIndex, context_indexes, extract_anchors
+from evalkit.metrics.summarization.arithmetic import split_segments
 
 OFFLINE_NOTE = ("offline labels: central sentences, lexical/anchor evidence, VADER tone and a small word list; "
                 "weaker than an LLM judge")
@@ -155,7 +155,7 @@ class OfflineLabeler:
         keeps nothing between calls."""
         from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
-        from ...nlp import NlpPipeline
+        from evalkit.base.nlp import NlpPipeline
 
         self.nlp = nlp or NlpPipeline()
         self.context_index = context_index

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..base import Details, FrozenMap, Score, Undetermined, freeze
-from .arithmetic import ORDER, judge_lock, overall, twin_lock
-from .labels_judge import JudgeLabeler
-from .labels_offline import OfflineLabeler
+from evalkit.metrics.base import Details, FrozenMap, Score, Undetermined, freeze
+from evalkit.metrics.summarization.arithmetic import ORDER, judge_lock, overall, twin_lock
+from evalkit.metrics.summarization.labels_judge import JudgeLabeler
+from evalkit.metrics.summarization.labels_offline import OfflineLabeler
 
 SCORE_KEYS = tuple(f"{k}_score" for k in ORDER)
 PROVIDERS = ("offline", "judge")
@@ -36,7 +36,7 @@ def make_labeler(provider: str, judge: Any = None, nlp: Any = None,
         return OfflineLabeler(nlp, context_index)
     if provider == "judge":
         if judge is None:
-            from ...judge.client import NOT_CONFIGURED, JudgeNotConfigured
+            from evalkit.judge.client import NOT_CONFIGURED, JudgeNotConfigured
 
             raise JudgeNotConfigured(NOT_CONFIGURED)
         return JudgeLabeler(judge)
