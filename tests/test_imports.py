@@ -258,3 +258,15 @@ def test_the_architecture_count_reads_the_folders():
     assert out["floors"] <= out["hand_floors"] == len(LAYERS)
     assert sum(room["modules"] for room in out["per_room"].values()) == out["modules"]
     assert out["walk"]["hops"] > 0 and "evalkit.run.runner" in out["walk"]["modules"]
+
+
+def test_no_module_imports_another_modules_private_names():
+    """A name with a leading underscore belongs to its module: one another module needs is public there (the dry
+    run once reached into the runner's private functions instead of sharing its planner)."""
+    found = []
+    for module, (path, is_pkg) in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "evalkit":
+                found += [f"{module} imports {node.module}.{a.name} (line {node.lineno})" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not found, "\n".join(found)

@@ -416,7 +416,7 @@ class CustomMetricSpec:
                 "steps": list(self.steps), "rubric": dict(self.rubric), "direction": self.direction}
 
 
-def _custom_specs(entries: Any, source: str) -> tuple[CustomMetricSpec, ...]:
+def custom_specs(entries: Any, source: str) -> tuple[CustomMetricSpec, ...]:
     if isinstance(entries, tuple) and all(isinstance(e, CustomMetricSpec) for e in entries):
         return entries
     if not isinstance(entries, (list, tuple)):
@@ -494,7 +494,7 @@ class EvalConfig:
         if bad:
             raise ConfigError(f"{source}: lexicons has unknown key(s) {bad}; known: {sorted(default_lexicons())}")
         if "custom_metrics" in d:
-            d["custom_metrics"] = _custom_specs(d["custom_metrics"] or (), source)
+            d["custom_metrics"] = custom_specs(d["custom_metrics"] or (), source)
         if named is not None:
             d["thresholds"] = dataclasses.replace(d.get("thresholds") or VerdictThresholds(), named=named)
         cfg = cls(**d)

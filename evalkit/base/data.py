@@ -271,7 +271,7 @@ def _csv_records_within(path: Path, text: str, sep: str) -> tuple[list[str], lis
     return header, starts
 
 
-def _read_csv(path: Path, text_sources: set[str], sep: str | None = None,
+def read_csv_file(path: Path, text_sources: set[str], sep: str | None = None,
               encoding: str | None = None) -> tuple[pd.DataFrame, list[str]]:
     import io
 
@@ -320,7 +320,7 @@ def _read(path: Path, fmt: str, text_sources: set[str], sep: str | None = None,
     if fmt == "jsonl":
         return _read_jsonl(path, encoding)
     if fmt == "csv":
-        return _read_csv(path, text_sources, sep, encoding)
+        return read_csv_file(path, text_sources, sep, encoding)
     df = _read_parquet(path)
     return df, [f"row {i + 1}" for i in range(len(df))]
 

@@ -140,9 +140,9 @@ def _file_batches(path: Path, size: int, columns: Mapping[str, str] | None) -> I
             yield frame, [f"{path.name} row {seen + i + 1}" for i in range(len(frame))]
             seen += len(frame)
     else:  # CSV: evalkit's own reader (text columns verbatim, as evalkit.load reads them), whole, then cut
-        from evalkit.base.data import RAGAS_ALIASES, TEXT_COLUMNS, _read_csv
+        from evalkit.base.data import RAGAS_ALIASES, TEXT_COLUMNS, read_csv_file
 
-        frame, _ = _read_csv(path, set(TEXT_COLUMNS) | {"id", "contexts"} | set(RAGAS_ALIASES)
+        frame, _ = read_csv_file(path, set(TEXT_COLUMNS) | {"id", "contexts"} | set(RAGAS_ALIASES)
                              | set((columns or {}).values()))
         for start in range(0, len(frame), size):
             yield frame.iloc[start:start + size].reset_index(drop=True), \

@@ -173,14 +173,12 @@ def estimate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = No
     """
     from evalkit.judge.dryrun import DryRun, make_dry_judge
     from evalkit.run.resources import Resources, wants_judge
-    from evalkit.run.runner import _as_frame, _score_all, protect_input_columns, resolve_metrics
+    from evalkit.run.runner import plan, score_all
 
-    config = as_config(config)
-    df = protect_input_columns(_as_frame(data), strict=strict_columns)
-    chosen = resolve_metrics(metrics, df.columns, config)
+    df, chosen, config = plan(data, metrics, config, strict_columns=strict_columns)
     judged = [m for m in chosen if wants_judge(m, config)]
     resources = Resources(config, judge_factory=make_dry_judge)
-    _score_all(judged, df, config, resources, "record", False)
+    score_all(judged, df, config, resources, "record", False)
     judges = list(resources.judges().values())
     per_metric = {k: v for j in judges for k, v in j.estimate().items()}
     notes = list(dict.fromkeys(j.tokens_note() for j in judges))

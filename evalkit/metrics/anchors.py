@@ -524,7 +524,7 @@ def decline_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
     return {k: params[k] for k in ("phrases", "short_tokens", "short_chars") if (params or {}).get(k) is not None}
 
 
-def _joined(contexts: Sequence[str] | None) -> str:
+def joined_contexts(contexts: Sequence[str] | None) -> str:
     return "\n\n".join(c for c in (contexts or []) if c)
 
 
@@ -557,7 +557,7 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
     decline = decline_params(params)
     chosen = anchor_params(params)
     answers = [a or "" for a in inputs["answer"]]
-    joined = [_joined(c) for c in inputs["contexts"]]
+    joined = [joined_contexts(c) for c in inputs["contexts"]]
     answer_docs = nlp.parse_answers(answers)
     indexes = context_indexes(joined, nlp, getattr(resources, "context_index", None))
     out = []

@@ -483,9 +483,9 @@ def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
 def _unit_words(text: str) -> frozenset[str]:
     """The words of ``text`` that name a unit ("per extra half hour": hour): like a value's own words, they say
     what a value is measured in, not what it is about."""
-    from evalkit.text.quantities import _unit_of
+    from evalkit.text.quantities import unit_of
 
-    return frozenset(w for w in _words_of(text) if _unit_of(w) is not None)
+    return frozenset(w for w in _words_of(text) if unit_of(w) is not None)
 
 
 def _value_words(text: str) -> frozenset[str]:

@@ -47,7 +47,7 @@ from evalkit.judge.prompts import Prompt, parse_prompt
 from evalkit.metrics.base import Details, Metric, Score, Undetermined
 from evalkit.metrics.guard import decision_for, skipped_or_declined
 from evalkit.metrics.judged import threaded
-from evalkit.metrics.registry import (CUSTOM_FAMILY, PYTHON_FAMILY, RegistryView, _lock, _name_problem, _overlay, _register,
+from evalkit.metrics.registry import (CUSTOM_FAMILY, PYTHON_FAMILY, RegistryView, register, replace_family,
                        columns_written, register_metric, registered, scoped, unregister_metric)
 
 # ---------------------------------------------------------------------------
@@ -222,18 +222,10 @@ def activate(config: EvalConfig) -> list[Metric]:
     (:class:`~evalkit.base.config.ConfigError` naming ``custom_metrics[i].name``).
     """
     new = config_metrics(config)
-    with _lock:
-        kept = [m for m in _overlay.values() if m.family != CUSTOM_FAMILY]
-        for i, m in enumerate(new):
-            old = _overlay.get(m.name)
-            problem = _name_problem(m, kept + new[:i]) or (
-                f"{m.name!r} is already a metric ({old.family}: {old.formula[:60]}); choose another name"
-                if old is not None and old.family != CUSTOM_FAMILY else None)
-            if problem:
-                raise ConfigError(f"custom_metrics[{i}].name: {problem}")
-        for name in [n for n, m in _overlay.items() if m.family == CUSTOM_FAMILY]:
-            del _overlay[name]
-        _overlay.update({m.name: m for m in new})
+    refused = replace_family(CUSTOM_FAMILY, new)
+    if refused is not None:
+        i, problem = refused
+        raise ConfigError(f"custom_metrics[{i}].name: {problem}")
     return new
 
 
@@ -247,10 +239,10 @@ def activate_from(results: Any) -> list[Metric]:
     entries = (((getattr(results, "attrs", None) or {}).get("evalkit") or {}).get("config") or {}).get("custom_metrics")
     if not entries:
         return []
-    from evalkit.base.config import _custom_specs
+    from evalkit.base.config import custom_specs
 
-    return [_register(m, replace_ok=lambda old: old.family == CUSTOM_FAMILY)
-            for m in config_metrics(EvalConfig(custom_metrics=_custom_specs(entries, "results metadata")))]
+    return [register(m, replace_ok=lambda old: old.family == CUSTOM_FAMILY)
+            for m in config_metrics(EvalConfig(custom_metrics=custom_specs(entries, "results metadata")))]
 
 
 __all__ = ["RegistryView", "register_metric", "unregister_metric", "scoped", "activate", "activate_from",

@@ -43,7 +43,7 @@ from evalkit.text import (content_words, date_supported, extract_dates, extract_
                     normalize_entity, sentences, word_tokens)
 from evalkit.text.acronyms import acronym_supported
 from evalkit.text.meta import meta_prefix_length
-from evalkit.metrics.anchors import (ABSTENTION_REASON, ContextIndex, _joined, context_indexes, default_hedges,
+from evalkit.metrics.anchors import (ABSTENTION_REASON, ContextIndex, joined_contexts, context_indexes, default_hedges,
                       extract_claims, hallucination_from_parsed)
 from evalkit.metrics.base import Details, FrozenMap, Score, Undetermined, freeze
 from evalkit.metrics.guard import guard_rows
@@ -372,7 +372,7 @@ def grounding_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, An
 
         encoder = getattr(resources, "encoder", None) or get_encoder()
     answers = [a or "" for a in inputs["answer"]]
-    joined = [_joined(cs) for cs in inputs["contexts"]]  # the same key hallucination files its index under
+    joined = [joined_contexts(cs) for cs in inputs["contexts"]]  # the same key hallucination files its index under
     docs = nlp.parse_answers(answers)
     indexes = context_indexes(joined, nlp, getattr(resources, "context_index", None))
     evs = {t: Evidence.build(t, encoder=encoder, index=ix) for t, ix in indexes.items()}

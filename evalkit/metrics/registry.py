@@ -169,7 +169,28 @@ def _name_problem(metric: Metric, others: Sequence[Metric]) -> str | None:
     return None
 
 
-def _register(metric: Metric, *, replace_ok: Callable[[Metric], bool]) -> Metric:
+def replace_family(family: str, new: Sequence[Metric]) -> tuple[int, str] | None:
+    """Make ``new`` the registered metrics of ``family`` (those registered before are dropped), atomically; a
+    metric of another family is never replaced. Returns None, or the index of the first metric refused and why
+    (then nothing changed)."""
+    with _lock:
+        kept = [m for m in _overlay.values() if m.family != family]
+        for i, m in enumerate(new):
+            old = _overlay.get(m.name)
+            problem = _name_problem(m, kept + list(new[:i])) or (
+                f"{m.name!r} is already a metric ({old.family}: {old.formula[:60]}); choose another name"
+                if old is not None and old.family != family else None)
+            if problem:
+                return i, problem
+        for name in [n for n, m in _overlay.items() if m.family == family]:
+            del _overlay[name]
+        _overlay.update({m.name: m for m in new})
+    return None
+
+
+def register(metric: Metric, *, replace_ok: Callable[[Metric], bool]) -> Metric:
+    """Register ``metric`` beside the built-ins; one already registered under its name is replaced when
+    ``replace_ok(old)`` (else :class:`ValueError`, as for a name whose columns clash)."""
     with _lock:
         problem = _name_problem(metric, list(_overlay.values()))
         if problem:
@@ -248,7 +269,7 @@ def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range:
                     empty_policy=empty_policy or "as the function returns (None: undetermined)", evidence=evidence,
                     worked=worked)
     try:
-        return _register(metric, replace_ok=lambda old: replace)
+        return register(metric, replace_ok=lambda old: replace)
     except ValueError as e:
         raise ValueError(f"register_metric: name: {e}") from None
 
@@ -281,5 +302,5 @@ def registered() -> dict[str, Metric]:
 
 
 __all__ = ["RegistryView", "register_metric", "unregister_metric", "scoped", "columns_written", "registered",
-           "overlay_state",
+           "overlay_state", "replace_family", "register",
            "CUSTOM_FAMILY", "PYTHON_FAMILY"]

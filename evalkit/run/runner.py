@@ -16,7 +16,7 @@ import logging
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 import pandas as pd
 
@@ -332,9 +332,7 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
     """
     if on_error not in ("record", "raise"):
         raise ValueError("on_error must be 'record' or 'raise'")
-    config = as_config(config)
-    df = protect_input_columns(_as_frame(data), strict=strict_columns)
-    chosen = resolve_metrics(metrics, df.columns, config)
+    df, chosen, config = plan(data, metrics, config, strict_columns=strict_columns)
     resources = Resources(config)
     resources.load_eager(chosen)  # a bad rules file fails here, before any row is scored
     judged = [m.name for m in chosen if wants_judge(m, config)]
@@ -343,7 +341,7 @@ def score(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
     for m in judged:  # each metric's own judge too
         if resources.own_judge(m) is not None:
             log.info("judge preflight (%s): %s", m, resources.judge_for(m).preflight())
-    out, all_errors, methods = _score_all(chosen, df, config, resources, on_error, progress)
+    out, all_errors, methods = score_all(chosen, df, config, resources, on_error, progress)
     names = [m.name for m in chosen]
     out["error"] = pd.Series([error_cell(e) for e in all_errors], dtype=object)
     out.attrs["evalkit"] = _run_meta(df, names, config, resources, methods)
@@ -450,6 +448,25 @@ def as_config(config: EvalConfig | Mapping[str, Any] | str | Path | None) -> Eva
 _CHECKED_AT = "_evalkit_checked_at"  # the registry's state when as_config validated and activated a config
 
 
+class Plan(NamedTuple):
+    """What a run will do, decided before any row is scored: the rows (canonical, input columns that collide
+    with outputs kept under ``input_<name>``), the metrics in the order they run, and the validated config."""
+
+    frame: pd.DataFrame
+    metrics: list[Metric]
+    config: EvalConfig
+
+
+def plan(data: pd.DataFrame | str | Path, metrics: Sequence[str] | None = None,
+         config: EvalConfig | Mapping[str, Any] | str | Path | None = None, *, strict_columns: bool = False) -> Plan:
+    """The one planner of a run: :func:`score` (and so ``evaluate`` and every chunk of ``evalkit score``) and the
+    dry run (:func:`evalkit.decide.pipeline.estimate`) start here, then differ only in the resources they give
+    :func:`score_all` and in what they keep of its result."""
+    config = as_config(config)
+    df = protect_input_columns(_as_frame(data), strict=strict_columns)
+    return Plan(df, resolve_metrics(metrics, df.columns, config), config)
+
+
 def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
     """The canonical frame (a path is loaded; a frame is validated), its file's source and hash kept."""
     if isinstance(data, (str, Path)):
@@ -460,9 +477,9 @@ def _as_frame(data: pd.DataFrame | str | Path) -> pd.DataFrame:
     return df
 
 
-def _score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, resources: Resources,
-               on_error: str, progress: bool | Callable[[str], None] | None
-               ) -> tuple[pd.DataFrame, list[list[RowError]], dict[str, str]]:
+def score_all(chosen: list[Metric], df: pd.DataFrame, config: EvalConfig, resources: Resources,
+              on_error: str, progress: bool | Callable[[str], None] | None
+              ) -> tuple[pd.DataFrame, list[list[RowError]], dict[str, str]]:
     """Run every chosen metric in order: the scored frame, each row's errors, the resolved method switches."""
     ids = df["id"].tolist()
     n = len(df)

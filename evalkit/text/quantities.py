@@ -105,7 +105,7 @@ def _units():
 
 
 @lru_cache(maxsize=4096)
-def _unit_of(word: str):
+def unit_of(word: str):
     """pint's unit for ``word`` when it names a physical unit, else None ("members", "of", "pm")."""
     w = word.strip().replace(" ", "").rstrip(".")
     low = w.lower()
@@ -174,7 +174,7 @@ def _amount(m: re.Match) -> float:
 
 
 def _physical(value: float, unit_word: str, text: str) -> Quantity | None:
-    unit = _unit_of(unit_word)
+    unit = unit_of(unit_word)
     if unit is None:
         return None
     if _is_data_size(unit):
@@ -229,7 +229,7 @@ def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
     if rate and not every:
         per = rate.group("per") or _ADVERB_RATES[rate.group("adverb").lower()]
         return _rate(value, per, False, t[m.start():m.end() + rate.end()])
-    if every and _unit_of(word) is not None and str(_unit_of(word).dimensionality) == "[time]":
+    if every and unit_of(word) is not None and str(unit_of(word).dimensionality) == "[time]":
         return _rate(value, word, True, "every " + text + " " + word)
     physical = _physical(value, word, text + " " + word) if word else None
     if physical is None and unit_of_next and word.lower() in ("", "to", "and"):
@@ -252,7 +252,7 @@ def _compound_durations(t: str, read: list[tuple[re.Match, Quantity]]) -> list[Q
         last = out[-1] if out else None
         if (last is not None and prev_end is not None and q.dimension == last.dimension == "[time]"
                 and last.magnitude > q.magnitude and _COMPOUND_GAP.fullmatch(t[prev_end:m.start()])
-                and _unit_of(last.text.split()[-1]) is not None):
+                and unit_of(last.text.split()[-1]) is not None):
             out[-1] = Quantity(last.magnitude + q.magnitude, "[time]", last.text + " " + q.text)
         else:
             out.append(q)

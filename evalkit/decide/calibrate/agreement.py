@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import cohen_kappa_score
 
-from evalkit.decide.calibrate.core import CalibrationError, Interval, _interval
+from evalkit.decide.calibrate.core import CalibrationError, Interval, interval_of
 
 
 def rank_correlation(scores, ratings, *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> dict[str, Interval]:
@@ -23,8 +23,8 @@ def rank_correlation(scores, ratings, *, n_resamples: int = 1000, seed: int = 0,
             continue
         sp.append(spearmanr(x[idx], r[idx]).statistic)
         kt.append(kendalltau(x[idx], r[idx]).statistic)
-    return {"spearman": _interval(float(spearmanr(x, r).statistic), sp, level),
-            "kendall": _interval(float(kendalltau(x, r).statistic), kt, level)}
+    return {"spearman": interval_of(float(spearmanr(x, r).statistic), sp, level),
+            "kendall": interval_of(float(kendalltau(x, r).statistic), kt, level)}
 
 
 def cohen_kappa(a, b, *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95, weights=None) -> Interval:
@@ -38,7 +38,7 @@ def cohen_kappa(a, b, *, n_resamples: int = 1000, seed: int = 0, level: float = 
         if len(set(a[idx]) | set(b[idx])) < 2:
             continue
         samples.append(float(cohen_kappa_score(a[idx], b[idx], weights=weights)))
-    return _interval(est, samples, level)
+    return interval_of(est, samples, level)
 
 
 def krippendorff_alpha(ratings, level_of_measurement: str = "nominal") -> float:

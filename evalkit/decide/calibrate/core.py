@@ -233,7 +233,7 @@ def bootstrap_indices(y: np.ndarray, n_resamples: int, seed: int, groups: Sequen
                               rng.choice(neg, len(neg)) if len(neg) else neg])
 
 
-def _interval(est: float | None, samples: Sequence[float], level: float) -> Interval:
+def interval_of(est: float | None, samples: Sequence[float], level: float) -> Interval:
     vals = np.asarray([v for v in samples if v is not None and not math.isnan(v)], dtype=float)
     if est is None or not len(vals):
         return Interval(est, None, None, level)
@@ -252,7 +252,7 @@ def bootstrap_ci(stat: Callable[[np.ndarray, np.ndarray], float], s: np.ndarray,
         if yy.min() == yy.max():
             continue
         samples.append(stat(s[idx], yy))
-    return _interval(est, samples, level)
+    return interval_of(est, samples, level)
 
 
 def _auc(direction: str):
@@ -292,7 +292,7 @@ def operating_point(s: np.ndarray, y: np.ndarray, threshold: float, direction: s
     est = stats(s, y)
     samples = [stats(s[idx], y[idx]) for idx in bootstrap_indices(y, n_resamples, seed + 1, groups)]
     cols = list(zip(*samples)) if samples else [[]] * 8
-    ivs = [_interval(None if isinstance(e, float) and math.isnan(e) else e, c, level) for e, c in zip(est, cols)]
+    ivs = [interval_of(None if isinstance(e, float) and math.isnan(e) else e, c, level) for e, c in zip(est, cols)]
     return OperatingPoint(float(threshold), *ivs)
 
 
@@ -374,7 +374,7 @@ def calibrate(scores: Sequence[float], labels: Sequence[Any], *, direction: str 
             for entry in _subgroup_entries(name, vals, report, s, y, thr, direction, boot, min_group)]
     return CalibrationResult(
         n=int(len(y)), n_pos=int(y.sum()), direction=direction, criterion=criterion, roc_auc=roc, pr_auc=ap,
-        threshold=thr, threshold_ci=_interval(thr, thr_samples, level), threshold_samples=tuple(thr_samples),
+        threshold=thr, threshold_ci=interval_of(thr, thr_samples, level), threshold_samples=tuple(thr_samples),
         at_threshold=op, protocol=protocol, n_resamples=n_resamples, seed=seed, reported_on=reported_on,
         subgroups=tuple(subs), choice_rows=int(len(yc)),
         choice_flagged=int(Threshold.from_direction("score", thr, direction).flags_array(sc).sum()),

@@ -18,7 +18,7 @@ import pandas as pd
 from evalkit.base.data import is_missing
 from evalkit.metrics import REGISTRY
 from evalkit.publish.view.model import (SEVERITY, VERDICT_CLASS, ClaimSupport, Highlight, MetricView, RowView,
-                    RuleCheck, _evidence_value, _label, _reason, _text, _value_cell, evidence_of, highlights,
+                    RuleCheck, evidence_text, row_label, missing_reason, text_or_none, value_cell, evidence_of, highlights,
                     metric_views, row_decision, row_evidence)
 
 # ---------------------------------------------------------------------------------------------------------
@@ -114,7 +114,7 @@ def rules_html(rules: Sequence[RuleCheck]) -> str:
         reached = reached and not r.decided
         if r.fired is None:
             why = (why + ": " if why else "") + f"undetermined ({r.note})"
-        value = ("yes" if r.fired else "no") if r.metric is None else _value_cell(r.value)
+        value = ("yes" if r.fired else "no") if r.metric is None else value_cell(r.value)
         decided = ' class="ek-decided"' if r.decided else ""
         rows.append(f'<tr{decided}><td>{_e(r.outcome)}</td><td>{_e(r.rule)}'
                     f'</td><td class="ek-num">{_e(value)}</td><td>{fired}</td><td>{_e(why)}</td></tr>')
@@ -196,7 +196,7 @@ def styled(fragment: str) -> str:
 # the report's failing-examples fragment
 def _fired_metric(row: Mapping[str, Any], rule: str | None) -> str | None:
     """The metric a rule names: ``rule`` itself when it is one, else the first word of ``verdict_rule``."""
-    text = rule or _text(row.get("verdict_rule")) or ""
+    text = rule or text_or_none(row.get("verdict_rule")) or ""
     first = text.split(" ", 1)[0] if text else ""
     return first if first in REGISTRY else None
 
@@ -224,7 +224,7 @@ def text_block(inner_html: str, plain: str, label: str = "") -> str:
 
 
 def _answer_block(row: Mapping[str, Any], label: str = "") -> str:
-    answer = _text(row.get("answer")) or ""
+    answer = text_or_none(row.get("answer")) or ""
     return text_block(_e(answer), answer, label)
 
 
@@ -234,11 +234,11 @@ def _rule_evidence_html(row: Mapping[str, Any], metric: str) -> str:
     for them (completeness), else its value with its declared evidence keys."""
     evidence = evidence_of(row, metric)
     # every failing example starts with its question: an answer judged without it cannot be read
-    question = f'<div class="ek-text"><b>question</b> {_e(row.get("question"))}</div>' if _text(row.get("question")) \
+    question = f'<div class="ek-text"><b>question</b> {_e(row.get("question"))}</div>' if text_or_none(row.get("question")) \
         else ""
     if evidence.anchors is not None:
         found, lost = highlights(row, prefer=metric)
-        plain = _text(row.get("answer")) or ""
+        plain = text_or_none(row.get("answer")) or ""
         return (f'{question}{text_block(answer_html(plain, found), plain)}'
                 f'{_anchor_list_html((*found, *lost), only_unsupported=True)}')
     answer = _answer_block(row, "answer")
@@ -263,7 +263,7 @@ def evidence_html(row: pd.Series | Mapping[str, Any], rule: str | None = None) -
     >>> "A &lt;b&gt;" in evidence_html(row), "cosine: 0.100" in evidence_html(row)
     (True, True)
     """
-    verdict, fired = _text(row.get("verdict")), _text(row.get("verdict_rule"))
+    verdict, fired = text_or_none(row.get("verdict")), text_or_none(row.get("verdict_rule"))
     metric = _fired_metric(row, rule)
     d = row_decision(row)
     if d.empty and rule is None:
@@ -274,13 +274,13 @@ def evidence_html(row: pd.Series | Mapping[str, Any], rule: str | None = None) -
     elif verdict == "ABSTAIN" and rule is None:
         matched = list(d.matched) or next((list(e.declined) for e in row_evidence(row) if e.declined), [])
         body = (f'{_answer_block(row)}<p>declining phrase matched: '
-                f'<b>{_e(_evidence_value(matched or []))}</b></p>')
+                f'<b>{_e(evidence_text(matched or []))}</b></p>')
     elif metric is None:
         body = _answer_block(row)
     elif is_missing(row.get(metric)):
-        body = f"<p>{_e(metric)} has no value on this row: {_e(_reason(row, metric) or 'no reason recorded')}</p>"
+        body = f"<p>{_e(metric)} has no value on this row: {_e(missing_reason(row, metric) or 'no reason recorded')}</p>"
     else:
         body = _rule_evidence_html(row, metric)
-    return styled(f'<div class="ek-show">{_head_html(_label(row, None), verdict, fired)}{body}</div>')
+    return styled(f'<div class="ek-show">{_head_html(row_label(row, None), verdict, fired)}{body}</div>')
 
 

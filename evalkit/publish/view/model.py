@@ -128,7 +128,7 @@ class RowView:
 # ---------------------------------------------------------------------------------------------------------
 # reading the results
 
-def _text(v: Any) -> str | None:
+def text_or_none(v: Any) -> str | None:
     return None if is_missing(v) else str(v)
 
 
@@ -216,7 +216,7 @@ def highlights(row: Mapping[str, Any], prefer: str | None = None, *, evidence: S
     start: a claim and a number inside it overlap, a repeated number maps to its own mention. ``evidence``: the
     row's :func:`row_evidence` when the caller has read it already.
     """
-    answer = _text(row.get("answer")) or ""
+    answer = text_or_none(row.get("answer")) or ""
     evidence = row_evidence(row) if evidence is None else evidence
     own = evidence_of(row, prefer).anchors if prefer is not None else None
     anchors: tuple[Anchor, ...] = own or next((e.anchors for e in evidence if e.anchors), ())
@@ -228,7 +228,7 @@ def highlights(row: Mapping[str, Any], prefer: str | None = None, *, evidence: S
         if at < 0 and text:
             at = answer.find(text)
         h = Highlight(ref, max(at, 0), max(at, 0) + len(text) if at >= 0 else 0, a.kind, text, a.supported,
-                      _text(a.evidence), None if a.supported or at < 0 else _closest_for(answer, at, aligned),
+                      text_or_none(a.evidence), None if a.supported or at < 0 else _closest_for(answer, at, aligned),
                       a.status)
         if at >= 0:
             found.append(h)
@@ -247,13 +247,13 @@ def row_decision(row: Mapping[str, Any], *, evidence: Sequence[Evidence] | None 
     stored = AnswerDecision.from_columns(row)
     if stored is not None:
         return stored
-    if _text(row.get("verdict")) is not None:
+    if text_or_none(row.get("verdict")) is not None:
         return AnswerDecision(False, row.get("verdict") == "ABSTAIN")
     said = [e.abstention for e in (row_evidence(row) if evidence is None else evidence) if e.abstention is not None]
     return AnswerDecision(False, bool(said and said[0]))
 
 
-def _reason(row: Mapping[str, Any], metric: str) -> str | None:
+def missing_reason(row: Mapping[str, Any], metric: str) -> str | None:
     """Why ``metric`` has no value on this row: its own reason, else its entry in the ``error`` column."""
     err = error_of(row.get("error"), metric)
     if err is not None:
@@ -284,7 +284,7 @@ def rule_checks(row: Mapping[str, Any], thresholds: VerdictThresholds | None = N
         v = values[r.metric]
         if is_missing(v):
             out.append(RuleCheck(r.outcome, str(r), r.metric, None, None, decided_by == f"{r.metric} missing",
-                                 _reason(row, r.metric) or "no value"))
+                                 missing_reason(row, r.metric) or "no value"))
             continue
         fired = r.flags(float(v))
         out.append(RuleCheck(r.outcome, str(r), r.metric, float(v), fired,
@@ -304,7 +304,7 @@ def _shown(m: Metric | None, v: Any) -> str:
     return str(v)
 
 
-def _evidence_value(v: Any) -> str:
+def evidence_text(v: Any) -> str:
     if isinstance(v, (list, tuple)):
         return ", ".join(json.dumps(x, ensure_ascii=False) if isinstance(x, (dict, list)) else str(x) for x in v) \
             or "none"
@@ -313,7 +313,7 @@ def _evidence_value(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v)
 
 
-def _value_cell(v: float | None) -> str:
+def value_cell(v: float | None) -> str:
     return "missing" if v is None else f"{v:.3f}"
 
 
@@ -325,11 +325,11 @@ def metric_views(row: Mapping[str, Any], names: Sequence[str]) -> tuple[MetricVi
         v = row.get(name)
         d = details_of(row, name)
         keys = list(m.evidence_keys) if m else []
-        ev = [(k, _evidence_value(d[k])) for k in keys if k in d]
+        ev = [(k, evidence_text(d[k])) for k in keys if k in d]
         ev += [(k, _shown(m, row.get(f"{name}_{k}"))) for k in (m.extra_columns if m else ())
                if f"{name}_{k}" in row]
         out.append(MetricView(name, None if is_missing(v) else v, _shown(m, v), m.reads_as if m else "",
-                              m.direction if m else "none", tuple(ev), _reason(row, name) if is_missing(v) else None))
+                              m.direction if m else "none", tuple(ev), missing_reason(row, name) if is_missing(v) else None))
     return tuple(out)
 
 
@@ -345,7 +345,7 @@ def _metric_names(results: pd.DataFrame, metrics: Sequence[str] | None) -> list[
     return [m for m in names if m in results.columns]
 
 
-def _label(row: Mapping[str, Any], position: int | None) -> str:
+def row_label(row: Mapping[str, Any], position: int | None) -> str:
     parts = [] if position is None else [f"row {position}"]
     for col in ("id", "system"):
         if col in row and not is_missing(row[col]):
@@ -376,14 +376,14 @@ def row_view(results: pd.DataFrame, row_id: Any, metrics: Sequence[str] | None =
     position, row = find_row(results, row_id, system)
     evidence = row_evidence(row)  # each metric's details read once, for the marks, the decision and the claims
     found, lost = highlights(row, evidence=evidence)
-    has_verdict = _text(row.get("verdict")) is not None
+    has_verdict = text_or_none(row.get("verdict")) is not None
     thresholds = thresholds or thresholds_of(results)
     rules = rule_checks(row, thresholds, evidence=evidence) if has_verdict else ()
     notes = _verdict_notes(row, rules) if has_verdict else ("no verdict: the triad (hallucination, relevance, "
                                                             "completeness) was not scored",)
-    return RowView(_label(row, position), _text(row.get("question")), _text(row.get("answer")),
-                   _text(row.get("ground_truth")), _contexts(row.get("contexts")), found, lost,
-                   _text(row.get("verdict")), _text(row.get("verdict_rule")), rules,
+    return RowView(row_label(row, position), text_or_none(row.get("question")), text_or_none(row.get("answer")),
+                   text_or_none(row.get("ground_truth")), _contexts(row.get("contexts")), found, lost,
+                   text_or_none(row.get("verdict")), text_or_none(row.get("verdict_rule")), rules,
                    metric_views(row, _metric_names(results, metrics)), notes, support_claims(row, evidence=evidence),
                    thresholds.named)
 

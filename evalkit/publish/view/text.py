@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from evalkit.metrics import REGISTRY, Metric
-from evalkit.publish.view.model import Highlight, RowView, _value_cell
+from evalkit.publish.view.model import Highlight, RowView, value_cell
 
 # ---------------------------------------------------------------------------------------------------------
 # text
@@ -33,7 +33,7 @@ def row_text(v: RowView) -> str:
         lines.append(f"verdict rules ({v.profile} profile):")
         for r in v.rules:
             state = {True: "fired", False: "not fired", None: f"not checked ({r.note})"}[r.fired]
-            value = "" if r.metric is None else f" value {_value_cell(r.value)}"
+            value = "" if r.metric is None else f" value {value_cell(r.value)}"
             lines.append(f"  {r.outcome:<12} {r.rule}:{value} {state}" + ("  <- decided" if r.decided else ""))
     if v.support:
         lines.append("support: each claim, P(supported), the passage checked:")
