@@ -124,3 +124,31 @@ def test_summary_heatmap_draws_the_summary_scorer_the_results_hold():
     assert fig.axes[0].get_title().startswith("judge-lock scores")
     with pytest.raises(ValueError, match="no summary scorer"):
         plots.summary_heatmap(pd.DataFrame({"id": ["s1"], "relevance": [0.5]}))
+
+
+def test_metric_means_of_a_full_run_stays_legible_in_a_narrow_window():
+    """#42: the report at 800 px showed the default run's chart (15 metrics on two scales, 17 inches wide) with
+    tick labels ~6 px high. A chart wider than plots.SCREEN_WIDTH_IN stacks its panels instead; shown at the 760
+    px an 800 px window leaves, as the notebooks save it (100 dpi), a tick label is at least 10 px high."""
+    import io
+
+    from PIL import Image
+
+    from evalkit.metrics import REGISTRY
+
+    names = ["relevance", "completeness", "hallucination", "grounding_risk", "exact_match", "keyword_coverage",
+             "number_match", "answer_completeness", "source_citation", "dont_know", "fact_checks", "faithfulness",
+             "context_precision", "semantic_similarity", "bert_score_f1"]
+    rows = [{"metric": m, "kind": "score", "system": s,
+             **({"mean": 0.5, "low": 0.4, "high": 0.6} if REGISTRY[m].range[1] <= 1 else
+                {"mean": 50.0, "low": 40.0, "high": 60.0})} for m in names for s in ("a", "b")]
+    fig = plots.metric_means(pd.DataFrame(rows))
+    assert fig.get_size_inches()[0] <= plots.SCREEN_WIDTH_IN and len(fig.axes) == 2
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    shown = min(1.0, 760 / Image.open(buf).size[0])  # the page shrinks a wider image to its column
+    for ax in fig.axes:
+        for label in ax.get_xticklabels():
+            assert label.get_fontsize() * 100 / 72 * shown >= 10, (label.get_text(), shown)
+    assert [len(ax.get_xticklabels()) for ax in fig.axes] == [11, 4]  # every metric kept, one panel per scale
+    plt.close(fig)

@@ -294,10 +294,9 @@ def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None,
     d = d[d["kind"] != "label"].dropna(subset=["mean"])
     hue = by if by in d.columns else None
     panels = _by_scale(list(dict.fromkeys(d["metric"])))
-    width = max(6, 0.8 * d["metric"].nunique() + 2 + 1.5 * (len(panels) - 1))
-    fig, axes = plt.subplots(1, len(panels), figsize=(width, 4), squeeze=False,
-                             gridspec_kw={"width_ratios": [max(len(ms), 1) for _, ms in panels]})
-    axes = list(axes[0])
+    axes = _panels_that_fit_a_screen(fig_width=max(6, 0.8 * d["metric"].nunique() + 2 + 1.5 * (len(panels) - 1)),
+                                     sizes=[max(len(ms), 1) for _, ms in panels])
+    fig = axes[0].figure
     groups = list(dict.fromkeys(d[hue])) if hue else [None]
     for ax, (scale, ms) in zip(axes, panels):
         _bars_with_intervals(ax, d, ms, hue, groups)
@@ -309,6 +308,22 @@ def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None,
     _title(fig, axes, "Metric means by " + by if hue else "Metric means")
     fig.tight_layout()
     return _captioned(fig, _means_caption(d, hue))
+
+
+# A screen figure wider than this is shrunk in a narrow window until its ticks cannot be read (the report at 800
+# px showed a 17-inch chart's labels ~6 px high); wider charts stack their panels instead
+SCREEN_WIDTH_IN = 9.0
+
+
+def _panels_that_fit_a_screen(fig_width: float, sizes: list[int]) -> list:
+    """Axes for panels of ``sizes`` bars: side by side when the figure fits ``SCREEN_WIDTH_IN``, else one panel per
+    row at that width (each panel as tall as a side-by-side one)."""
+    if fig_width <= SCREEN_WIDTH_IN or len(sizes) == 1:
+        fig, axes = plt.subplots(1, len(sizes), figsize=(min(fig_width, SCREEN_WIDTH_IN), 4), squeeze=False,
+                                 gridspec_kw={"width_ratios": sizes})
+        return list(axes[0])
+    fig, axes = plt.subplots(len(sizes), 1, figsize=(SCREEN_WIDTH_IN, 3.4 * len(sizes)), squeeze=False)
+    return [row[0] for row in axes]
 
 
 def _bars_with_intervals(ax, d: pd.DataFrame, metrics: Sequence[str], hue: str | None, groups: list) -> None:
