@@ -226,7 +226,7 @@ def test_explore_draws_and_follows_the_slider():
     first = lab.summary.value
     lab.slider.value = 0.85
     assert lab.view["counts"] == {"tp": 1, "fp": 0, "tn": 3, "fn": 2} and lab.summary.value != first
-    assert lab.rows.value.count('class="ek-show"') == 3
+    assert lab.rows.value.count('class="ek-show ') == 3
 
 
 def test_explore_draws_static_html_without_widgets(monkeypatch):

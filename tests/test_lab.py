@@ -37,16 +37,16 @@ def _git_status(paths) -> str:
                           text=True).stdout
 
 
-def _lab(tmp: Path):
+def _lab(tmp: Path, root: Path = ROOT):
     port, token = _free_port(), secrets.token_hex(16)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "MPLBACKEND": "Agg", "JUPYTER_CONFIG_DIR": str(tmp / "config"),
            "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")}
     jupyter = Path(sys.executable).parent / "jupyter"
     proc = subprocess.Popen([str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-                             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ROOT}",
+                             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
                              "--ServerApp.allow_root=True", "--expose-app-in-browser",
                              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-                            cwd=ROOT, env=env, stdout=(tmp / "server.log").open("w"), stderr=subprocess.STDOUT)
+                            cwd=root, env=env, stdout=(tmp / "server.log").open("w"), stderr=subprocess.STDOUT)
     for _ in range(240):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
@@ -126,3 +126,59 @@ def test_notebook_06_lab_slider_and_clean_save(tmp_path):
         for p, data in before.items():  # a failing save must not leave the developer's pair changed
             if p.read_bytes() != data:
                 p.write_bytes(data)
+
+
+DOLLAR_CELLS = [
+    # the control: Lab's MathJax runs on this page (else the checks below would pass on a page without it)
+    "from IPython.display import HTML, Markdown, display\nfrom evalkit.text.markdown import quote\n"
+    "display(Markdown('Control: $x^2 + y^2$'))",
+    "display(Markdown('Revenue went ' + quote('from $1.107 billion to $1.2 billion')))",
+    "import pandas as pd\npd.set_option('display.html.use_mathjax', False)  # as every evalkit notebook sets it\n"
+    "pd.DataFrame({'answer': ['fees from $40 to $45 a month']})",
+    "from evalkit.publish.notebook import text_table\n"
+    "display(HTML(text_table(pd.DataFrame({'answer': ['from $2.5 million to $3 million']}))))",
+]
+
+
+def test_dollar_amounts_from_the_data_stay_text_in_lab(tmp_path):
+    """#42: Lab typeset "from $1.107 billion to $1.2 billion" as italic maths in Markdown outputs and tables. Text
+    from the data passes quote() (Markdown), text_table (HTML) or a DataFrame with pandas' MathJax switch off; in a
+    real Lab, MathJax typesets the control cell and none of the three."""
+    import nbformat
+    from playwright.sync_api import sync_playwright
+
+    root = tmp_path / "root"
+    root.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in DOLLAR_CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, root / "dollars.ipynb")
+    server, port, token = _lab(tmp_path, root)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run"])
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"http://127.0.0.1:{port}/lab/tree/dollars.ipynb?token={token}")
+            page.wait_for_function("window.jupyterapp !== undefined && window.jupyterapp.shell.currentWidget "
+                                   "&& window.jupyterapp.shell.currentWidget.sessionContext", timeout=180_000)
+            page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.ready; }")
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+            page.wait_for_selector(".jp-OutputArea-output mjx-container", timeout=300_000)  # the control typeset
+            page.wait_for_function("[...document.querySelectorAll('.jp-OutputArea-output')].filter(o => "
+                                   "/billion|million|a month/.test(o.textContent)).length === 3", timeout=300_000)
+            page.wait_for_timeout(2000)  # MathJax typesets after rendering: give it the time it took for the control
+            outputs = page.evaluate("() => [...document.querySelectorAll('.jp-OutputArea-output')].map(o => "
+                                    "({text: o.textContent, maths: o.querySelectorAll('mjx-container').length}))")
+            page.screenshot(path=str(tmp_path / "dollars.png"))
+        data = [o for o in outputs if any(w in o["text"] for w in ("billion", "million", "a month"))]
+        assert len(data) == 3, outputs
+        assert [o["maths"] for o in data] == [0, 0, 0], data
+        assert "$1.107 billion to $1.2 billion" in data[0]["text"] and "$40 to $45" in data[1]["text"]
+        assert "$2.5 million to $3 million" in data[2]["text"]
+    finally:
+        server.terminate()
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()

@@ -28,12 +28,12 @@ STILL_NAMED = {
     "metrics/ragas": ({"context_precision", "context_recall", "faithfulness"}, "evalkit's judged twins of ragas'"),
     # the public verdict(hallucination, relevance, completeness) names its arguments; support's rule is opt-in
     # (thresholds.support_fail), not a role every verdict needs
-    "verdict": ({"completeness", "hallucination", "relevance", "support"}, "the verdict's arguments and rules"),
+    "decide/verdict": ({"completeness", "hallucination", "relevance", "support"}, "the verdict's arguments and rules"),
     # an experiment's key, not a reference to the metric: `fact_checks: rules.yaml` names the rules file that the
     # fact_checks metric reads, and these load it and pass it along
-    "experiment": ({"fact_checks"}, "the rules file's key"),
-    "config": ({"fact_checks"}, "the rules file's key"),
-    "report": ({"fact_checks"}, "the rules file's key"),
+    "publish/experiment": ({"fact_checks"}, "the rules file's key"),
+    "base/config": ({"fact_checks"}, "the rules file's key"),
+    "publish/report": ({"fact_checks"}, "the rules file's key"),
 }
 
 

@@ -28,6 +28,10 @@ report_dir = ""  # inside a report: the report folder (results, numbers, figures
 
 # %%
 import evalkit
+import pandas as pd
+
+# a table's text from the data ("from $1.1 billion to $1.2 billion") is text, never typeset as maths
+pd.set_option("display.html.use_mathjax", False)
 from IPython.display import display
 
 run = evalkit.notebook.notebook_run(experiment_path, report_dir)

@@ -41,6 +41,10 @@ n_resamples = 1000
 
 # %%
 import evalkit
+import pandas as pd
+
+# a table's text from the data ("from $1.1 billion to $1.2 billion") is text, never typeset as maths
+pd.set_option("display.html.use_mathjax", False)
 from IPython.display import display
 
 run = evalkit.notebook.notebook_run(experiment_path, report_dir)

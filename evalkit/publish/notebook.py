@@ -196,6 +196,8 @@ def text_table(df, *, shown_above: Collection[Any] = ()) -> str:
 
     import pandas as pd
 
+    from evalkit.text.markdown import NO_MATHS
+
     def cell(value: Any, index: Any) -> tuple[str, bool]:
         if value is None or (not isinstance(value, str) and pd.api.types.is_scalar(value) and pd.isna(value)):
             return "", False
@@ -219,7 +221,7 @@ def text_table(df, *, shown_above: Collection[Any] = ()) -> str:
         cells = [cell(v, index) for v in row]
         rows.append("<tr>" + "".join(f'<td style="{(right if num else left) + (first if j == 0 else "")}">{text}</td>'
                                      for j, (text, num) in enumerate(cells)) + "</tr>")
-    return (f'<div class="evalkit-text" style="overflow-x:auto;max-width:100%"><table style="border-collapse:'
+    return (f'<div class="evalkit-text {NO_MATHS}" style="overflow-x:auto;max-width:100%"><table style="border-collapse:'
             f'collapse;font-size:0.92em"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 

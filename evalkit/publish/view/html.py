@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from evalkit.base.data import is_missing
+from evalkit.text.markdown import NO_MATHS
 from evalkit.metrics import REGISTRY
 from evalkit.publish.view.model import (SEVERITY, VERDICT_CLASS, ClaimSupport, Highlight, MetricView, RowView,
                     RuleCheck, evidence_text, row_label, missing_reason, text_or_none, value_cell, evidence_of, highlights,
@@ -179,7 +180,7 @@ def row_html(v: RowView) -> str:
     notes = "".join(f'<p class="ek-note">{_e(n)}</p>' for n in v.notes)
     rules = (f"<h4>verdict rules of the {html.escape(v.profile)} profile, in the order they are checked</h4>"
              f"{rules_html(v.rules)}") if v.rules else ""
-    return styled(f'<div class="ek-show">{_head_html(v.label, v.verdict, v.verdict_rule)}'
+    return styled(f'<div class="ek-show {NO_MATHS}">{_head_html(v.label, v.verdict, v.verdict_rule)}'
                   f"{_texts_html(v)}{support_html(v.support)}{rules}{notes}<h4>metrics</h4>"
                   f"{metrics_html(v.metrics)}</div>")
 
@@ -281,6 +282,6 @@ def evidence_html(row: pd.Series | Mapping[str, Any], rule: str | None = None) -
         body = f"<p>{_e(metric)} has no value on this row: {_e(missing_reason(row, metric) or 'no reason recorded')}</p>"
     else:
         body = _rule_evidence_html(row, metric)
-    return styled(f'<div class="ek-show">{_head_html(row_label(row, None), verdict, fired)}{body}</div>')
+    return styled(f'<div class="ek-show {NO_MATHS}">{_head_html(row_label(row, None), verdict, fired)}{body}</div>')
 
 
