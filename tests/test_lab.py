@@ -59,6 +59,21 @@ def _lab(tmp: Path, root: Path = ROOT):
     raise RuntimeError(f"jupyter lab did not start: {(tmp / 'server.log').read_text()[-2000:]}")
 
 
+def _page(pw):
+    browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=[
+        "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"])
+    return browser.new_page(viewport={"width": 1400, "height": 1000})
+
+
+def _stop(server) -> None:
+    server.terminate()
+    try:
+        server.wait(30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
 def _wait_for_log(log: Path, line: str, timeout: float) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -83,10 +98,7 @@ def test_notebook_06_lab_slider_and_clean_save(tmp_path):
     server, port, token = _lab(tmp_path)
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run"])
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = _page(pw)
             page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/06_calibration.ipynb?token={token}")
             page.wait_for_function("window.jupyterapp !== undefined && window.jupyterapp.shell.currentWidget "
                                    "&& window.jupyterapp.shell.currentWidget.sessionContext", timeout=180_000)
@@ -118,11 +130,7 @@ def test_notebook_06_lab_slider_and_clean_save(tmp_path):
         if clean_in_git:
             assert _git_status(PAIR) == ""
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        _stop(server)
         for p, data in before.items():  # a failing save must not leave the developer's pair changed
             if p.read_bytes() != data:
                 p.write_bytes(data)
@@ -155,10 +163,7 @@ def test_dollar_amounts_from_the_data_stay_text_in_lab(tmp_path):
     server, port, token = _lab(tmp_path, root)
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run"])
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = _page(pw)
             page.goto(f"http://127.0.0.1:{port}/lab/tree/dollars.ipynb?token={token}")
             page.wait_for_function("window.jupyterapp !== undefined && window.jupyterapp.shell.currentWidget "
                                    "&& window.jupyterapp.shell.currentWidget.sessionContext", timeout=180_000)
@@ -177,8 +182,4 @@ def test_dollar_amounts_from_the_data_stay_text_in_lab(tmp_path):
         assert "$1.107 billion to $1.2 billion" in data[0]["text"] and "$40 to $45" in data[1]["text"]
         assert "$2.5 million to $3 million" in data[2]["text"]
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        _stop(server)
