@@ -98,7 +98,7 @@ def _metrics_cmd(args) -> int:
         print(markdown_table(shown.values()))
         return 0
     if args.json:
-        print(json.dumps([{"name": m.name, "family": m.family, "kind": m.kind, "direction": m.direction,
+        print(json.dumps([{"name": m.name, "family": m.family, "kind": m.kind, "better": m.better,
                            "range": list(m.range) if m.range else None, "display_scale": m.display_scale,
                            "unit": m.unit, "needs": list(m.needs), "default": m.name in DEFAULT_METRICS,
                            "formula": m.formula, "empty_policy": m.empty_policy,
@@ -442,7 +442,7 @@ def _refuse_the_better_side(args, score: str) -> None:
         from evalkit.metrics import REGISTRY
 
         raise ValueError(f"not writing {args.output}: --direction {args.direction} flags the better side of {score} "
-                         f"({REGISTRY[score].direction} is better; its bad answers are flagged with --direction "
+                         f"({REGISTRY[score].better} is better; its bad answers are flagged with --direction "
                          f"{side}, the default); pass --force to write it anyway")
 
 
@@ -900,7 +900,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"evalkit {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log progress details; show tracebacks")
     sub = p.add_subparsers(dest="cmd", required=True)
-    m = _sub(sub, "metrics", "list registered metrics: scale, direction, inputs, formula",
+    m = _sub(sub, "metrics", "list registered metrics: scale, which end is better, inputs, formula",
              "  evalkit metrics\n  evalkit metrics --json\n"
              "  evalkit metrics --markdown > metrics.md   # the README's metric table", _metrics_cmd)
     shown = m.add_mutually_exclusive_group()

@@ -352,7 +352,7 @@ def test_a_row_is_shown_from_one_reading_of_each_metrics_evidence():
     res = pd.DataFrame({"id": ["r1"], "question": ["How much?"], "answer": ["It costs 79 euros."],
                         "price_check": [1.0], "price_check_details": [json.dumps(details)]})
     with scoped():
-        register_metric("price_check", lambda answer: 1.0, direction="lower", range=(0, 1), evidence=counting)
+        register_metric("price_check", lambda answer: 1.0, better="lower", range=(0, 1), evidence=counting)
         view = row_view(res, "r1")
     assert calls == ["price_check"]
     assert [(h.text, h.start, h.supported) for h in view.highlights] == [("79", 9, False)]

@@ -314,7 +314,7 @@ def _check_prices(prices: Any) -> dict[str, dict[str, float]]:
 
 # the inputs a custom judged metric may show the judge (canonical columns) and the keys of one entry
 CUSTOM_INPUTS = ("question", "answer", "contexts", "ground_truth")
-CUSTOM_KEYS = ("name", "criteria", "steps", "inputs", "scale", "rubric", "direction")
+CUSTOM_KEYS = ("name", "criteria", "steps", "inputs", "scale", "rubric", "better", "direction")  # direction: better's old name
 _CUSTOM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 # what a run writes beside its metrics, past the row decision's columns: the verdict's and the row's errors
 # (evalkit.run.runner.FIXED_OUTPUT_COLUMNS holds them all; tests/metrics/test_custom.py checks the two agree)
@@ -346,7 +346,7 @@ class CustomMetricSpec:
     --------
     >>> s = CustomMetricSpec.parse({"name": "conciseness", "criteria": "Is the answer short and to the point?",
     ...                             "inputs": ["question", "answer"], "scale": [1, 5]}, "cfg.yaml: custom_metrics[0]")
-    >>> s.scale, s.direction, s.steps
+    >>> s.scale, s.better, s.steps
     ((1, 5), 'higher', ())
     >>> CustomMetricSpec.parse({"name": "c", "criteria": "x", "inputs": ["output"], "scale": [1, 5]}, "cfg.yaml: custom_metrics[0]")
     Traceback (most recent call last):
@@ -360,7 +360,7 @@ class CustomMetricSpec:
     scale: tuple[int, int]
     steps: tuple[str, ...] = ()
     rubric: tuple[tuple[int, str], ...] = ()  # (score, what it means), ascending
-    direction: str = "higher"
+    better: str = "higher"  # which end of the scale is better
 
     @classmethod
     def parse(cls, d: Any, where: str) -> "CustomMetricSpec":
@@ -403,17 +403,32 @@ class CustomMetricSpec:
                 _is_int(k, 0) and scale[0] <= k <= scale[1] and isinstance(v, str) and v.strip()
                 for k, v in rubric.items()):
             raise ConfigError(f"{where}.rubric: must map scores within {list(scale)} to what they mean, got {rubric!r}")
-        direction = d.get("direction", "higher")
-        if direction not in ("higher", "lower"):
-            raise ConfigError(f"{where}.direction: must be 'higher' or 'lower' (which end is better), got {direction!r}")
         return cls(name, d["criteria"].strip(), tuple(inputs), (int(scale[0]), int(scale[1])),
                    tuple(s.strip() for s in steps), tuple(sorted((int(k), v.strip()) for k, v in rubric.items())),
-                   direction)
+                   _better_of_entry(d, where))
 
     def as_dict(self) -> dict[str, Any]:
         """The entry as YAML would write it (``parse`` reads it back)."""
         return {"name": self.name, "criteria": self.criteria, "inputs": list(self.inputs), "scale": list(self.scale),
-                "steps": list(self.steps), "rubric": dict(self.rubric), "direction": self.direction}
+                "steps": list(self.steps), "rubric": dict(self.rubric), "better": self.better}
+
+    @property
+    def direction(self) -> str:
+        """The old name of :attr:`better`."""
+        return self.better
+
+
+def _better_of_entry(d: Mapping[str, Any], where: str) -> str:
+    """A custom metric's ``better`` ('higher' by default), read also under its old name ``direction`` (a config or
+    a results file written before the rename)."""
+    if "better" in d and "direction" in d and d["better"] != d["direction"]:
+        raise ConfigError(f"{where}: better {d['better']!r} and direction {d['direction']!r} disagree (direction is "
+                          "better's old name: keep better)")
+    key = "better" if "better" in d else "direction"
+    value = d.get(key, "higher")
+    if value not in ("higher", "lower"):
+        raise ConfigError(f"{where}.{key}: must be 'higher' or 'lower' (which end of the scale is better), got {value!r}")
+    return value
 
 
 def custom_specs(entries: Any, source: str) -> tuple[CustomMetricSpec, ...]:

@@ -107,7 +107,7 @@ def thresholds_from_profile(profile: Mapping[str, Any] | str | Path, base: Verdi
     rules = []
     for metric, entry in doc["metrics"].items():
         metric = canonical_name(metric)
-        if metric not in REGISTRY or REGISTRY[metric].direction not in ("higher", "lower"):
+        if metric not in REGISTRY or REGISTRY[metric].better not in ("higher", "lower"):
             raise ProfileError(f"{where}profile names {metric!r}, which is not a registered metric with a direction "
                                f"(a threshold needs a score that is better one way)")
         _check_entry(metric, entry, where)

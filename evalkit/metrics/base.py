@@ -247,7 +247,8 @@ class Metric:
         implementation, nor scikit-learn, spaCy or PyTorch).
     needs : canonical columns the metric reads (required).
     optional : canonical columns passed when present (e.g. ``question_type``).
-    direction : 'higher' (better), 'lower' (better) or 'none' (labels).
+    better : which end of the scale is better: 'higher', 'lower', or 'none' (labels). A rule's side that is
+        flagged is another word, ``flag`` ('above'/'below', :class:`evalkit.base.thresholds.Threshold`).
     range : closed interval of the value, which is also the scale a person reads it on (0..1, 0..100,
         0..10: values are stored as shown, never rescaled for display); None for labels.
     kind : 'score', 'bool' or 'label'.
@@ -286,7 +287,7 @@ class Metric:
     name: str
     fn: Callable[..., Score]
     needs: tuple[str, ...]
-    direction: Direction
+    better: Direction
     range: tuple[float, float] | None
     kind: Kind = "score"
     optional: tuple[str, ...] = ()
@@ -332,13 +333,18 @@ class Metric:
 
     @property
     def reads_as(self) -> str:
-        """Scale, unit and direction in words, as the README's tables show them.
+        """Scale, unit and better side in words, as the README's tables show them.
 
         >>> Metric("risk", str, (), "lower", (0.0, 1.0), unit="probability").reads_as
         '0..1 probability, lower is better'
         """
         text = f"{self.display_scale} {self.unit}".strip()
-        return text + (f", {self.direction} is better" if self.direction in ("higher", "lower") else "")
+        return text + (f", {self.better} is better" if self.better in ("higher", "lower") else "")
+
+    @property
+    def direction(self) -> Direction:
+        """The old name of :attr:`better` (which end is better), kept for code written before the rename."""
+        return self.better
 
 
 def markdown_table(metrics: Iterable[Metric]) -> str:

@@ -29,7 +29,7 @@ Examples
 >>> spec = CustomMetricSpec.parse({"name": "conciseness", "criteria": "Is the answer short?", "inputs": ["answer"],
 ...                                "scale": [1, 5]}, "cfg.yaml: custom_metrics[0]")
 >>> m = metric_from_spec(spec)
->>> m.range, m.direction, m.family, m.resources
+>>> m.range, m.better, m.family, m.resources
 ((1.0, 5.0), 'higher', 'custom', ('judge',))
 >>> m.formula
 'judge, integer 1..5: Is the answer short?'
@@ -110,7 +110,7 @@ def scoring_prompt(spec: CustomMetricSpec, steps: Sequence[str]) -> ScalePrompt:
     """
     lo, hi = spec.scale
     lines = [f"You are grading one criterion, {spec.name!r}, on an integer scale from {lo} (worst) to {hi} (best)"
-             if spec.direction == "higher" else
+             if spec.better == "higher" else
              f"You are grading one criterion, {spec.name!r}, on an integer scale from {lo} to {hi} ({hi}: the most "
              "of what the criterion describes)", "", f"CRITERION: {_literal(spec.criteria)}", "", "EVALUATION STEPS:"]
     lines += [f"{i}. {_literal(s)}" for i, s in enumerate(steps, start=1)]
@@ -170,7 +170,7 @@ def score_row(spec: CustomMetricSpec, steps: Sequence[str], *, judge: Any, decis
 
 
 def metric_from_spec(spec: CustomMetricSpec) -> Metric:
-    """The registered form of a custom judged metric: direction, range (its scale), formula from its criteria."""
+    """The registered form of a custom judged metric: its better side, range (its scale), formula from its criteria."""
     lo, hi = spec.scale
 
     def row(question: Any = None, answer: Any = None, contexts: Any = None, ground_truth: Any = None, *,
@@ -195,14 +195,14 @@ def metric_from_spec(spec: CustomMetricSpec) -> Metric:
     others = [c for c in spec.inputs if c != "answer"]
     if others:
         policy += ("; " if policy else "") + f"undetermined when {' or '.join(others)} is empty"
-    return Metric(spec.name, row, needs=spec.inputs, direction=spec.direction, range=(float(lo), float(hi)),
+    return Metric(spec.name, row, needs=spec.inputs, better=spec.better, range=(float(lo), float(hi)),
                   batch=batch, resources=("judge",), family=CUSTOM_FAMILY,
                   formula=f"judge, integer {lo}..{hi}: {spec.criteria}", empty_policy=policy,
                   evidence_keys=("reason",), details=JudgedScore)
 
 
 def spec_sha256(spec: CustomMetricSpec) -> str:
-    """A hash of the definition (criteria, steps, scale, rubric, inputs, direction)."""
+    """A hash of the definition (criteria, steps, scale, rubric, inputs, better side)."""
     import json
 
     return hashlib.sha256(json.dumps(spec.as_dict(), sort_keys=True).encode()).hexdigest()

@@ -124,7 +124,7 @@ def scoped() -> Iterator[None]:
     >>> from evalkit.metrics import REGISTRY
     >>> with scoped():
     ...     _ = register_metric("words", lambda answer: float(len(answer.split())), needs=("answer",),
-    ...                         direction="none", range=(0, float("inf")))
+    ...                         better="none", range=(0, float("inf")))
     ...     "words" in REGISTRY
     True
     >>> "words" in REGISTRY
@@ -203,10 +203,11 @@ def register(metric: Metric, *, replace_ok: Callable[[Metric], bool]) -> Metric:
     return metric
 
 
-def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range: tuple[float, float] | None,
-                    needs: Sequence[str] = ("answer",), formula: str = "", kind: str = "score",
-                    empty_policy: str = "", evidence: Callable[..., Any] | str | None = None,
-                    worked: Callable[..., str] | str | None = None, replace: bool = False) -> Metric:
+def register_metric(name: str, fn: Callable[..., Any], *, better: str | None = None,
+                    range: tuple[float, float] | None, needs: Sequence[str] = ("answer",), formula: str = "",
+                    kind: str = "score", empty_policy: str = "", evidence: Callable[..., Any] | str | None = None,
+                    worked: Callable[..., str] | str | None = None, replace: bool = False,
+                    direction: str | None = None) -> Metric:
     """Register a plain Python function on strings as a metric, beside the built-ins.
 
     ``fn(**{column: value for column in needs}) -> float | bool | str | Score | None`` is called once per row;
@@ -217,7 +218,7 @@ def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range:
     ----------
     name : registry name and output column (not a built-in's name).
     fn : the per-row function.
-    direction : 'higher', 'lower' (which is better) or 'none'.
+    better : which end is better: 'higher', 'lower' or 'none' (required).
     range : closed interval of the value, e.g. ``(0, 1)``; None for labels.
     needs : canonical columns it reads (question, answer, contexts, ground_truth, ...).
     formula : one line saying how the value is computed (``evalkit metrics`` prints it).
@@ -228,6 +229,7 @@ def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range:
     worked : the arithmetic behind one scored row's value in Markdown, ``(row, params, name) -> str``, so
         :func:`evalkit.publish.explain.examples_markdown` works through a typical, a failing and a borderline row.
     replace : replace an earlier registration of ``name`` (never a built-in).
+    direction : the old name of ``better``.
 
     Returns
     -------
@@ -238,15 +240,14 @@ def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range:
     >>> import pandas as pd, evalkit
     >>> with scoped():
     ...     _ = evalkit.register_metric("shouting_rate", lambda answer: sum(c.isupper() for c in answer) / len(answer),
-    ...                                 direction="lower", range=(0, 1), needs=("answer",),
+    ...                                 better="lower", range=(0, 1), needs=("answer",),
     ...                                 formula="upper-case letters / characters")
     ...     out = evalkit.evaluate(pd.DataFrame({"question": ["Q"], "answer": ["HI there"]}), ["shouting_rate"],
     ...                            progress=False)
     ...     float(out.loc[0, "shouting_rate"])
     0.25
     """
-    if direction not in ("higher", "lower", "none"):
-        raise ValueError(f"direction must be 'higher', 'lower' or 'none', got {direction!r}")
+    better = _better_of(better, direction)
     if kind not in ("score", "bool", "label"):
         raise ValueError(f"kind must be 'score', 'bool' or 'label', got {kind!r}")
     if range is not None:
@@ -264,7 +265,7 @@ def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range:
     row.__signature__ = _signature_of(needs)  # the runner passes exactly these columns
     if not isinstance(name, str) or not name:
         raise ValueError(f"register_metric: name must be a non-empty text, got {name!r}")
-    metric = Metric(name, row, needs=needs, direction=direction, range=range, kind=kind, family=PYTHON_FAMILY,
+    metric = Metric(name, row, needs=needs, better=better, range=range, kind=kind, family=PYTHON_FAMILY,
                     formula=formula or f"{getattr(fn, '__qualname__', 'function')} (registered Python function)",
                     empty_policy=empty_policy or "as the function returns (None: undetermined)", evidence=evidence,
                     worked=worked)
@@ -272,6 +273,17 @@ def register_metric(name: str, fn: Callable[..., Any], *, direction: str, range:
         return register(metric, replace_ok=lambda old: replace)
     except ValueError as e:
         raise ValueError(f"register_metric: name: {e}") from None
+
+
+def _better_of(better: str | None, direction: str | None) -> str:
+    """``better``, or its old name ``direction``; one of them, and one of 'higher', 'lower', 'none'."""
+    if better is not None and direction is not None and better != direction:
+        raise ValueError(f"better={better!r} and direction={direction!r} disagree; direction is better's old name: "
+                         "give better only")
+    value = better if better is not None else direction
+    if value not in ("higher", "lower", "none"):
+        raise ValueError(f"better must be 'higher', 'lower' or 'none' (which end of the scale is better), got {value!r}")
+    return value
 
 
 def _signature_of(names: Sequence[str]):

@@ -53,7 +53,7 @@ res[[c for c in shown if c in res.columns]].head(8)
 # %%
 import pandas as pd
 
-pd.DataFrame([{"metric": m.name, "family": m.family, "better": m.direction, "needs": ", ".join(m.needs),
+pd.DataFrame([{"metric": m.name, "family": m.family, "better": m.better, "needs": ", ".join(m.needs),
                "empty input": m.empty_policy} for m in evalkit.REGISTRY.values()])
 
 # %% [markdown]

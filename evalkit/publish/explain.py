@@ -34,7 +34,7 @@ def example_rows(results: pd.DataFrame, metric: str, threshold: float | None = N
     s = pd.to_numeric(results[metric], errors="coerce").dropna()
     if s.empty:
         return {}
-    higher = REGISTRY[metric].direction == "higher"
+    higher = REGISTRY[metric].better == "higher"
     order = s.sort_values(kind="mergesort")
     picks = {"typical": order.index[len(order) // 2], "failing": order.index[0] if higher else order.index[-1]}
     if threshold is not None:

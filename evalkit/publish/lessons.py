@@ -84,12 +84,12 @@ def calibration_meaning(cal: Mapping[str, Any]) -> str:
 
 
 def _better(r: Mapping[str, Any]) -> str | None:
-    """'a' or 'b': the system on the metric's better side (the registry's direction), None without one (a count
+    """'a' or 'b': the system on the metric's better side (the registry's ``better``), None without one (a count
     such as dont_know, a column the registry does not know)."""
     from evalkit.metrics import REGISTRY
 
     meta = REGISTRY.get(r["metric"])
-    side = meta.direction if meta is not None else None
+    side = meta.better if meta is not None else None
     if side not in ("higher", "lower") or not r.get("diff"):
         return None
     return "b" if (r["diff"] > 0) == (side == "higher") else "a"

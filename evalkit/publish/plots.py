@@ -1,7 +1,7 @@
 """Every figure evalkit draws. Each function returns a matplotlib ``Figure``; :func:`save_figure`
 writes PNG and SVG deterministically (no timestamps, fixed SVG ids).
 
-Scales and directions come from the registry: metrics read on different scales (0..1, 0..100, 0..10)
+Scales and better sides come from the registry: metrics read on different scales (0..1, 0..100, 0..10)
 get separate panels, and a metric where lower is better says so in its label. Each figure is drawn
 under evalkit's style inside ``plt.rc_context``, so drawing one never changes the caller's matplotlib
 settings (no global theme)."""
@@ -71,7 +71,7 @@ def _by_scale(metrics: Sequence[str]) -> list[tuple[tuple[float, float] | None, 
 def _with_direction(metric: str) -> str:
     """The metric's name, marked where lower is better so a tall bar or a positive difference is not read as good."""
     m = REGISTRY.get(metric)
-    return metric + (" (lower is better)" if m is not None and m.direction == "lower" else "")
+    return metric + (" (lower is better)" if m is not None and m.better == "lower" else "")
 
 
 def _title(fig, axes, text: str) -> None:
@@ -617,7 +617,7 @@ def _by_scale_and_direction(metrics: Sequence[str], scales: dict | None = None) 
     groups: dict = {}
     for m in metrics:
         spec = REGISTRY.get(m)
-        groups.setdefault((_scale(m) or (scales or {}).get(m), spec.direction if spec else "none"), []).append(m)
+        groups.setdefault((_scale(m) or (scales or {}).get(m), spec.better if spec else "none"), []).append(m)
     return list(groups.items()) or [((None, "none"), [])]
 
 

@@ -422,7 +422,7 @@ def summary_wide_table(tidy, by: str, *, digits: int = 3, caption: str | None = 
                  for g in groups]
         counts = [int(per[g]["n_determined"]) for g in groups if g in per]
         meta = REGISTRY.get(metric)
-        rows.append((metric, meta.direction if meta is not None and meta.direction != "none" else "–", *cells,
+        rows.append((metric, meta.better if meta is not None and meta.better != "none" else "–", *cells,
                      str(counts[0]) if len(set(counts)) == 1 else ", ".join(map(str, counts))))
     cap = caption or (f"Mean of each metric by {by} with its 95% bootstrap interval over rows; n: the rows where "
                       "the metric is determined")

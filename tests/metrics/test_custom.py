@@ -80,7 +80,7 @@ def test_yaml_custom_metric_scored_end_to_end(tmp_path):
         again = evalkit.evaluate(_frame(), ["conciseness"], cfg, progress=False)  # cached: no call at all
         assert srv.requests == 5 and again["conciseness"].tolist() == [5.0, 2.0, 4.0, 1.0]
     m = REGISTRY["conciseness"]
-    assert (m.direction, m.range, m.family) == ("higher", (1.0, 5.0), "custom")
+    assert (m.better, m.range, m.family) == ("higher", (1.0, 5.0), "custom")
     assert m.formula == f"judge, integer 1..5: {CRITERIA}"
 
 
@@ -147,6 +147,10 @@ BAD = [
      "custom_metrics[0].rubric: must map scores within [1, 5]"),
     ({"name": "c", "criteria": "x", "inputs": ["answer"], "scale": [1, 5], "direction": "up"},
      "custom_metrics[0].direction: must be 'higher' or 'lower'"),
+    ({"name": "c", "criteria": "x", "inputs": ["answer"], "scale": [1, 5], "better": "up"},
+     "custom_metrics[0].better: must be 'higher' or 'lower'"),
+    ({"name": "c", "criteria": "x", "inputs": ["answer"], "scale": [1, 5], "better": "lower", "direction": "higher"},
+     "custom_metrics[0]: better 'lower' and direction 'higher' disagree"),
     ({"name": "c", "criteria": "x", "inputs": ["answer"], "scale": [1, 5], "weight": 2},
      "custom_metrics[0]: unknown key(s) ['weight']"),
     ({"name": "faithfulness", "criteria": "x", "inputs": ["answer"], "scale": [1, 5]},
@@ -258,9 +262,9 @@ def test_metric_params_judge_is_validated():
 
 
 def test_register_metric_scores_like_a_builtin():
-    evalkit.register_metric("exclaims", lambda answer: answer.count("!") > 0, direction="lower", range=None,
+    evalkit.register_metric("exclaims", lambda answer: answer.count("!") > 0, better="lower", range=None,
                             kind="bool", needs=("answer",), formula="the answer has an exclamation mark")
-    evalkit.register_metric("words", lambda answer: Score(float(len(answer.split())), {"n": 1}), direction="none",
+    evalkit.register_metric("words", lambda answer: Score(float(len(answer.split())), {"n": 1}), better="none",
                             range=(0, float("inf")), needs=("answer",))
     out = evalkit.evaluate(pd.DataFrame({"question": ["Q", "Q"], "answer": ["Yes!", "no way"]}),
                            ["exclaims", "words"], progress=False)
@@ -270,18 +274,18 @@ def test_register_metric_scores_like_a_builtin():
 
 def test_register_metric_refuses_builtins_and_silent_replacement():
     with pytest.raises(ValueError, match="built-in"):
-        evalkit.register_metric("relevance", len, direction="higher", range=(0, 1))
-    evalkit.register_metric("mine", lambda answer: 1.0, direction="higher", range=(0, 1))
+        evalkit.register_metric("relevance", len, better="higher", range=(0, 1))
+    evalkit.register_metric("mine", lambda answer: 1.0, better="higher", range=(0, 1))
     with pytest.raises(ValueError, match="already registered"):
-        evalkit.register_metric("mine", lambda answer: 0.0, direction="higher", range=(0, 1))
-    evalkit.register_metric("mine", lambda answer: 0.0, direction="higher", range=(0, 1), replace=True)
+        evalkit.register_metric("mine", lambda answer: 0.0, better="higher", range=(0, 1))
+    evalkit.register_metric("mine", lambda answer: 0.0, better="higher", range=(0, 1), replace=True)
     with pytest.raises(ConfigError, match="'mine' is already a metric"):  # a config cannot take it over either
         as_config({"custom_metrics": [{"name": "mine", "criteria": "x", "inputs": ["answer"], "scale": [1, 5]}]})
 
 
 def test_scoped_restores_the_overlay():
     with scoped():
-        evalkit.register_metric("temporary", lambda answer: 1.0, direction="higher", range=(0, 1))
+        evalkit.register_metric("temporary", lambda answer: 1.0, better="higher", range=(0, 1))
         assert "temporary" in REGISTRY
     assert "temporary" not in REGISTRY
     assert list(REGISTRY)[:3] == ["relevance", "completeness", "hallucination"]
@@ -375,14 +379,14 @@ def test_a_custom_metric_may_not_take_a_column_name(tmp_path, name, message):
 ])
 def test_register_metric_may_not_take_a_column_name(name, message):
     with pytest.raises(ValueError) as e:
-        evalkit.register_metric(name, lambda answer: 1.0, direction="higher", range=(0, 1))
+        evalkit.register_metric(name, lambda answer: 1.0, better="higher", range=(0, 1))
     assert message in str(e.value) and name not in evalkit.metrics.custom.registered()
 
 
 def test_a_registered_metric_may_not_write_another_registered_metrics_columns():
-    evalkit.register_metric("mine", lambda answer: 1.0, direction="higher", range=(0, 1))
+    evalkit.register_metric("mine", lambda answer: 1.0, better="higher", range=(0, 1))
     with pytest.raises(ValueError, match="'mine_details' would write column"):
-        evalkit.register_metric("mine_details", lambda answer: 1.0, direction="higher", range=(0, 1))
+        evalkit.register_metric("mine_details", lambda answer: 1.0, better="higher", range=(0, 1))
 
 
 def test_reserved_names_cover_every_fixed_output_and_canonical_column():
@@ -396,7 +400,7 @@ def test_reserved_names_cover_every_fixed_output_and_canonical_column():
 def test_a_later_run_without_the_config_no_longer_sees_its_metrics(tmp_path):
     seen = []
     evalkit.register_metric("probe", lambda answer: seen.append("conciseness" in REGISTRY) or 1.0,
-                            direction="higher", range=(0, 1))  # a Python registration: stays for the process
+                            better="higher", range=(0, 1))  # a Python registration: stays for the process
     with ScriptedJudgeServer(replies=REPLIES) as srv:
         first = evalkit.evaluate(_frame(), ["conciseness", "probe"], _config(tmp_path, srv.url), progress=False)
     assert first["conciseness"].tolist() == [5.0, 2.0, 4.0, 1.0] and set(seen) == {True}
@@ -425,3 +429,23 @@ def test_a_threshold_profile_may_name_the_configs_custom_metric(tmp_path, capsys
     got = pd.read_csv(out)
     assert got["conciseness"].tolist() == [5.0, 2.0, 4.0, 1.0]
     assert "+profile:" in capsys.readouterr().out  # the profile is applied: its hash is in the signature
+
+
+def test_better_is_the_registry_word_and_direction_its_old_name():
+    """#41: the registry says which end is ``better``; a rule says which side it ``flag``s. Code and configs written
+    with the registry's old word ``direction`` keep working, and say the same thing."""
+    from evalkit.base.config import CustomMetricSpec
+
+    with scoped():
+        new = evalkit.register_metric("short_a", lambda answer: 0.5, better="lower", range=(0, 1))
+        old = evalkit.register_metric("short_b", lambda answer: 0.5, direction="lower", range=(0, 1))
+        assert new.better == old.better == old.direction == "lower"
+        with pytest.raises(ValueError, match="disagree"):
+            evalkit.register_metric("short_c", lambda answer: 0.5, better="higher", direction="lower", range=(0, 1))
+        with pytest.raises(ValueError, match="better must be 'higher', 'lower' or 'none'"):
+            evalkit.register_metric("short_d", lambda answer: 0.5, range=(0, 1))
+    entry = {"name": "tone", "criteria": "Polite?", "inputs": ["answer"], "scale": [1, 5]}
+    spec = CustomMetricSpec.parse({**entry, "better": "lower"}, "cfg")
+    assert spec.better == CustomMetricSpec.parse({**entry, "direction": "lower"}, "cfg").better == "lower"
+    assert spec.as_dict()["better"] == "lower" and "direction" not in spec.as_dict()
+    assert REGISTRY["hallucination"].better == "lower" and REGISTRY["relevance"].better == "higher"

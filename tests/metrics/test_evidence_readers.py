@@ -125,7 +125,7 @@ def test_a_users_metric_shows_its_own_anchors_under_its_own_rule():
         return evalkit.Score(1.0, {"anchors": [{"type": "month", "text": "May", "supported": False}]})
 
     with scoped():
-        evalkit.register_metric("month_check", month_check, direction="lower", range=(0, 1),
+        evalkit.register_metric("month_check", month_check, better="lower", range=(0, 1),
                                 evidence=anchor_evidence)
         row = _row(answer="Sales rose 5% in May.", verdict="FAIL", verdict_rule="month_check 1.000 > 0.5",
                    hallucination=0.5,

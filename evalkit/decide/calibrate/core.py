@@ -93,9 +93,9 @@ def flagged_direction(score: str) -> str | None:
     from evalkit.metrics import REGISTRY
 
     m = REGISTRY.get(score)
-    if m is None or m.direction not in ("higher", "lower"):
+    if m is None or m.better not in ("higher", "lower"):
         return None
-    return "lower" if m.direction == "higher" else "higher"
+    return "lower" if m.better == "higher" else "higher"
 
 
 def _prepare(scores: Sequence[float], labels: Sequence[Any], direction: str) -> tuple[np.ndarray, np.ndarray]:

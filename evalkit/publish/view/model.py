@@ -329,7 +329,7 @@ def metric_views(row: Mapping[str, Any], names: Sequence[str]) -> tuple[MetricVi
         ev += [(k, _shown(m, row.get(f"{name}_{k}"))) for k in (m.extra_columns if m else ())
                if f"{name}_{k}" in row]
         out.append(MetricView(name, None if is_missing(v) else v, _shown(m, v), m.reads_as if m else "",
-                              m.direction if m else "none", tuple(ev), missing_reason(row, name) if is_missing(v) else None))
+                              m.better if m else "none", tuple(ev), missing_reason(row, name) if is_missing(v) else None))
     return tuple(out)
 
 
