@@ -207,4 +207,9 @@ async def aevaluate(data: pd.DataFrame | str | Path, metrics: Sequence[str] | No
     """
     import asyncio
 
-    return await asyncio.to_thread(evaluate, data, metrics, config, **options)
+    from evalkit.metrics.custom import activate_from
+
+    out = await asyncio.to_thread(evaluate, data, metrics, config, **options)
+    # a config's custom metrics belong to the thread that ran it: the caller, who reads the results, gets them too
+    activate_from(out)
+    return out

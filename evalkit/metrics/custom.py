@@ -3,20 +3,21 @@
 
 Where a registration lives
 --------------------------
-The built-in table is immutable. :data:`evalkit.metrics.REGISTRY` is a view: the built-ins, then one *overlay*
-of registered metrics. Every reader (the runner, ``evalkit metrics``, summary, calibration, compare, the report,
-:func:`evalkit.show`) reads that one view, so a registered metric is treated like any other. The rules that keep
-this process-wide table from surprising anyone:
+The built-in table is immutable. :data:`evalkit.metrics.REGISTRY` is a view: the built-ins, then the Python
+functions registered for the process, then this thread's config metrics. Every reader (the runner, ``evalkit
+metrics``, summary, calibration, compare, the report, :func:`evalkit.show`) reads that one view, so a registered
+metric is treated like any other. The rules that keep it from surprising anyone:
 
 * a built-in is never replaced (registering its name is an error), so a registration changes no built-in result;
-* a config's custom metrics are registered when the config is used to score (:func:`activate`) and *replace*
-  the metrics an earlier run's config registered: those are dropped, so a run sees its own config's metrics
-  only (the config in use is the definition; its prompt hash is in the run's signature, so two definitions
-  never share numbers unnoticed); they never replace a Python one;
+* a config's custom metrics belong to the run: they are registered for the thread that uses the config to score
+  (:func:`activate`) and *replace* the metrics an earlier run's config registered there, so a run sees its own
+  config's metrics only (the config in use is the definition; its prompt hash is in the run's signature, so two
+  definitions never share numbers unnoticed), a run in another thread keeps its own, and they never replace a
+  Python one;
 * no registered metric may take the name of a canonical input or fixed output column (``answer``, ``verdict``,
   ``error``, ...) or write a column another metric writes (``faithfulness_details``);
 * :func:`register_metric` refuses a name already registered unless ``replace=True``;
-* :func:`scoped` restores the overlay as it was (tests, notebooks trying definitions out).
+* :func:`scoped` restores the registrations as they were (tests, notebooks trying definitions out).
 
 A custom judged metric is scored G-Eval style: when the entry gives no ``steps``, the judge writes them once per
 run from the criteria (a cached call, so a re-run reuses them); then each row is one structured call whose reply
@@ -47,7 +48,7 @@ from evalkit.judge.prompts import Prompt, parse_prompt
 from evalkit.metrics.base import Details, Metric, Score, Undetermined
 from evalkit.metrics.guard import decision_for, skipped_or_declined
 from evalkit.metrics.judged import threaded
-from evalkit.metrics.registry import (CUSTOM_FAMILY, PYTHON_FAMILY, RegistryView, register, replace_family,
+from evalkit.metrics.registry import (CUSTOM_FAMILY, PYTHON_FAMILY, RegistryView, register, replace_config_metrics,
                        columns_written, register_metric, registered, scoped, unregister_metric)
 
 # ---------------------------------------------------------------------------
@@ -214,15 +215,16 @@ def config_metrics(config: EvalConfig) -> list[Metric]:
 
 
 def activate(config: EvalConfig) -> list[Metric]:
-    """Make the config's custom metrics the registered config metrics for its run; returns them.
+    """Make the config's custom metrics this thread's config metrics, for its run; returns them.
 
-    A run's config is the definition: the metrics an earlier run's config registered are dropped (a config
-    without ``custom_metrics`` drops them all), one of the same name is replaced; a built-in or a Python
-    function's registration is never replaced. Nothing changes when a name is refused
+    A run's config is the definition: the metrics an earlier run's config registered in this thread are dropped
+    (a config without ``custom_metrics`` drops them all), one of the same name is replaced; a built-in or a Python
+    function's registration is never replaced. Another thread's run keeps its own (two runs with different custom
+    metrics in two threads each score and read theirs). Nothing changes when a name is refused
     (:class:`~evalkit.base.config.ConfigError` naming ``custom_metrics[i].name``).
     """
     new = config_metrics(config)
-    refused = replace_family(CUSTOM_FAMILY, new)
+    refused = replace_config_metrics(new)
     if refused is not None:
         i, problem = refused
         raise ConfigError(f"custom_metrics[{i}].name: {problem}")
@@ -231,8 +233,9 @@ def activate(config: EvalConfig) -> list[Metric]:
 
 def activate_from(results: Any) -> list[Metric]:
     """Register the custom metrics a results frame's run defined (``attrs["evalkit"]["config"]["custom_metrics"]``,
-    which a Parquet file keeps), so that a results file read in another process (``evalkit summary``, ``calibrate``,
-    ``compare``) reads them like any metric. Nothing is registered when the frame carries none.
+    which a Parquet file keeps), for this thread, so that a results file read in another process (``evalkit
+    summary``, ``calibrate``, ``compare``) reads them like any metric; no other thread sees them. Nothing is
+    registered when the frame carries none.
 
     Unlike :func:`activate` this adds to the config metrics registered (``compare`` reads two files, each with its
     own); one of the same name is replaced."""

@@ -1,7 +1,15 @@
-"""The metric registry's overlay: metrics registered beside the built-ins (:func:`register_metric`, a config's
-custom metrics), and the rules that keep that process-wide table from surprising anyone (see
-:mod:`evalkit.metrics.custom`). Light on purpose: the registry is read by every run and by ``import evalkit``'s
-core, and none of this imports a metric's implementation.
+"""The metric registry's overlays: metrics registered beside the built-ins, and the rules that keep them from
+surprising anyone (see :mod:`evalkit.metrics.custom`).
+
+Two layers, for two kinds of registration:
+
+* a Python function given to :func:`register_metric` is registered for the process (the user asked for it, once);
+* a config's custom metrics belong to the run: they are this *thread's* config metrics, set when a run's config is
+  activated (or a results file's definitions read), so two runs in two threads each score and read their own, and
+  neither loading a config nor reading a results file changes what another thread sees.
+
+Light on purpose: the registry is read by every run and by ``import evalkit``'s core, and none of this imports a
+metric's implementation.
 """
 from __future__ import annotations
 
@@ -47,7 +55,22 @@ class _Overlay(dict):
 
 
 _lock = threading.Lock()
-_overlay: _Overlay = _Overlay()
+_overlay: _Overlay = _Overlay()  # the process's Python registrations
+_local = threading.local()  # .metrics: this thread's config metrics (an _Overlay)
+
+
+def _thread_config() -> _Overlay:
+    """This thread's config metrics: those of the run it is doing, or of the results it read."""
+    metrics = getattr(_local, "metrics", None)
+    if metrics is None:
+        metrics = _local.metrics = _Overlay()
+    return metrics
+
+
+def _registered_now() -> dict[str, Metric]:
+    """Every registration this thread sees: the process's, then its own config metrics."""
+    with _lock:
+        return {**_overlay, **_thread_config()}
 _builtin: Mapping[str, Metric] = MappingProxyType({})  # set once, when evalkit.metrics builds its REGISTRY view
 
 
@@ -73,23 +96,16 @@ class RegistryView(MutableMapping):
     def __getitem__(self, name: str) -> Metric:
         if name in self._builtin:
             return self._builtin[name]
-        with _lock:
-            return _overlay[name]
+        return _registered_now()[name]
 
     def __iter__(self) -> Iterator[str]:
-        with _lock:
-            extra = [n for n in _overlay if n not in self._builtin]
-        return iter([*self._builtin, *extra])
+        return iter([*self._builtin, *(n for n in _registered_now() if n not in self._builtin)])
 
     def __len__(self) -> int:
-        with _lock:
-            return len(self._builtin) + len([n for n in _overlay if n not in self._builtin])
+        return len(self._builtin) + len([n for n in _registered_now() if n not in self._builtin])
 
     def __contains__(self, name: object) -> bool:
-        if name in self._builtin:
-            return True
-        with _lock:
-            return name in _overlay
+        return name in self._builtin or name in _registered_now()
 
     def __setitem__(self, name: str, metric: Metric) -> None:
         if name in self._builtin:
@@ -100,6 +116,10 @@ class RegistryView(MutableMapping):
     def __delitem__(self, name: str) -> None:
         if name in self._builtin:
             raise ValueError(f"{name!r} is a built-in metric; built-ins cannot be removed")
+        mine = _thread_config()
+        if name in mine:
+            del mine[name]
+            return
         with _lock:
             del _overlay[name]
 
@@ -130,14 +150,17 @@ def scoped() -> Iterator[None]:
     >>> "words" in REGISTRY
     False
     """
+    mine = _thread_config()
     with _lock:
-        saved = dict(_overlay)
+        saved, saved_mine = dict(_overlay), dict(mine)
     try:
         yield
     finally:
         with _lock:
             _overlay.clear()
             _overlay.update(saved)
+        mine.clear()
+        mine.update(saved_mine)
 
 
 def columns_written(metric: Metric) -> set[str]:
@@ -169,37 +192,41 @@ def _name_problem(metric: Metric, others: Sequence[Metric]) -> str | None:
     return None
 
 
-def replace_family(family: str, new: Sequence[Metric]) -> tuple[int, str] | None:
-    """Make ``new`` the registered metrics of ``family`` (those registered before are dropped), atomically; a
-    metric of another family is never replaced. Returns None, or the index of the first metric refused and why
-    (then nothing changed)."""
+def replace_config_metrics(new: Sequence[Metric]) -> tuple[int, str] | None:
+    """Make ``new`` this thread's config metrics (those it had before are dropped); a Python registration is
+    never replaced. Returns None, or the index of the first metric refused and why (then nothing changed)."""
+    mine = _thread_config()
     with _lock:
-        kept = [m for m in _overlay.values() if m.family != family]
-        for i, m in enumerate(new):
-            old = _overlay.get(m.name)
-            problem = _name_problem(m, kept + list(new[:i])) or (
-                f"{m.name!r} is already a metric ({old.family}: {old.formula[:60]}); choose another name"
-                if old is not None and old.family != family else None)
-            if problem:
-                return i, problem
-        for name in [n for n, m in _overlay.items() if m.family == family]:
-            del _overlay[name]
-        _overlay.update({m.name: m for m in new})
+        kept = list(_overlay.values())
+    for i, m in enumerate(new):
+        old = _overlay.get(m.name)
+        problem = _name_problem(m, kept + list(new[:i])) or (
+            f"{m.name!r} is already a metric ({old.family}: {old.formula[:60]}); choose another name"
+            if old is not None else None)
+        if problem:
+            return i, problem
+    mine.clear()
+    mine.update({m.name: m for m in new})
     return None
 
 
 def register(metric: Metric, *, replace_ok: Callable[[Metric], bool]) -> Metric:
-    """Register ``metric`` beside the built-ins; one already registered under its name is replaced when
-    ``replace_ok(old)`` (else :class:`ValueError`, as for a name whose columns clash)."""
-    with _lock:
-        problem = _name_problem(metric, list(_overlay.values()))
-        if problem:
-            raise ValueError(problem)
-        old = _overlay.get(metric.name)
-        if old is not None and old is not metric and not replace_ok(old):
-            raise ValueError(f"a metric {metric.name!r} is already registered ({old.family}); pass replace=True "
-                             "to replace it, or choose another name")
-        _overlay[metric.name] = metric
+    """Register ``metric`` beside the built-ins (a config metric for this thread, any other for the process); one
+    already registered under its name is replaced when ``replace_ok(old)`` (else :class:`ValueError`, as for a name
+    whose columns clash)."""
+    now = _registered_now()
+    problem = _name_problem(metric, list(now.values()))
+    if problem:
+        raise ValueError(problem)
+    old = now.get(metric.name)
+    if old is not None and old is not metric and not replace_ok(old):
+        raise ValueError(f"a metric {metric.name!r} is already registered ({old.family}); pass replace=True "
+                         "to replace it, or choose another name")
+    if metric.family == CUSTOM_FAMILY:
+        _thread_config()[metric.name] = metric
+    else:
+        with _lock:
+            _overlay[metric.name] = metric
     return metric
 
 
@@ -294,25 +321,25 @@ def _signature_of(names: Sequence[str]):
 
 def unregister_metric(name: str) -> None:
     """Remove a registered (never a built-in) metric; a name not registered is ignored."""
+    _thread_config().pop(name, None)
     with _lock:
         _overlay.pop(name, None)
 
 
-def overlay_state() -> tuple[int, int]:
-    """This process and the number of changes made to the registered metrics so far: equal states mean the
-    same registrations (another process, a Dask worker's, never compares equal)."""
+def overlay_state() -> tuple[int, int, int, int]:
+    """This process and thread, and the number of changes made so far to the registrations they see: equal
+    states mean the same registrations (another process or thread, a Dask worker's, never compares equal)."""
     import os
 
     with _lock:
-        return os.getpid(), _overlay.changes
+        return os.getpid(), threading.get_ident(), _overlay.changes, _thread_config().changes
 
 
 def registered() -> dict[str, Metric]:
-    """The metrics registered now (beside the built-ins), by name."""
-    with _lock:
-        return dict(_overlay)
+    """The metrics registered now (beside the built-ins) as this thread sees them, by name."""
+    return _registered_now()
 
 
 __all__ = ["RegistryView", "register_metric", "unregister_metric", "scoped", "columns_written", "registered",
-           "overlay_state", "replace_family", "register",
+           "overlay_state", "replace_config_metrics", "register",
            "CUSTOM_FAMILY", "PYTHON_FAMILY"]

@@ -449,3 +449,50 @@ def test_better_is_the_registry_word_and_direction_its_old_name():
     assert spec.better == CustomMetricSpec.parse({**entry, "direction": "lower"}, "cfg").better == "lower"
     assert spec.as_dict()["better"] == "lower" and "direction" not in spec.as_dict()
     assert REGISTRY["hallucination"].better == "lower" and REGISTRY["relevance"].better == "higher"
+
+
+def test_two_runs_with_different_custom_metrics_in_two_threads_both_get_theirs(tmp_path):
+    """#41: a config's custom metrics belong to its run. Two threads each activate their own config, wait for the
+    other (so both definitions exist at once), then check and score theirs; the main thread, which loaded no
+    config, sees neither, and a results file read in one thread is not seen by another. With one process-wide
+    table the second activation dropped the first thread's metric."""
+    import threading
+
+    from evalkit.metrics.custom import activate_from
+
+    both_active = threading.Barrier(2, timeout=60)
+    seen: dict[str, object] = {}
+
+    def run(name: str, folder) -> None:
+        try:
+            folder.mkdir()
+            path = folder / "cfg.yaml"
+            path.write_text(YAML.replace("name: conciseness", f"name: {name}")
+                            + f"judge:\n  base_url: {srv.url}\n  model: scripted\n  cache_path: null\n")
+            config = as_config(str(path))
+            both_active.wait()
+            other = "brevity" if name == "conciseness" else "conciseness"
+            seen[name] = (name in REGISTRY, other in REGISTRY,
+                          evalkit.evaluate(_frame(), [name], config, progress=False))
+        except Exception as e:  # reported by the main thread
+            seen[name] = e
+
+    with ScriptedJudgeServer(replies=REPLIES) as srv:
+        threads = [threading.Thread(target=run, args=(n, tmp_path / n)) for n in ("conciseness", "brevity")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+    for name in ("conciseness", "brevity"):
+        assert not isinstance(seen[name], Exception), seen[name]
+        mine, theirs, out = seen[name]
+        assert mine and not theirs, name
+        assert out[name].tolist() == [5.0, 2.0, 4.0, 1.0] and out["error"].isna().all()
+    assert "conciseness" not in REGISTRY and "brevity" not in REGISTRY  # this thread loaded no config
+    activate_from(seen["brevity"][2])  # reading results: this thread now reads brevity like any metric ...
+    assert REGISTRY["brevity"].family == "custom"
+    elsewhere: list[bool] = []
+    reader = threading.Thread(target=lambda: elsewhere.append("brevity" in REGISTRY))
+    reader.start()
+    reader.join(60)
+    assert elsewhere == [False]  # ... and no other thread does
