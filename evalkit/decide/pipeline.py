@@ -31,7 +31,8 @@ import pandas as pd
 from evalkit.base.config import VERDICT_PROFILES, EvalConfig
 from evalkit.metrics import verdict_roles
 from evalkit.run.runner import as_config, score
-from evalkit.decide.verdict import apply_verdicts, decision_counts, decision_note, profile_metrics, row_decisions
+from evalkit.decide.verdict import (apply_verdicts, decision_counts, decision_note, missing_for_verdict, profile_metrics,
+                                    row_decisions)
 
 log = logging.getLogger("evalkit")
 
@@ -84,7 +85,7 @@ def _verdict_applies(scored: Sequence[str], config: EvalConfig) -> bool:
     (the seed's triad, asked for by name as before the default changed), one warning says why the results carry
     no verdict and how to get one; a run that asked for other metrics wanted no verdict and gets no warning."""
     needed = profile_metrics(config.thresholds)
-    missing = [m for m in needed if m not in scored]
+    missing = missing_for_verdict(scored, config.thresholds)
     others = [name for name in VERDICT_PROFILES if name != config.thresholds.named]
     if missing and any(all(m in scored for m, _ in verdict_roles(name)) for name in others):
         which = "none of them was" if len(missing) == len(needed) else f"{', '.join(missing)} not"

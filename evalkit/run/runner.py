@@ -541,7 +541,9 @@ def answer_decisions(df: pd.DataFrame, config: EvalConfig) -> list | None:
 
     if "answer" not in df.columns:
         return None
-    kw = {param: config.lexicon(PARAM_LEXICONS[param]) for param in ("phrases", "short_tokens", "short_chars")}
+    from evalkit.metrics.guard import DECLINE_KEYS
+
+    kw = {param: config.lexicon(PARAM_LEXICONS[param]) for param in DECLINE_KEYS}
     return [decide_answer(None if is_missing(a) else a, **{k: v for k, v in kw.items() if v is not None})
             for a in df["answer"].tolist()]
 
