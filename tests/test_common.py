@@ -42,7 +42,7 @@ def call(m, row, kit):
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_declared_properties(name):
     m = REGISTRY[name]
-    assert m.name == name and m.direction in ("higher", "lower", "none") and m.kind in ("score", "bool", "label")
+    assert m.name == name and m.better in ("higher", "lower", "none") and m.kind in ("score", "bool", "label")
     assert m.range is None or m.range[0] < m.range[1]
     assert m.empty_policy and m.formula
     params = inspect.signature(m.fn).parameters
@@ -145,7 +145,7 @@ SUFFIX_DIRECTION = {"_score": "higher", "_risk": "lower", "_error": "lower", "_r
 def test_names_say_direction(name):
     for suffix, direction in SUFFIX_DIRECTION.items():
         if name.endswith(suffix):
-            assert REGISTRY[name].direction == direction, f"{name} ends in {suffix}: {direction} must be better"
+            assert REGISTRY[name].better == direction, f"{name} ends in {suffix}: {direction} must be better"
 
 
 
@@ -160,3 +160,18 @@ def test_docstring_examples_run(module, monkeypatch):
     mod = importlib.import_module(module)
     res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert res.failed == 0
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_every_lazy_reference_of_an_entry_resolves(name):
+    """#41: the built-ins name their code as "module:attribute" so that reading the registry imports none of it;
+    a renamed module or function must fail here, not in the middle of a user's run. Every such string of every
+    entry is resolved, and names a function, or a class where a details type is declared."""
+    m = REGISTRY[name]
+    for field in ("fn", "batch", "evidence", "worked", "details"):
+        raw = object.__getattribute__(m, field)
+        if isinstance(raw, str):
+            assert raw.startswith("evalkit."), (field, raw)
+            target = getattr(m, field)  # resolved by the entry, as a run does
+            assert callable(target), (field, raw)
+            assert not (field == "details") or isinstance(target, type), (field, raw)
