@@ -218,7 +218,7 @@ if numbers:
 # labelled set stays representative (uncertainty sampling, Lewis & Gale 1994, with exploration; Settles 2009).
 # `evalkit.labeler` shows each of them with its evidence and writes `id, label, labeller, timestamp` to a CSV
 # that `evalkit calibrate RESULTS --score S --label L --labels labels.csv` reads. Run in JupyterLab to use them
-# (`make setup EXTRAS=dev,lab`); in a report they are drawn once, at the chosen threshold.
+# (`make setup`: its `dev` extra includes `lab`); in a report they are drawn once, at the chosen threshold.
 #
 #
 # Above the matrix, Youden's threshold (no guarantee) and the threshold Learn-then-Test picks for a guarantee

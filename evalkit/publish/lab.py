@@ -7,7 +7,7 @@
   ``id, label, labeller, timestamp`` to a CSV that ``evalkit calibrate --labels`` reads.
 
 The numbers are computed by plain functions (:func:`threshold_view`, :func:`threshold_html`), the widgets only
-wire them to a slider and buttons (ipywidgets: ``make setup EXTRAS=dev,lab``).
+wire them to a slider and buttons (ipywidgets: the ``lab`` extra, which ``make setup``'s ``dev`` includes).
 
 Examples
 --------
