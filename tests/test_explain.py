@@ -59,9 +59,9 @@ def test_a_users_metric_brings_its_own_worked_arithmetic_and_anchors():
                         "price_check": [0.5], "price_check_details": [json.dumps(details)],
                         "plain": [0.5]})
     with scoped():
-        register_metric("price_check", lambda answer: 0.5, direction="lower", range=(0, 1),
+        register_metric("price_check", lambda answer: 0.5, better="lower", range=(0, 1),
                         evidence="evalkit.metrics.evidence:anchor_evidence", worked="evalkit.metrics.worked:hallucination_worked")
-        register_metric("plain", lambda answer: 0.5, direction="lower", range=(0, 1))
+        register_metric("plain", lambda answer: 0.5, better="lower", range=(0, 1))
         [block] = explain.examples_markdown(res, "price_check")
         [bare] = explain.examples_markdown(res, "plain")
     assert "| number | 79 | no |  |" in block

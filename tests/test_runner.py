@@ -26,7 +26,7 @@ def _fragile(answer):
 
 @pytest.fixture
 def fragile_metric(monkeypatch):
-    m = Metric("fragile", _fragile, needs=("answer",), direction="higher", range=(0.0, 1.0))
+    m = Metric("fragile", _fragile, needs=("answer",), better="higher", range=(0.0, 1.0))
     monkeypatch.setitem(REGISTRY, "fragile", m)
     return m
 
@@ -60,7 +60,7 @@ def test_on_error_raise_keeps_exception_types_that_take_other_arguments(monkeypa
         return Score(float(json.loads(answer)["v"]))
 
     monkeypatch.setitem(REGISTRY, "reads_json", Metric("reads_json", reads_json, needs=("answer",),
-                                                       direction="higher", range=(0.0, 1.0)))
+                                                       better="higher", range=(0.0, 1.0)))
     with pytest.raises(MetricError) as e:
         evaluate(DF, ["reads_json"], on_error="raise", progress=False)
     assert type(e.value.__cause__) is json.JSONDecodeError and e.value.row_id == "r1"
@@ -83,7 +83,7 @@ def _scaled_row(answer, *, scale=1.0):
 
 @pytest.fixture
 def scaled_metric(monkeypatch):
-    m = Metric("scaled", _scaled_row, needs=("answer",), direction="higher", range=(0.0, 1.0),
+    m = Metric("scaled", _scaled_row, needs=("answer",), better="higher", range=(0.0, 1.0),
                batch=_scaled_batch, params=("scale",))
     monkeypatch.setitem(REGISTRY, "scaled", m)
     return m
@@ -151,7 +151,7 @@ def test_dataset_idf_stays_dataset_wide_when_a_row_fails(monkeypatch):
 
 def test_out_of_range_value_is_an_error(monkeypatch):
     monkeypatch.setitem(REGISTRY, "broken", Metric("broken", lambda answer: Score(1.5), needs=("answer",),
-                                                   direction="higher", range=(0.0, 1.0)))
+                                                   better="higher", range=(0.0, 1.0)))
     out = evaluate(DF, ["broken"], progress=False)
     assert out["broken"].isna().all()
     assert out["error"].str.contains("outside its range").all()
@@ -159,7 +159,7 @@ def test_out_of_range_value_is_an_error(monkeypatch):
 
 def test_nan_value_is_an_error_not_a_silent_nan(monkeypatch):
     monkeypatch.setitem(REGISTRY, "nanny", Metric("nanny", lambda answer: Score(float("nan")), needs=("answer",),
-                                                  direction="higher", range=(0.0, 1.0)))
+                                                  better="higher", range=(0.0, 1.0)))
     out = evaluate(DF, ["nanny"], progress=False)
     assert out["error"].str.contains("never NaN").all()
 
@@ -254,7 +254,7 @@ def test_label_metrics_summarise_as_counts(monkeypatch):
             raise ValueError("boom")
         return Score("LONG" if len(answer) > 5 else "SHORT")
 
-    monkeypatch.setitem(REGISTRY, "size", Metric("size", label, needs=("answer",), direction="none", range=None,
+    monkeypatch.setitem(REGISTRY, "size", Metric("size", label, needs=("answer",), better="none", range=None,
                                                  kind="label"))
     out = evaluate(DF.assign(answer=["X is 5.", "boom", None]), ["size"], progress=False)
     row = evalkit.summary(out, by=None).set_index("metric").loc["size"]
