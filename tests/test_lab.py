@@ -113,7 +113,12 @@ def test_notebook_06_lab_slider_and_clean_save(tmp_path):
             page.focus(".widget-slider .noUi-handle")
             for _ in range(15):
                 page.keyboard.press("ArrowRight")
-            page.wait_for_function(f"document.querySelector('.ek-confusion').innerText !== {first!r}",
+            # the same reading as _confusion's (textContent: innerText differs from it in whitespace, so comparing the
+            # two passed at once and the read below could still see the old matrix), of a drawn matrix, not of the
+            # moment the widget clears its output to draw the new one
+            page.wait_for_function("(first) => { const e = document.querySelector('.ek-confusion'); "
+                                   "return e !== null && e.textContent.includes('flag hallucination') "
+                                   "&& e.textContent !== first; }", arg=first,
                                    timeout=60_000)
             moved = _confusion(page)
             assert moved != first and "flag hallucination" in moved
