@@ -168,8 +168,8 @@ def _sibling(wanted: frozenset[str], named: frozenset[str]) -> str | None:
     for w in wanted:
         if w in named:
             return None
-    for w in wanted:
-        for n in named:
+    for w in sorted(wanted):  # sorted: the same sibling named in every run, whatever the hash seed
+        for n in sorted(named):
             if " " in w and " " in n and w.split()[0] == n.split()[0] and not (w in n or n in w):
                 return n
     return None
@@ -277,7 +277,9 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
             df[w] = df.get(w, 0) + 1
 
     def about(i: int) -> tuple[float, float]:  # how much a clause speaks of the answer's clause, then of the question
-        weigh = lambda words: sum(math.log(1 + n / df.get(w, 1)) for w in words & lemmas[i])  # noqa: E731
+        # fsum: a sum over a set, exactly rounded, so that it does not depend on the set's order (Python's hash
+        # seed): a tie between two clauses was decided by the last bit of the sum, and differed from run to run
+        weigh = lambda words: math.fsum(math.log(1 + n / df.get(w, 1)) for w in words & lemmas[i])  # noqa: E731
         return (weigh(own), weigh(question))
 
     best = max(matches, key=about)

@@ -393,3 +393,32 @@ def test_a_price_is_bound_to_its_period(answer, unsupported):
 def test_a_price_for_another_period_conflicts_with_the_reference():
     assert reference_conflict("How much is membership?", "€20 per month.", "€20 per year.").value == 1.0
     assert reference_conflict("How much is membership?", "€20 a year.", "€20 per year.").value == 0.0
+
+
+HASH_SEED_ROW = r'''
+import json, sys
+from evalkit.metrics.checks import unsupported_facts
+s = unsupported_facts(
+    question="Which ZIP codes and territories are named in Section 4?",
+    answer="- Territory 118: ZIP codes 60614 and 60657\n- Territory 205: western suburbs\n- Territory 311: rural",
+    contexts=["Northfield Mutual Homeowners Rate Manual, Section 4 (effective March 1, 2023). Territory 118 covers the "
+     "lakeshore ZIP codes 60614 and 60657. The base premium for Territory 118 is $604 per year, an increase of "
+     "0.305% over the 2022 manual. Territory 205 covers the western suburbs; its base premium is $512, a change of "
+     "-0.133% from 2022. Territory 311 (rural) has a base premium of $438."])
+print(json.dumps([s.value, repr(s.details)]))
+'''
+
+
+def test_unsupported_facts_does_not_depend_on_the_hash_seed():
+    """The sample's row Q40 scored 0.167, 0.333 or 0.667 from one process to the next: the clause that speaks of a
+    value was chosen by comparing two sums taken over sets, whose order (and so the sums' last bit) follows
+    Python's hash seed, and the two clauses tied. Sums are now exactly rounded (math.fsum); two seeds, one
+    answer."""
+    import os
+    import subprocess
+    import sys
+
+    out = {subprocess.run([sys.executable, "-c", HASH_SEED_ROW], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONHASHSEED": str(seed), "HF_HUB_OFFLINE": "1"}).stdout
+           for seed in (0, 1)}  # seed 0 gave 0.167 and seed 1 gave 0.333 before the fix
+    assert len(out) == 1, out
