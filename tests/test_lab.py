@@ -66,6 +66,13 @@ def _page(pw):
     return browser.new_page(viewport={"width": 1400, "height": 1000})
 
 
+def _open(page, port: int, token: str, path: str) -> None:
+    """Open ``path`` in Lab and wait until its notebook panel has a session."""
+    page.goto(f"http://127.0.0.1:{port}/lab/tree/{path}?token={token}")
+    page.wait_for_function("window.jupyterapp !== undefined && window.jupyterapp.shell.currentWidget "
+                           "&& window.jupyterapp.shell.currentWidget.sessionContext", timeout=180_000)
+
+
 def _stop(server) -> None:
     server.terminate()
     try:
@@ -99,9 +106,7 @@ def test_notebook_06_lab_slider_and_clean_save(tmp_path):
     try:
         with sync_playwright() as pw:
             page = _page(pw)
-            page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/06_calibration.ipynb?token={token}")
-            page.wait_for_function("window.jupyterapp !== undefined && window.jupyterapp.shell.currentWidget "
-                                   "&& window.jupyterapp.shell.currentWidget.sessionContext", timeout=180_000)
+            _open(page, port, token, "notebooks/06_calibration.ipynb")
             # the kernel is started and connected before anything runs (else Lab would ask which kernel)
             status = page.evaluate("async () => { const c = window.jupyterapp.shell.currentWidget.sessionContext; "
                                    "await c.ready; return c.session.kernel.name; }")
@@ -169,9 +174,7 @@ def test_dollar_amounts_from_the_data_stay_text_in_lab(tmp_path):
     try:
         with sync_playwright() as pw:
             page = _page(pw)
-            page.goto(f"http://127.0.0.1:{port}/lab/tree/dollars.ipynb?token={token}")
-            page.wait_for_function("window.jupyterapp !== undefined && window.jupyterapp.shell.currentWidget "
-                                   "&& window.jupyterapp.shell.currentWidget.sessionContext", timeout=180_000)
+            _open(page, port, token, "dollars.ipynb")
             page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.ready; }")
             page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
             page.wait_for_selector(".jp-OutputArea-output mjx-container", timeout=300_000)  # the control typeset
