@@ -8,15 +8,14 @@ import math
 import pandas as pd
 
 from evalkit.publish import explain
-from evalkit.metrics import worked
-from evalkit.metrics import REGISTRY
+from evalkit.metrics import REGISTRY, anchors, lexical
 from evalkit.metrics.registry import register_metric, scoped
 
 
-def test_the_triad_names_its_worked_arithmetic_in_the_registry():
-    assert REGISTRY["relevance"].worked is worked.relevance_worked
-    assert REGISTRY["completeness"].worked is worked.completeness_worked
-    assert REGISTRY["hallucination"].worked is worked.hallucination_worked
+def test_the_triad_declares_its_worked_arithmetic_beside_its_metric():
+    assert REGISTRY["relevance"].worked is lexical.relevance_worked
+    assert REGISTRY["completeness"].worked is lexical.completeness_worked
+    assert REGISTRY["hallucination"].worked is anchors.hallucination_worked
     assert REGISTRY["exact_match"].worked is None
 
 
@@ -60,7 +59,7 @@ def test_a_users_metric_brings_its_own_worked_arithmetic_and_anchors():
                         "plain": [0.5]})
     with scoped():
         register_metric("price_check", lambda answer: 0.5, better="lower", range=(0, 1),
-                        evidence="evalkit.metrics.evidence:anchor_evidence", worked="evalkit.metrics.worked:hallucination_worked")
+                        evidence="evalkit.metrics.evidence:anchor_evidence", worked="evalkit.metrics.anchors:hallucination_worked")
         register_metric("plain", lambda answer: 0.5, better="lower", range=(0, 1))
         [block] = explain.examples_markdown(res, "price_check")
         [bare] = explain.examples_markdown(res, "plain")

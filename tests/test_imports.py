@@ -227,14 +227,27 @@ def test_the_core_loads_nothing_heavy_and_no_layer():
     loaded = _loaded_after(CORE_ENTRY)
     assert not [m for m in loaded if m.split(".")[0] in HEAVY], [m for m in loaded if m.split(".")[0] in HEAVY]
     assert not [m for m in loaded if m.startswith(LAYERS_OUTSIDE_THE_CORE)]
-    assert "evalkit.metrics.lexical" not in loaded  # registry entries are names: a metric's code loads when it runs
+    assert "evalkit.metrics.lexical" not in loaded  # the declarations are collected when the registry is first read
+
+
+def test_reading_the_registry_loads_the_declarations_not_what_the_metrics_run_on():
+    """Each metric is declared in its own module; collecting the declarations imports those modules, and none of
+    scikit-learn, SciPy, spaCy, PyTorch, httpx or ragas, which load when a metric runs."""
+    loaded = _loaded_after("from evalkit.metrics import REGISTRY\nlist(REGISTRY)")
+    from evalkit.metrics import DECLARING_MODULES
+
+    assert {f"evalkit.metrics.{m}" for m in DECLARING_MODULES} <= set(loaded)
+    assert not [m for m in loaded if m.split(".")[0] in HEAVY + ("pandas",)], \
+        [m for m in loaded if m.split(".")[0] in HEAVY + ("pandas",)]
 
 
 def test_a_lazy_name_loads_its_layer_on_first_use():
     loaded = _loaded_after("import evalkit\nevalkit.calibrate")
     assert "evalkit.decide.calibrate" in loaded and "evalkit.publish.report" not in loaded
     loaded = _loaded_after("import evalkit.metrics as m\nm.get_metric('relevance').fn")
-    assert "evalkit.metrics.lexical" in loaded and "sklearn" in {x.split(".")[0] for x in loaded}
+    assert "evalkit.metrics.lexical" in loaded and "sklearn" not in {x.split(".")[0] for x in loaded}
+    loaded = _loaded_after("import evalkit.metrics as m\nm.get_metric('relevance').fn('Where?', 'In Rome.')")
+    assert "sklearn" in {x.split(".")[0] for x in loaded}  # what relevance runs on loads when it runs
 
 
 def test_cli_help_loads_no_layer():

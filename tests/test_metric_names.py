@@ -21,7 +21,7 @@ STILL_NAMED = {
     "metrics/summarization/arithmetic": ({"hallucination", "relevance"}, "Twin-Lock sub-scores"),
     "metrics/summarization/labels_judge": ({"hallucination", "relevance"}, "Twin-Lock sub-scores"),
     "metrics/summarization/labels_offline": ({"hallucination", "relevance"}, "Twin-Lock sub-scores"),
-    "metrics/evidence": ({"hallucination"}, "the Twin-Lock sub-score that holds a summary scorer's claims"),
+    "metrics/summarization/scorers": ({"hallucination"}, "the Twin-Lock sub-score that holds a summary scorer's claims"),
     "metrics/judged": ({"completeness", "dont_know"}, "G-Eval's completeness criterion; the answer_class rule"),
     "testing/judge_server": ({"completeness"}, "G-Eval's completeness criterion in the scripted reply"),
     "metrics/grounding": ({"novel_token_rate", "support"}, "feature and detail keys of the detector"),
@@ -38,13 +38,13 @@ STILL_NAMED = {
 
 
 def _own_modules() -> dict[str, set[str]]:
-    """Module path -> the metrics whose implementation lives there (read from the registry's lazy targets)."""
+    """Module path -> the metrics whose implementation lives there (the modules of their functions)."""
     own: dict[str, set[str]] = {}
     for name, metric in REGISTRY.builtin.items():
         for field in ("fn", "batch"):
-            target = object.__getattribute__(metric, field)  # the "module:function" string, not imported
-            if isinstance(target, str):
-                module = target.split(":")[0].removeprefix("evalkit.").replace(".", "/")
+            target = getattr(metric, field)
+            if target is not None:
+                module = target.__module__.removeprefix("evalkit.").replace(".", "/")
                 own.setdefault(module, set()).add(name)
                 if module.count("/") >= 2:  # a metric package's other modules (metrics/summarization/*)
                     own.setdefault(module.rsplit("/", 1)[0], set()).add(name)

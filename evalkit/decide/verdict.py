@@ -63,10 +63,15 @@ VERDICTS = ("PASS", "WARN", "FAIL", "ABSTAIN", "UNDETERMINED")
 roles_for = verdict_roles
 
 
-# the seed profile's metrics with a verdict role, in the order the verdict checks them: hallucination, relevance,
-# completeness (the evalkit profile's: roles_for("evalkit"))
-ROLES = roles_for("seed")
-TRIAD = tuple(name for name, _ in ROLES)
+def __getattr__(name: str):
+    """``ROLES``: the seed profile's (metric, role) pairs in the order the verdict checks them; ``TRIAD``: their
+    metrics, hallucination, relevance, completeness (the evalkit profile's: ``roles_for("evalkit")``). Read from
+    the declarations when first asked for, so importing the verdict collects no metric module."""
+    if name == "ROLES":
+        return roles_for("seed")
+    if name == "TRIAD":
+        return tuple(metric for metric, _ in roles_for("seed"))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def profile_metrics(t: VerdictThresholds | None = None) -> tuple[str, ...]:

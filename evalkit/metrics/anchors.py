@@ -44,8 +44,10 @@ from evalkit.base.config import PARAM_SUBSETS
 from evalkit.text import (date_supported, extract_dates, extract_numbers, extract_times, find_entity,
                     ngrams, normalize_entity, normalize_time, snippet, stop_words, word_tokens)
 from evalkit.text.acronyms import abbreviations_in, find_acronym, initials
-from evalkit.metrics.base import Details, Score
-from evalkit.metrics.guard import decision_for, decline_kwargs, guard_rows
+from evalkit.text.markdown import quote
+from evalkit.metrics.base import Details, Metric, Score, VerdictRole
+from evalkit.metrics.evidence import anchor_evidence, details_of, evidence_of
+from evalkit.metrics.guard import NOT_ENGLISH, decision_for, decline_kwargs, guard_rows
 from evalkit.metrics.stats import AnchorSupport
 
 NUMERIC_LABELS = {"MONEY", "CARDINAL", "PERCENT", "QUANTITY"}
@@ -626,3 +628,72 @@ def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_m
                                {"spacy_model": spacy_model, "hedges": hedges, "window": window, "phrases": phrases,
                                 "short_tokens": short_tokens, "short_chars": short_chars, "anchors": anchors,
                                 "aliases": aliases})[0]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The worked arithmetic of one row (Metric.worked): each anchor and its evidence, then the value
+# ---------------------------------------------------------------------------------------------------------------
+
+def anchors_table(row: Mapping[str, Any], metric: str) -> "pd.DataFrame":
+    """The anchors ``metric`` checked on one scored row (read through its registry entry's evidence reader): type,
+    text, supported or not, the context sentence checked."""
+    import pandas as pd
+
+    anchors = evidence_of(row, metric).anchors or ()
+    return pd.DataFrame([{"type": a.kind, "anchor": a.text, "supported": "yes" if a.supported else "no",
+                          "evidence": a.evidence or ""} for a in anchors],
+                        columns=["type", "anchor", "supported", "evidence"])
+
+
+def hallucination_markdown(row: Mapping[str, Any], metric: str) -> str:
+    """How an anchor metric's value arises for one scored row: S_claims, the drift penalty, their maximum."""
+    d = details_of(row, metric)
+    anchors = evidence_of(row, metric).anchors or ()
+    bad = sum(1 for a in anchors if not a.supported)
+    value = row.get(metric)
+    if value is None or value != value:
+        return f"{metric} has no value here: {d.get('reason') or 'no reason recorded'}."
+    claims = f"{bad} / {len(anchors)} = {bad / len(anchors):.3f}" if anchors else "0 (no anchors)"
+    overlap = d.get("ngram_overlap")
+    drift = d.get("p_drift", 0.0)
+    return (f"S_claims = unsupported / anchors = {claims}; n-gram overlap with the contexts "
+            f"{overlap:.3f} → P_drift = {drift:.1f}; **{metric} = max = {float(value):.3f}**"
+            if overlap is not None else f"**{metric} = {float(value):.3f}**")
+
+
+def _anchors_markdown(row: Mapping[str, Any], metric: str) -> str:
+    t = anchors_table(row, metric)
+    if t.empty:
+        return "No anchors (numbers, dates, claims) in this answer."
+    lines = ["| type | anchor | supported | context sentence checked |", "|---|---|---|---|"]
+    lines += [f"| {quote(r['type'], 20)} | {quote(r['anchor'], 60)} | {r['supported']} | {quote(r['evidence'], 160)} |"
+              for r in t.to_dict("records")]
+    return "\n".join(lines)
+
+
+def hallucination_worked(row: Mapping[str, Any], params: Mapping[str, Any], metric: str) -> str:
+    """An anchor metric's arithmetic on one scored row: each anchor and its evidence, then the value."""
+    return _anchors_markdown(row, metric) + "\n\n" + hallucination_markdown(row, metric)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+_HALLUCINATION_ROLE = VerdictRole(order=0, flag="above", outcome="FAIL", threshold="hallucination_fail",
+                                  on_threshold=((0.5, "one unsupported anchor of two gives exactly 0.5 and passes"),))
+METRICS = (
+    Metric("hallucination", hallucination, needs=("answer", "contexts"), better="lower", range=(0.0, 1.0),
+           batch=hallucination_batch, resources=("nlp",),
+           params=("spacy_model", "hedges", "window", "phrases", "short_tokens", "short_chars", "anchors", "aliases"),
+           stats=AnchorSupport,
+           family="triad",
+           formula="max(unsupported anchors / anchors, 0.2 if n-gram overlap with contexts < 0.2)",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + "; 0.0 for an abstention (the row's "
+                        "abstained decision); no contexts: anchors unsupported",
+           verdict_role=_HALLUCINATION_ROLE, evidence_keys=("unsupported", "matched", "ngram_overlap", "p_drift"),
+           evidence=anchor_evidence, details=HallucinationDetails,
+           worked=hallucination_worked,
+           in_words="The contexts support {supported} of the {anchors} numbers, dates and claims in the answer, so "
+                    "hallucination is {value:.2f} (the share unsupported).",
+           english_only=True),
+)

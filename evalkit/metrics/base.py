@@ -235,6 +235,11 @@ def resolve(target: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), attr)
 
 
+
+class NoWorkedExample(Exception):
+    """A metric's arithmetic (``Metric.worked``) cannot be worked through under the run's settings; the message
+    says why."""
+
 @dataclass(frozen=True, eq=False)  # a metric is itself: comparing fields would import every lazy implementation
 class Metric:
     """A registered metric: a pure per-row function plus what the runner, verdict, tables and plots read.
@@ -242,9 +247,8 @@ class Metric:
     Attributes
     ----------
     name : registry name, also the output column.
-    fn : per-row function ``fn(**inputs, **params) -> Score`` on plain strings, or where to find it,
-        ``"module:function"`` (the built-ins: imported on first use, so reading the registry imports no metric's
-        implementation, nor scikit-learn, spaCy or PyTorch).
+    fn : per-row function ``fn(**inputs, **params) -> Score`` on plain strings (a built-in's is declared beside
+        it, in its module's ``METRICS``), or where to find it, ``"module:function"``, imported on first use.
     needs : canonical columns the metric reads (required).
     optional : canonical columns passed when present (e.g. ``question_type``).
     better : which end of the scale is better: 'higher', 'lower', or 'none' (labels). A rule's side that is
@@ -272,7 +276,7 @@ class Metric:
         aligned sentences, ...), a function or ``"module:function"``; the evidence view reads a row through it.
     worked : the arithmetic behind one scored row's value, in Markdown (``worked(row, params, name) -> str``; the
         triad notebooks work through a typical, a failing and a borderline row with it), a function or
-        ``"module:function"`` (:mod:`evalkit.metrics.worked` holds the built-ins'); None: no worked examples.
+        ``"module:function"`` (a built-in's lives beside the metric); None: no worked examples.
     details : the :class:`Details` type of its ``Score.details`` (or ``"module:Class"``), checked by the runner on
         every row (:class:`Undetermined` is always allowed: a row it never judged); None: a plain mapping.
     stats : the :mod:`evalkit.metrics.stats` type of the row's sufficient statistics (``Score.stats``),
@@ -281,7 +285,8 @@ class Metric:
         spaCy's English model, uncertainty phrases, source indicators), so an answer in another language is
         undetermined (:mod:`evalkit.metrics.guard`).
     cites : BibTeX keys of the publications the metric follows (its method, or the model it runs by default);
-        :mod:`evalkit.publish.paper` cites them in the methods paragraph and holds their entries.
+        the declaring module's ``REFERENCES`` holds their entries, and :mod:`evalkit.publish.paper` cites them in
+        the methods paragraph.
     """
 
     name: str

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from evalkit.text import AnswerDecision, word_tokens
-from evalkit.metrics.base import Details, NoEvidence, Score, Undetermined
-from evalkit.metrics.guard import decision_for, skipped
+from evalkit.metrics.base import Details, Metric, NoEvidence, Score, Undetermined
+from evalkit.metrics.guard import NOT_ENGLISH, decision_for, skipped
 from evalkit.metrics.stats import NovelTokens
 
 
@@ -53,3 +53,19 @@ def novel_token_rate(answer: str | None, contexts: Sequence[str] | None, *,
     novel = [t for t in toks if t not in ctx]
     return Score(len(novel) / len(toks), NovelTokensFound(tuple(sorted(set(novel)))),
                  NovelTokens(novel=len(novel), tokens=len(toks)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+METRICS = (
+    Metric("answer_length", answer_length, needs=("answer",), better="none", range=(0.0, float("inf")),
+           details=NoEvidence,
+           family="baseline", unit="words", formula="word tokens in the answer (trivial baseline)",
+           empty_policy="undetermined for an empty answer"),
+    Metric("novel_token_rate", novel_token_rate, needs=("answer", "contexts"), better="lower", range=(0.0, 1.0),
+           stats=NovelTokens, details=NovelTokensFound,
+           family="baseline",
+           formula="answer tokens absent from the contexts / answer tokens (trivial baseline)",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH, english_only=True),
+)

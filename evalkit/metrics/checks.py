@@ -34,8 +34,8 @@ from typing import Any, Mapping, Sequence
 
 from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences
 from evalkit.text.quantities import Quantity, dimension_of, read_quantities, same_amount, with_digits
-from evalkit.metrics.base import Details, Score
-from evalkit.metrics.guard import guard_rows
+from evalkit.metrics.base import Details, Metric, Score, VerdictRole
+from evalkit.metrics.guard import NOT_ENGLISH, guard_rows
 
 # a model or product code ("KT-30", "CG-40", "X200") or a capitalised name followed by a number ("Aero 500")
 _CODE = re.compile(r"\b[A-Z]{1,5}-?\d{1,5}[A-Za-z]?\b")
@@ -1018,3 +1018,59 @@ def reference_conflict(question: str | None, answer: str | None, ground_truth: s
     """
     return reference_conflict_batch({"question": [question], "answer": [answer], "ground_truth": [ground_truth],
                                      "decision": [decision]})[0]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+# the evalkit profile's rules: one unsupported fact fails the answer, an answer that does not answer the question
+# fails, one that answers part of it warns
+_FACTS_ROLE = VerdictRole(order=0, flag="above", outcome="FAIL", threshold="unsupported_fail", profile="evalkit")
+_CONFLICT_ROLE = VerdictRole(order=1, flag="above", outcome="FAIL", threshold="conflict_fail", profile="evalkit")
+_ANSWERS_ROLE = VerdictRole(order=2, flag="below", outcome="FAIL", threshold="answers_fail", profile="evalkit")
+_COVERAGE_ROLE = VerdictRole(order=3, flag="below", outcome="WARN", threshold="coverage_warn", profile="evalkit")
+METRICS = (
+    Metric("unsupported_facts", unsupported_facts, needs=("question", "answer", "contexts"),
+           better="lower", range=(0.0, 1.0), batch=unsupported_facts_batch, resources=("nlp",),
+           family="checks", verdict_role=_FACTS_ROLE, details=FactDetails,
+           formula="unsupported facts / facts: amounts (pint units, number words, rates), dates, names bound to the "
+                   "same item as in the context, yes/no polarity, and clauses whose content words the contexts "
+                   "lack",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + "; 0.0 for an abstention; no contexts: "
+                        "every fact unsupported",
+           evidence_keys=("unsupported",),
+           in_words="{value:.2f} of the answer's facts are not supported by the contexts.",
+           english_only=True),
+    Metric("answers_question", answers_question, needs=("question", "answer"), optional=("contexts",),
+           better="higher", range=(0.0, 1.0), batch=answers_question_batch, resources=("nlp",),
+           family="checks", verdict_role=_ANSWERS_ROLE, details=AnswersDetails,
+           formula="1 if the answer gives the kind of answer the question asks for (an amount of its dimension, a "
+                   "count, a date, a frequency, a name, yes/no) or says what the context sentence answering the "
+                   "question says; 0.5 for the latter alone on a typed question; else 0",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + "; 1.0 for an abstention (judged apart)",
+           evidence_keys=("reason", "found"),
+           in_words="Whether it answers the question asked: {value:.1f} (1 yes, 0.5 partly, 0 no).",
+           english_only=True),
+    Metric("question_coverage", question_coverage, needs=("question", "answer"),
+           optional=("ground_truth", "contexts"), better="higher", range=(0.0, 1.0), batch=question_coverage_batch,
+           resources=("nlp",), family="checks", verdict_role=_COVERAGE_ROLE, details=CoverageDetails,
+           formula="the reference's amounts, dates and names (else content words) stated in the answer / all of "
+                   "them; without a reference, the question's asks answered / asks",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + "; 1.0 for an abstention and a one-part "
+                        "question without a reference",
+           evidence_keys=("missing",),
+           in_words="It covers {value:.2f} of what the question asks.",
+           english_only=True),
+    Metric("reference_conflict", reference_conflict, needs=("question", "answer"),
+           optional=("ground_truth",), better="lower", range=(0.0, 1.0),
+           batch=reference_conflict_batch, resources=("nlp",), family="checks",
+           verdict_role=_CONFLICT_ROLE, details=ConflictDetails,
+           formula="1 if, for some kind of value (an amount's dimension, dates, item codes), the answer states none "
+                   "of the reference's and states another, or it has content words of its own and states nothing of "
+                   "the reference; else 0",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + "; 0.0 for an abstention and without a "
+                        "reference (nothing to contradict)",
+           evidence_keys=("conflicts",),
+           in_words="It contradicts the reference: {value:.0f} (1 yes, 0 no).",
+           english_only=True),
+)

@@ -5,7 +5,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from evalkit.metrics.base import NoEvidence, Score
+from evalkit.metrics.base import Metric, NoEvidence, Score
 from evalkit.metrics.guard import decision_for, decisions_for, skipped
 
 _EMPTY = "empty answer or ground truth"
@@ -113,3 +113,51 @@ def bert_score_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, A
                      resources: Any = None) -> list[Score]:
     sc = resources.bert_scorer
     return _pairwise_batch(inputs, lambda a, g: [_f1_x100(f) for f in sc.f1(a, g)], "bert_score_f1")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+# the publications these metrics follow (their methods and the model they run by default)
+MINILM = """@inproceedings{wang2020minilm,
+  title = {{MiniLM}: Deep Self-Attention Distillation for Task-Agnostic Compression of Pre-Trained Transformers},
+  author = {Wang, Wenhui and Wei, Furu and Dong, Li and Bao, Hangbo and Yang, Nan and Zhou, Ming},
+  booktitle = {Advances in Neural Information Processing Systems},
+  volume = {33},
+  pages = {5776--5788},
+  year = {2020}
+}"""
+REFERENCES = {
+    "reimers2019sbert": """@inproceedings{reimers2019sbert,
+  title = {Sentence-{BERT}: Sentence Embeddings using {S}iamese {BERT}-Networks},
+  author = {Reimers, Nils and Gurevych, Iryna},
+  booktitle = {Proceedings of the 2019 Conference on Empirical Methods in Natural Language Processing and the 9th International Joint Conference on Natural Language Processing (EMNLP-IJCNLP)},
+  pages = {3982--3992},
+  year = {2019},
+  address = {Hong Kong, China},
+  publisher = {Association for Computational Linguistics},
+  doi = {10.18653/v1/D19-1410}
+}""",
+    "zhang2020bertscore": """@inproceedings{zhang2020bertscore,
+  title = {{BERTScore}: Evaluating Text Generation with {BERT}},
+  author = {Zhang, Tianyi and Kishore, Varsha and Wu, Felix and Weinberger, Kilian Q. and Artzi, Yoav},
+  booktitle = {International Conference on Learning Representations (ICLR)},
+  year = {2020},
+  url = {https://openreview.net/forum?id=SkeHuCVFDr}
+}""",
+    "wang2020minilm": MINILM,
+}
+METRICS = (
+    Metric("semantic_similarity", semantic_similarity, needs=("answer", "ground_truth"), better="higher",
+           range=(0.0, 100.0), batch=semantic_similarity_batch, resources=("encoder",),
+           details=NoEvidence, family="embedding",
+           formula="cosine of answer and ground-truth embeddings x 100, clipped at 0",
+           empty_policy="undetermined for an empty answer; 0 for an empty ground truth",
+           cites=("reimers2019sbert", "wang2020minilm")),
+    Metric("bert_score_f1", bert_score_f1, needs=("answer", "ground_truth"), better="higher", range=(0.0, 100.0),
+           batch=bert_score_batch, resources=("bertscore",), details=NoEvidence,
+           family="embedding",
+           formula="BERTScore F1 x 100 (bert-score; packaged MiniLM by default)",
+           empty_policy="undetermined for an empty answer; 0 for an empty ground truth",
+           cites=("zhang2020bertscore", "wang2020minilm")),
+)

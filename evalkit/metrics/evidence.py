@@ -1,9 +1,11 @@
 """Typed evidence: what a metric's details say about the answer, read once into frozen records.
 
-A metric's registry entry names the reader of its details (``Metric.evidence``, a ``"module:function"`` of this
-module, chosen by the *shape* of the details: anchors, summary claims, claims with their best passage, sentences
-aligned with the context, question keywords, declining phrases). The evidence view (:mod:`evalkit.publish.view`) asks
-the registry for these records, so it never needs to know which metric keeps which key.
+A metric's declaration names the reader of its details (``Metric.evidence``). This module holds the records, the
+readers of the two shapes several metrics (and a user's own, :func:`evalkit.metrics.register_metric`) share, anchors
+and question keywords, and the small helpers a reader uses; a reader of one metric's own shape (a summary scorer's
+claims, the support model's claims and windows, the detector's aligned sentences, the declining phrases) lives in
+that metric's module beside its declaration. The evidence view (:mod:`evalkit.publish.view`) asks the registry for
+these records, so it never needs to know which metric keeps which key.
 
 Readers are pure and total: a missing or malformed part of the details reads as "nothing recorded", never an
 error, since the view also shows results saved by older versions.
@@ -17,8 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping
-
-from evalkit.base.data import DetailsError, details_of_cell
 
 
 @dataclass(frozen=True)
@@ -69,23 +69,26 @@ class Evidence:
     abstention: bool | None = None
 
 
-def _records(value: Any) -> list[Mapping[str, Any]]:
+def records_in(value: Any) -> list[Mapping[str, Any]]:
+    """The mappings of a list (a details key holding records); anything else as none."""
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, (list, tuple)) else []
 
 
-def _strings(value: Any) -> tuple[str, ...]:
+def texts_in(value: Any) -> tuple[str, ...]:
     """A list of texts as a tuple; one text as a tuple of one; anything else (None, a number) as nothing."""
     if isinstance(value, str):
         return (value,) if value else ()
     return tuple(str(v) for v in value if v is not None) if isinstance(value, (list, tuple)) else ()
 
 
-def _probability(value: Any) -> float | None:
+def probability_in(value: Any) -> float | None:
+    """A number as a float; a missing, boolean or NaN value as None."""
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
     return float(value) if ok else None
 
 
-def _abstention(details: Mapping[str, Any]) -> bool | None:
+def abstention_in(details: Mapping[str, Any]) -> bool | None:
+    """Whether the details say the answer abstained (None: they do not say)."""
     value = details.get("abstention")
     return None if value is None else bool(value)
 
@@ -98,54 +101,11 @@ def anchor_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
     """
     anchors = tuple(Anchor(str(a.get("type") or "anchor"), str(a.get("text") or ""), bool(a.get("supported")),
                            None if a.get("evidence") is None else str(a["evidence"]), str(a.get("status") or ""))
-                    for a in _records(details.get("anchors")))
-    return Evidence(anchors=anchors, declined=_strings(details.get("matched")), abstention=_abstention(details))
+                    for a in records_in(details.get("anchors")))
+    return Evidence(anchors=anchors, declined=texts_in(details.get("matched")), abstention=abstention_in(details))
 
 
-def summary_claim_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
-    """A summary scorer's claims as anchors: each claim with its label, then the numbers and names inside it
-    that the document does not support.
 
-    >>> e = summary_claim_evidence({"hallucination": {"claims": [{"text": "Sales rose 5%.", "label": "Unsupported",
-    ...     "evidence": [], "unsupported_anchors": ["5%"]}]}}, "twin_lock")
-    >>> [(a.kind, a.text, a.supported, a.status) for a in e.anchors]
-    [('claim (twin_lock)', 'Sales rose 5%.', False, 'Unsupported'), ('anchor (twin_lock)', '5%', False, '')]
-    """
-    part = details.get("hallucination")
-    out: list[Anchor] = []
-    for c in _records(part.get("claims") if isinstance(part, Mapping) else None):
-        text, label = str(c.get("text") or ""), str(c.get("label") or "")
-        evidence = "; ".join(_strings(c.get("evidence"))) or None
-        out.append(Anchor(f"claim ({metric})", text, label == "Supported", evidence, label))
-        out += [Anchor(f"anchor ({metric})", a, False) for a in _strings(c.get("unsupported_anchors"))
-                if a != text.rstrip(".!? ")]
-    return Evidence(anchors=tuple(out))
-
-
-def claim_support_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
-    """Every claim with its best window and probability, the weakest marked (a claim recorded without a
-    probability is left out: there is nothing to show for it).
-
-    >>> claim_support_evidence({"sentences": [{"sentence": "A.", "probability": 0.9, "window_text": "A. B."}],
-    ...                         "weakest": 0}, "support").claims
-    (ClaimSupport(claim='A.', probability=0.9, window='A. B.', weakest=True),)
-    """
-    weakest = details.get("weakest")
-    claims = tuple(ClaimSupport(str(c.get("sentence") or ""), p, str(c.get("window_text") or ""), i == weakest)
-                   for i, c in enumerate(_records(details.get("sentences")))
-                   if (p := _probability(c.get("probability"))) is not None)
-    return Evidence(claims=claims, declined=_strings(details.get("matched")), abstention=_abstention(details))
-
-
-def aligned_sentence_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
-    """Each answer sentence with the context sentence aligned with it.
-
-    >>> aligned_sentence_evidence({"sentences": [{"sentence": "A.", "evidence": "B."}]}, "m").aligned
-    (AlignedSentence(sentence='A.', evidence='B.'),)
-    """
-    aligned = tuple(AlignedSentence(str(s["sentence"]), str(s.get("evidence") or ""))
-                    for s in _records(details.get("sentences")) if s.get("sentence"))
-    return Evidence(aligned=aligned, declined=_strings(details.get("matched")), abstention=_abstention(details))
 
 
 def keyword_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
@@ -154,16 +114,8 @@ def keyword_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
     >>> keyword_evidence({"keywords": ["paris", "capital"], "missing": ["capital"]}, "m").missing_keywords
     ('capital',)
     """
-    return Evidence(missing_keywords=_strings(details.get("missing")))
+    return Evidence(missing_keywords=texts_in(details.get("missing")))
 
-
-def decline_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
-    """The declining phrases that matched the answer.
-
-    >>> decline_evidence({"matched": ["not sure"]}, "m").declined
-    ('not sure',)
-    """
-    return Evidence(declined=_strings(details.get("matched")))
 
 
 def details_of(row: Mapping[str, Any], metric: str) -> dict[str, Any]:
@@ -173,6 +125,8 @@ def details_of(row: Mapping[str, Any], metric: str) -> dict[str, Any]:
     >>> details_of({"relevance_details": '{"matched": 2}'}, "relevance")
     {'matched': 2}
     """
+    from evalkit.base.data import DetailsError, details_of_cell  # pandas: read when a row is, not with the registry
+
     raw = row.get(f"{metric}_details")
     try:
         return details_of_cell(raw)
@@ -188,3 +142,17 @@ def evidence_of(row: Mapping[str, Any], metric: str) -> Evidence:
     m = REGISTRY.get(metric)
     reader = m.evidence if m is not None else None
     return Evidence() if reader is None else reader(details_of(row, metric), metric)
+
+
+# readers that moved to their metric's module (a user's register_metric(evidence=...) may still name them here)
+_MOVED = {"summary_claim_evidence": "evalkit.metrics.summarization.scorers",
+          "claim_support_evidence": "evalkit.metrics.support", "aligned_sentence_evidence": "evalkit.metrics.grounding",
+          "decline_evidence": "evalkit.metrics.reference"}
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

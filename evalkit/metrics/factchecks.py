@@ -35,7 +35,7 @@ import yaml
 from evalkit.base.config import load_yaml
 
 from evalkit.text import extract_numbers, normalize_ws, phrase_pattern
-from evalkit.metrics.base import Details, Score, Undetermined
+from evalkit.metrics.base import Details, Metric, Score, Undetermined
 from evalkit.metrics.guard import decision_for, skipped
 from evalkit.metrics.stats import CheckPasses
 
@@ -304,3 +304,18 @@ def fact_checks_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, 
     decisions = inputs.get("decision") or [None] * n
     return [fact_checks(a, id=i, question_type=q, rules=rules, decision=d)
             for a, i, q, d in zip(inputs["answer"], ids, qtypes, decisions)]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+METRICS = (
+    Metric("fact_checks", fact_checks, needs=("answer",), optional=("id", "question_type"), better="higher",
+           range=(0.0, 1.0), batch=fact_checks_batch, params=("rules",), resources=("rules",),
+           stats=CheckPasses, details=FactCheckDetails,
+           family="reference",
+           formula="mean of the per-question YAML checks the experiment names (fact_checks:); "
+                   "is_correct in fact_checks_is_correct",
+           empty_policy="undetermined for an empty answer or when no rule applies", extra_columns=("is_correct",),
+           evidence_keys=("is_correct",)),
+)

@@ -45,8 +45,9 @@ from evalkit.text.acronyms import acronym_supported
 from evalkit.text.meta import meta_prefix_length
 from evalkit.metrics.anchors import (ABSTENTION_REASON, ContextIndex, joined_contexts, context_indexes, default_hedges,
                       extract_claims, hallucination_from_parsed)
-from evalkit.metrics.base import Details, FrozenMap, Score, Undetermined, freeze
-from evalkit.metrics.guard import guard_rows
+from evalkit.metrics.base import Details, FrozenMap, Metric, Score, Undetermined, freeze
+from evalkit.metrics import evidence as shown  # the evidence view's records (Evidence here is the context's)
+from evalkit.metrics.guard import NOT_ENGLISH, guard_rows
 from evalkit.metrics.grounding_substitution import KINDS as SUB_KINDS, substitutions
 
 NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "n't", "without", "cannot"})
@@ -501,3 +502,34 @@ def grounding_risk(answer: str | None, contexts: Sequence[str] | None, question:
                             "decision": [decision]},
                            {"align": align, "phrases": phrases, "short_tokens": short_tokens,
                             "short_chars": short_chars})[0]
+
+
+
+def aligned_sentence_evidence(details: Mapping[str, Any], metric: str) -> shown.Evidence:
+    """Each answer sentence with the context sentence aligned with it.
+
+    >>> aligned_sentence_evidence({"sentences": [{"sentence": "A.", "evidence": "B."}]}, "m").aligned
+    (AlignedSentence(sentence='A.', evidence='B.'),)
+    """
+    aligned = tuple(shown.AlignedSentence(str(s["sentence"]), str(s.get("evidence") or ""))
+                    for s in shown.records_in(details.get("sentences")) if s.get("sentence"))
+    return shown.Evidence(aligned=aligned, declined=shown.texts_in(details.get("matched")),
+                          abstention=shown.abstention_in(details))
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+METRICS = (
+    Metric("grounding_risk", grounding_risk, needs=("answer", "contexts"), optional=("question",),
+           better="lower", range=(0.0, 1.0), batch=grounding_batch,
+           resources=("nlp", "encoder", "grounding_model", "support_model"),
+           params=("align", "phrases", "short_tokens", "short_chars"),
+           details=GroundingDetails,
+           family="detector", unit="probability",
+           formula="calibrated probability of hallucination: gradient-boosted trees, monotone in every evidence "
+                   "feature (more unsupported evidence never lowers it), on sentence-evidence, mismatch and "
+                   "substitution features and the support model's P(supported) of the weakest claim; answer "
+                   "length is no input; Platt-scaled",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + " or no contexts; 0.0 for an abstention",
+           evidence_keys=("matched", "fired"), evidence=aligned_sentence_evidence, english_only=True),
+)

@@ -19,6 +19,8 @@ from evalkit.metrics.base import Declined, Score, Undetermined
 # the keyword arguments of evalkit.text.decide_answer a metric's params (and the config's lexicons) may set:
 # spelled here once, read by every metric that guards declining answers and by the runner's row decision
 DECLINE_KEYS = ("phrases", "short_tokens", "short_chars")
+# what an English-only metric's empty policy says of an answer in another language (its declaration appends it)
+NOT_ENGLISH = '; not English: undetermined ("not English (detected: de)")'
 
 
 def decline_kwargs(params: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from evalkit.judge.client import JudgeError, JudgeNotConfigured, JudgeRequest, NOT_CONFIGURED
 from evalkit.judge.prompts import load_prompts
-from evalkit.metrics.base import Details, FrozenMap, Repeated, Score, Undetermined, freeze
+from evalkit.metrics.base import Details, FrozenMap, Metric, Repeated, Score, Undetermined, freeze
 from evalkit.metrics.guard import decision_for, skipped, skipped_or_declined
 
 RAGAS_WEIGHTS = {"faithfulness": 0.30, "context_precision": 0.20, "context_recall": 0.20, "answer_relevance": 0.30}
@@ -691,10 +691,89 @@ def threaded(fn: Callable[..., Score], uses_encoder: bool = False):
     return batch
 
 
-# the registry's batch functions (evalkit.metrics names them "module:function", imported on first use)
+# the batch functions the declarations below name
 faithfulness_batch = threaded(faithfulness)
 context_precision_batch = threaded(context_precision)
 context_recall_batch = threaded(context_recall)
 answer_relevance_batch = threaded(answer_relevance, uses_encoder=True)
 factual_accuracy_batch = threaded(factual_accuracy)
 answer_class_batch = threaded(answer_class)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+# the publications these metrics follow (their methods), cited by the paper's methods paragraph
+RAGAS = """@inproceedings{es2024ragas,
+  title = {{RAGAS}: Automated Evaluation of Retrieval Augmented Generation},
+  author = {Es, Shahul and James, Jithin and Espinosa Anke, Luis and Schockaert, Steven},
+  booktitle = {Proceedings of the 18th Conference of the European Chapter of the Association for Computational Linguistics: System Demonstrations},
+  pages = {150--158},
+  year = {2024},
+  address = {St. Julians, Malta},
+  publisher = {Association for Computational Linguistics},
+  doi = {10.18653/v1/2024.eacl-demo.16}
+}"""
+REFERENCES = {
+    "es2024ragas": RAGAS,
+    "liu2023geval": """@inproceedings{liu2023geval,
+  title = {{G-Eval}: {NLG} Evaluation using {GPT}-4 with Better Human Alignment},
+  author = {Liu, Yang and Iter, Dan and Xu, Yichong and Wang, Shuohang and Xu, Ruochen and Zhu, Chenguang},
+  booktitle = {Proceedings of the 2023 Conference on Empirical Methods in Natural Language Processing},
+  pages = {2511--2522},
+  year = {2023},
+  address = {Singapore},
+  publisher = {Association for Computational Linguistics},
+  doi = {10.18653/v1/2023.emnlp-main.153}
+}""",
+}
+METRICS = (
+    Metric("faithfulness", faithfulness, needs=("question", "answer", "contexts"), better="higher",
+           range=(0.0, 100.0), batch=faithfulness_batch, resources=("judge",), details=FaithfulnessDetails,
+           family="judged",
+           formula="judge: claims of the answer supported by the contexts / claims x 100",
+           empty_policy="undetermined for an empty answer; 100 with no claims; 0 with claims but no contexts",
+           cites=("es2024ragas",)),
+    Metric("context_precision", context_precision, needs=("question", "contexts"), optional=("ground_truth", "answer"),
+           better="higher", range=(0.0, 100.0), batch=context_precision_batch, resources=("judge",),
+           details=ContextPrecisionDetails,
+           family="judged", formula="judge: useful contexts / contexts x 100 (average precision@k in the details)",
+           empty_policy="0 with no contexts",
+           cites=("es2024ragas",)),
+    Metric("context_recall", context_recall, needs=("question", "contexts", "ground_truth"), better="higher",
+           range=(0.0, 100.0), batch=context_recall_batch, resources=("judge",), details=ContextRecallDetails,
+           family="judged",
+           formula="judge: ground-truth statements attributable to the contexts / statements x 100",
+           empty_policy="undetermined without ground truth; 0 with no contexts; 100 with no statements",
+           cites=("es2024ragas",)),
+    Metric("answer_relevance", answer_relevance, needs=("question", "answer"), better="higher",
+           range=(0.0, 100.0), batch=answer_relevance_batch, resources=("judge",),
+           params=("n_questions", "method"), details=AnswerRelevanceDetails,
+           family="judged",
+           formula="judge: mean cosine of n_questions (3) questions generated from the answer with the question "
+                   "x 100 (method: embedding), or a rubric x 100 (method: rubric); auto is resolved once per "
+                   "run, in the signature",
+           empty_policy="undetermined for an empty answer",
+           cites=("es2024ragas",)),
+    Metric("ragas_score", ragas_score, needs=("faithfulness", "context_precision", "context_recall", "answer_relevance"),
+           better="higher", range=(0.0, 100.0), params=("weights",), details=RagasScoreDetails,
+           family="judged", derived=True,
+           formula="0.3 faithfulness + 0.2 context precision + 0.2 context recall + 0.3 answer relevance, "
+                   "missing parts excluded and weights renormalised",
+           empty_policy="undetermined only when every component is missing",
+           cites=("es2024ragas",)),
+    Metric("factual_accuracy", factual_accuracy, needs=("question", "answer", "ground_truth"), better="higher",
+           range=(0.0, 100.0), batch=factual_accuracy_batch, resources=("judge",), details=FactualAccuracyDetails,
+           family="judged",
+           extra_columns=("grade",),
+           formula="G-Eval: (0.5 correctness + 0.3 completeness + 0.2 consistency) x 10; letter grade "
+                   "(A >= 80, B >= 60, C >= 40, D >= 20, else E) in factual_accuracy_grade",
+           empty_policy="undetermined for an empty answer or without ground truth",
+           cites=("liu2023geval",)),
+    Metric("answer_class", answer_class, needs=("question", "answer", "ground_truth"), better="none", range=None,
+           kind="label", batch=answer_class_batch, resources=("judge",), params=("phrases",), details=AnswerClassDetails,
+           family="judged",
+           formula="DON'T KNOW (uncertainty rule: the row's abstained decision), else the judge's CORRECT / WRONG",
+           empty_policy="undetermined for an empty answer or without ground truth",
+           evidence_keys=("matched",)),
+)

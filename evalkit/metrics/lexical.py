@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from evalkit.text import AnswerDecision, get_tokenizer, stop_words
-from evalkit.metrics.base import Details, Score
-from evalkit.metrics.guard import decision_for, decisions_for, guard_rows, skipped
+from evalkit.text.markdown import quote
+from evalkit.metrics.base import Details, Metric, NoWorkedExample, Score, VerdictRole
+from evalkit.metrics.evidence import keyword_evidence
+from evalkit.metrics.guard import NOT_ENGLISH, decision_for, decisions_for, guard_rows, skipped
 from evalkit.metrics.stats import KeywordHits
 
 # sklearn's smooth idf with n = 2 documents: idf = ln((1 + 2) / (1 + df)) + 1
@@ -59,6 +59,9 @@ def _pair_cosines(questions: Sequence[str], answers: Sequence[str]) -> np.ndarra
     in both and ``1 + ln(3/2)`` when it occurs in one, so the per-pair fit reduces
     to sparse algebra on one shared count matrix.
     """
+    import scipy.sparse as sp  # scikit-learn and SciPy load when relevance runs, not when the registry is read
+    from sklearn.feature_extraction.text import CountVectorizer
+
     cv = CountVectorizer(stop_words="english")
     try:
         cv.fit(list(questions) + list(answers))
@@ -84,6 +87,8 @@ def _pair_cosines(questions: Sequence[str], answers: Sequence[str]) -> np.ndarra
 
 def _dataset_cosines(questions: Sequence[str], answers: Sequence[str]) -> np.ndarray:
     """Cosine of TF-IDF vectors with IDF fitted once on every Q and R of the dataset."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     tv = TfidfVectorizer(stop_words="english")
     try:
         tv.fit(list(questions) + list(answers))
@@ -203,3 +208,114 @@ def completeness_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str,
     kw = {k: params[k] for k in ("stop_list", "tokenizer") if k in params}
     decisions = decisions_for(inputs, params)
     return [completeness(q, a, decision=d, **kw) for q, a, d in zip(inputs["question"], inputs["answer"], decisions)]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The worked arithmetic of one row (Metric.worked): what the triad notebooks and the report's worked examples show
+# ---------------------------------------------------------------------------------------------------------------
+
+def relevance_arithmetic(question: str, answer: str, tokenizer: str = "regex") -> dict[str, Any]:
+    """relevance's parts for one row: the token sets of Q and R, their intersection and union (Jaccard), the
+    TF-IDF weight of every term in Q and R (the vectorizer fitted on the pair, English stop words removed) and
+    each shared term's product (their sum is the cosine); ``metric`` is what the metric returned."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+
+    tok = get_tokenizer(tokenizer)
+    tq, tr = set(tok.tokenize(question)), set(tok.tokenize(answer))
+    inter, union = tq & tr, tq | tr
+    terms: list[dict[str, Any]] = []
+    cosine = 0.0
+    try:
+        tv = TfidfVectorizer(stop_words="english")
+        m = tv.fit_transform([question, answer]).toarray()
+        for j, term in enumerate(tv.get_feature_names_out()):
+            terms.append({"term": term, "weight in question": float(m[0, j]), "weight in answer": float(m[1, j]),
+                          "product": float(m[0, j] * m[1, j])})
+        cosine = float(np.clip(m[0] @ m[1], 0.0, 1.0))
+    except ValueError:  # only stop words: no terms, cosine 0
+        pass
+    jaccard = len(inter) / len(union) if union else 0.0
+    score = relevance(question, answer, tokenizer=tokenizer)
+    return {"question_tokens": sorted(tq), "answer_tokens": sorted(tr), "intersection": sorted(inter),
+            "union_size": len(union), "jaccard": jaccard, "terms": sorted(terms, key=lambda t: -t["product"]),
+            "cosine": cosine, "value": (cosine + jaccard) / 2, "metric": {"value": score.value, **score.details}}
+
+
+def relevance_markdown(a: Mapping[str, Any]) -> str:
+    """The arithmetic of :func:`relevance_arithmetic` as Markdown: the sets, the Jaccard, the cosine's terms."""
+    carried = [t for t in a["terms"] if t["product"] > 0]
+    rows = "\n".join(f"| {t['term']} | {t['weight in question']:.3f} | {t['weight in answer']:.3f} | "
+                     f"{t['product']:.3f} |" for t in carried) or "| (no shared term) | | | 0 |"
+    return (f"- question tokens T(Q): {', '.join(a['question_tokens']) or '∅'}\n"
+            f"- answer tokens T(R): {', '.join(a['answer_tokens']) or '∅'}\n"
+            f"- T(Q) ∩ T(R) = {{{', '.join(a['intersection'])}}} ({len(a['intersection'])} tokens); "
+            f"|T(Q) ∪ T(R)| = {a['union_size']}; **S_Jaccard = {len(a['intersection'])} / {a['union_size']} = "
+            f"{a['jaccard']:.3f}**\n\n"
+            f"The TF-IDF terms that carry the cosine (weights are each text's L2-normalised TF-IDF; terms in only "
+            f"one text add nothing):\n\n| term | weight in Q | weight in R | product |\n|---|---:|---:|---:|\n"
+            f"{rows}\n\n**S_cos = {a['cosine']:.3f}**, so relevance = ({a['cosine']:.3f} + {a['jaccard']:.3f}) / 2 = "
+            f"**{a['value']:.3f}** (the metric: {a['metric']['value']:.3f}).")
+
+
+def completeness_arithmetic(question: str, answer: str, *, stop_list: str = "sklearn",
+                            tokenizer: str = "regex") -> dict[str, Any]:
+    """completeness for one row: the question's keywords, those the answer mentions and those it misses."""
+    s = completeness(question, answer, stop_list=stop_list, tokenizer=tokenizer)
+    d = s.details
+    return {"keywords": list(d.get("keywords", [])), "found": list(d.get("matched", [])),
+            "missing": list(d.get("missing", [])), "value": s.value, "reason": d.get("reason")}
+
+
+def completeness_markdown(a: Mapping[str, Any]) -> str:
+    if a["value"] is None or not a["keywords"]:
+        return f"completeness is {a['value']} here: {a.get('reason') or 'the question has no keywords'}."
+    return (f"- question keywords K_Q: {', '.join(a['keywords'])}\n- found in the answer: "
+            f"{', '.join(a['found']) or 'none'}\n- missing: {', '.join(a['missing']) or 'none'}\n\n"
+            f"**completeness = {len(a['found'])} / {len(a['keywords'])} = {a['value']:.3f}**")
+
+
+def relevance_worked(row: Mapping[str, Any], params: Mapping[str, Any], metric: str) -> str:
+    """relevance's arithmetic on one row (the registry's ``worked`` for it): the token sets, the Jaccard, the
+    cosine's terms. Raises :class:`NoWorkedExample` when the IDF was fitted on the whole data set."""
+    if params.get("idf_scope", "pair") != "pair":
+        raise NoWorkedExample(
+            f"{metric} was scored with `idf_scope: {quote(params['idf_scope'], 20)}` (IDF fitted on the whole data "
+            "set): the worked arithmetic below is shown for the pair scope only, so it is left out here.")
+    q, a = str(row.get("question") or ""), str(row.get("answer") or "")
+    return relevance_markdown(relevance_arithmetic(q, a, params.get("tokenizer", "regex")))
+
+
+def completeness_worked(row: Mapping[str, Any], params: Mapping[str, Any], metric: str) -> str:
+    """completeness's arithmetic on one row: the question's keywords, found and missing."""
+    q, a = str(row.get("question") or ""), str(row.get("answer") or "")
+    return completeness_markdown(completeness_arithmetic(q, a, stop_list=params.get("stop_list", "sklearn"),
+                                                         tokenizer=params.get("tokenizer", "regex")))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+_RELEVANCE_ROLE = VerdictRole(order=2, flag="below", outcome="FAIL", threshold="relevance_fail")
+_COMPLETENESS_ROLE = VerdictRole(order=3, flag="below", outcome="WARN", threshold="completeness_warn")
+METRICS = (
+    Metric("relevance", relevance, needs=("question", "answer"), better="higher", range=(0.0, 1.0),
+           batch=relevance_batch, params=("idf_scope", "tokenizer"), family="triad",
+           formula="(TF-IDF cosine + token Jaccard of question and answer) / 2; IDF fitted on the pair "
+                   "(idf_scope: dataset fits it on every row)",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + "; 0.0 for an empty question",
+           verdict_role=_RELEVANCE_ROLE,
+           evidence_keys=("cosine", "jaccard"), details=RelevanceDetails,
+           worked=relevance_worked,
+           in_words="Relevance to the question is {value:.2f} on 0..1.",
+           english_only=True),
+    Metric("completeness", completeness, needs=("question", "answer"), better="higher", range=(0.0, 1.0),
+           batch=completeness_batch, params=("stop_list", "tokenizer"), stats=KeywordHits, family="triad",
+           formula="question keywords found in the answer / question keywords",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + "; 1.0 when the question has no keywords",
+           verdict_role=_COMPLETENESS_ROLE,
+           evidence_keys=("missing", "matched"), evidence=keyword_evidence,
+           details=CompletenessDetails, worked=completeness_worked,
+           in_words="The answer mentions {matched} of the question's {expected} keywords (completeness {value:.2f}).",
+           english_only=True),
+)

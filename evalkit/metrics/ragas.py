@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Coroutine, Iterator, Mapping, Sequence, TypeVar
 
 from evalkit.judge.client import JudgeConfig, JudgeRequest
-from evalkit.metrics.base import Details, Score, freeze
-from evalkit.metrics.judged import combine_repeats, repeats_of
+from evalkit.metrics.base import Details, Metric, Score, freeze
+from evalkit.metrics.judged import RAGAS, combine_repeats, repeats_of
 
 T = TypeVar("T")
 RAGAS_INSTALL = "install the ragas extra: pip install 'evalkit[ragas]' (ragas==0.4.3, langchain-community<0.4)"
@@ -316,7 +316,33 @@ def ragas_metric(name: str, needs: tuple[str, ...]) -> tuple[Callable[..., Score
     return fn, batch
 
 
-# the registry's entries (evalkit.metrics names them "module:function", imported on first use)
+# the functions the declarations below name
 faithfulness_row, faithfulness_rows = ragas_metric("faithfulness", ("question", "answer", "contexts"))
 context_precision_row, context_precision_rows = ragas_metric("context_precision", ("question", "contexts", "ground_truth"))
 context_recall_row, context_recall_rows = ragas_metric("context_recall", ("question", "contexts", "ground_truth"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+_RAGAS_EMPTY = "ragas raises on empty inputs (row error); NaN -> undetermined"
+# the publication these metrics follow
+REFERENCES = {"es2024ragas": RAGAS}
+METRICS = (
+    Metric("ragas_faithfulness", faithfulness_row, needs=("question", "answer", "contexts"), better="higher", range=(0.0, 1.0),
+           batch=faithfulness_rows, resources=("judge", "ragas"), details=RagasDetails,
+           family="ragas",
+           formula="ragas' own Faithfulness on the configured judge endpoint", empty_policy=_RAGAS_EMPTY,
+           cites=("es2024ragas",)),
+    Metric("ragas_context_precision", context_precision_row, needs=("question", "contexts", "ground_truth"), better="higher",
+           range=(0.0, 1.0), batch=context_precision_rows, resources=("judge", "ragas"), details=RagasDetails,
+           family="ragas",
+           formula="ragas' own ContextPrecision with reference, on the configured judge endpoint",
+           empty_policy=_RAGAS_EMPTY,
+           cites=("es2024ragas",)),
+    Metric("ragas_context_recall", context_recall_row, needs=("question", "contexts", "ground_truth"), better="higher",
+           range=(0.0, 1.0), batch=context_recall_rows, resources=("judge", "ragas"), details=RagasDetails,
+           family="ragas",
+           formula="ragas' own ContextRecall on the configured judge endpoint", empty_policy=_RAGAS_EMPTY,
+           cites=("es2024ragas",)),
+)

@@ -11,8 +11,9 @@ from typing import Any, Sequence
 
 from evalkit.text import (AnswerDecision, contains_phrase, extract_numbers, normalize_ws, phrase_pattern, stop_words,
                     word_tokens)
-from evalkit.metrics.base import Details, NoEvidence, Score, Undetermined
-from evalkit.metrics.guard import decision_for, skipped
+from evalkit.metrics.base import Details, Metric, NoEvidence, Score, Undetermined
+from evalkit.metrics.evidence import Evidence, texts_in
+from evalkit.metrics.guard import NOT_ENGLISH, decision_for, skipped
 from evalkit.metrics.stats import KeywordHits
 
 _NO_GT = "no ground truth"
@@ -273,3 +274,53 @@ def dont_know(answer: str | None, *, phrases: Sequence[str] | None = None,
     reason = "an uncertainty phrase occurs, but the answer also makes a substantive claim" if matched and not declines \
         else None
     return Score(declines, DeclineDetails(matched, reason))
+
+
+
+def decline_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
+    """The declining phrases that matched the answer.
+
+    >>> decline_evidence({"matched": ["not sure"]}, "m").declined
+    ('not sure',)
+    """
+    return Evidence(declined=texts_in(details.get("matched")))
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+METRICS = (
+    Metric("exact_match", exact_match, needs=("answer", "ground_truth"), better="higher", range=(0.0, 1.0),
+           kind="bool", details=NoEvidence, family="reference",
+           formula="answer equals the ground truth after lower-casing and whitespace normalisation",
+           empty_policy="undetermined for an empty answer or without ground truth"),
+    Metric("keyword_coverage", keyword_coverage, needs=("answer", "ground_truth"), better="higher",
+           range=(0.0, 1.0), params=("stop_list",), stats=KeywordHits, details=KeywordMatch,
+           family="reference",
+           formula="the ground truth's phrases, numbers and 4+ letter words found in the answer / all of them",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + ", or without ground truth; 1.0 with no "
+                        "keywords",
+           evidence_keys=("missing", "matched"), english_only=True),
+    Metric("number_match", number_match, needs=("answer", "ground_truth"), better="higher", range=(0.0, 1.0),
+           stats=KeywordHits, details=KeywordMatch, family="reference",
+           formula='the ground truth\'s numeric values stated in the answer / its values '
+                                       '("$604" matches "604.00"; "-0.133%" does not match "0.133%")',
+           empty_policy="undetermined for an empty answer, without ground truth or numbers in it",
+           evidence_keys=("missing", "matched")),
+    Metric("answer_completeness", answer_completeness, needs=("answer", "ground_truth"), better="higher",
+           range=(0.0, 1.0), params=("stop_list",), details=LengthAndKeywords, family="reference",
+           formula="(min(answer words / ground-truth words, 1) + keyword_coverage) / 2",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + ", or without ground truth",
+           evidence_keys=("missing",), english_only=True),
+    Metric("source_citation", source_citation, needs=("answer",), better="higher", range=(0.0, 1.0),
+           params=("indicators",), details=SourcesFound, family="reference",
+           formula="min(distinct source indicators / 3, 1), matched as whole words",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH, evidence_keys=("found",), english_only=True),
+    Metric("dont_know", dont_know, needs=("answer",), better="none", range=(0.0, 1.0), kind="bool",
+           params=("phrases", "short_tokens", "short_chars"), details=DeclineDetails,
+           family="reference",
+           formula="the answer declines: an uncertainty phrase, a short non-answer, or the shape of a refusal "
+                   "(the documents do not say, I could not find); the row's abstained decision, as stored by the "
+                   "runner",
+           empty_policy="undetermined for an empty answer (not an abstention)" + NOT_ENGLISH, evidence_keys=("matched",),
+           evidence=decline_evidence, english_only=True),
+)

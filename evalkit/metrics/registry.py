@@ -71,7 +71,14 @@ def _registered_now() -> dict[str, Metric]:
     """Every registration this thread sees: the process's, then its own config metrics."""
     with _lock:
         return {**_overlay, **_thread_config()}
-_builtin: Mapping[str, Metric] = MappingProxyType({})  # set once, when evalkit.metrics builds its REGISTRY view
+
+
+_view: "RegistryView | None" = None  # the one view, set when evalkit.metrics makes it
+
+
+def _builtins() -> Mapping[str, Metric]:
+    """The built-in metrics (read from their modules' declarations on first use)."""
+    return _view.builtin if _view is not None else MappingProxyType({})
 
 
 # ---------------------------------------------------------------------------
@@ -82,39 +89,59 @@ _builtin: Mapping[str, Metric] = MappingProxyType({})  # set once, when evalkit.
 class RegistryView(MutableMapping):
     """The built-in metrics followed by the registered ones (read like a dict; built-ins cannot be replaced).
 
-    Writing (``REGISTRY[name] = metric``, as ``monkeypatch.setitem`` does) registers in the overlay; deleting
-    removes from it. Iteration order: built-ins in table order, then registrations in order."""
+    The built-ins are each metric module's declarations (its ``METRICS``), collected by ``declared()`` on the first
+    read: importing :mod:`evalkit.metrics` imports no metric module, and reading the registry imports the metric
+    modules but none of the heavy libraries their metrics run on (scikit-learn, spaCy, PyTorch load when a metric
+    runs).
 
-    def __init__(self, builtin: Mapping[str, Metric]):
-        global _builtin
-        self._builtin = _builtin = MappingProxyType(dict(builtin))
+    Writing (``REGISTRY[name] = metric``, as ``monkeypatch.setitem`` does) registers in the overlay; deleting
+    removes from it. Iteration order: built-ins in declaration order, then registrations in order."""
+
+    def __init__(self, declared: Callable[[], Mapping[str, Metric]]):
+        global _view
+        self._declared = declared
+        self._table: Mapping[str, Metric] | None = None
+        self._loading = threading.RLock()
+        self._busy = False
+        _view = self
 
     @property
     def builtin(self) -> Mapping[str, Metric]:
-        return self._builtin
+        if self._table is None:
+            with self._loading:
+                if self._table is None:
+                    if self._busy:  # a metric module read the registry while its declarations were being collected
+                        raise RuntimeError("the metric registry was read while its declarations were being "
+                                           "collected: a metric module may not read REGISTRY when it is imported")
+                    self._busy = True
+                    try:
+                        self._table = MappingProxyType(dict(self._declared()))
+                    finally:
+                        self._busy = False
+        return self._table
 
     def __getitem__(self, name: str) -> Metric:
-        if name in self._builtin:
-            return self._builtin[name]
+        if name in self.builtin:
+            return self.builtin[name]
         return _registered_now()[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter([*self._builtin, *(n for n in _registered_now() if n not in self._builtin)])
+        return iter([*self.builtin, *(n for n in _registered_now() if n not in self.builtin)])
 
     def __len__(self) -> int:
-        return len(self._builtin) + len([n for n in _registered_now() if n not in self._builtin])
+        return len(self.builtin) + len([n for n in _registered_now() if n not in self.builtin])
 
     def __contains__(self, name: object) -> bool:
-        return name in self._builtin or name in _registered_now()
+        return name in self.builtin or name in _registered_now()
 
     def __setitem__(self, name: str, metric: Metric) -> None:
-        if name in self._builtin:
+        if name in self.builtin:
             raise ValueError(f"{name!r} is a built-in metric; built-ins cannot be replaced (choose another name)")
         with _lock:
             _overlay[name] = metric
 
     def __delitem__(self, name: str) -> None:
-        if name in self._builtin:
+        if name in self.builtin:
             raise ValueError(f"{name!r} is a built-in metric; built-ins cannot be removed")
         mine = _thread_config()
         if name in mine:
@@ -179,13 +206,14 @@ def _name_problem(metric: Metric, others: Sequence[Metric]) -> str | None:
     metric writes (``faithfulness_details``): the run would overwrite one with the other."""
     from evalkit.base.config import reserved_columns
 
-    if metric.name in _builtin:
+    builtin = _builtins()
+    if metric.name in builtin:
         return f"{metric.name!r} is a built-in metric; choose another name"
     if metric.name in reserved_columns():
         return (f"{metric.name!r} is a column every run reads or writes (an input, the row decision, the verdict or "
                 "the errors); its scores would overwrite it: choose another name")
     mine = columns_written(metric)
-    for other in [*_builtin.values(), *others]:
+    for other in [*builtin.values(), *others]:
         if other.name != metric.name and (clash := mine & columns_written(other)):
             return (f"{metric.name!r} would write column(s) {sorted(clash)}, which metric {other.name!r} writes too; "
                     "choose another name")
@@ -251,8 +279,9 @@ def register_metric(name: str, fn: Callable[..., Any], *, better: str | None = N
     formula : one line saying how the value is computed (``evalkit metrics`` prints it).
     kind : 'score', 'bool' or 'label'.
     evidence : the reader of its details into typed evidence, so ``evalkit.show`` marks what it checked: one of
-        :mod:`evalkit.metrics.evidence`'s readers when its details have that shape (``anchor_evidence``: a list
-        ``anchors`` of ``{"type", "text", "supported", "evidence"}``), or a function ``(details, name) -> Evidence``.
+        :mod:`evalkit.metrics.evidence`'s shared readers when its details have that shape (``anchor_evidence``: a
+        list ``anchors`` of ``{"type", "text", "supported", "evidence"}``; ``keyword_evidence``: a list
+        ``missing``), or a function ``(details, name) -> Evidence``.
     worked : the arithmetic behind one scored row's value in Markdown, ``(row, params, name) -> str``, so
         :func:`evalkit.publish.explain.examples_markdown` works through a typical, a failing and a borderline row.
     replace : replace an earlier registration of ``name`` (never a built-in).

@@ -29,7 +29,10 @@ import numpy as np
 
 from evalkit.base.signature import file_sha256
 from evalkit.text.tokens import content_words, sentences
-from evalkit.metrics.base import Details, Score, Undetermined
+from evalkit.metrics.base import Details, Metric, Score, Undetermined
+from evalkit.metrics.evidence import ClaimSupport, Evidence, abstention_in, probability_in, records_in, texts_in
+from evalkit.metrics.embedding import MINILM
+from evalkit.metrics.guard import NOT_ENGLISH
 
 MODEL_DIR = "resources/support_model"
 WINDOW_SENTENCES = 4  # sentences per window (chosen by leave-one-group-out: benchmarks/results/support_selection.md)
@@ -439,3 +442,48 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, question: 
         sentences_capped=n_sents - len(sents) if n_sents > len(sents) else None,
         model=model.signature() if hasattr(model, "signature") else None)
     return Score(value, details)
+
+
+
+def claim_support_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
+    """Every claim with its best window and probability, the weakest marked (a claim recorded without a
+    probability is left out: there is nothing to show for it).
+
+    >>> claim_support_evidence({"sentences": [{"sentence": "A.", "probability": 0.9, "window_text": "A. B."}],
+    ...                         "weakest": 0}, "support").claims
+    (ClaimSupport(claim='A.', probability=0.9, window='A. B.', weakest=True),)
+    """
+    weakest = details.get("weakest")
+    claims = tuple(ClaimSupport(str(c.get("sentence") or ""), p, str(c.get("window_text") or ""), i == weakest)
+                   for i, c in enumerate(records_in(details.get("sentences")))
+                   if (p := probability_in(c.get("probability"))) is not None)
+    return Evidence(claims=claims, declined=texts_in(details.get("matched")), abstention=abstention_in(details))
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+# the publications this metric follows (its method, and the model it runs)
+REFERENCES = {
+    "laban2022summac": """@article{laban2022summac,
+  title = {{SummaC}: Re-Visiting {NLI}-based Models for Inconsistency Detection in Summarization},
+  author = {Laban, Philippe and Schnabel, Tobias and Bennett, Paul N. and Hearst, Marti A.},
+  journal = {Transactions of the Association for Computational Linguistics},
+  volume = {10},
+  pages = {163--177},
+  year = {2022},
+  doi = {10.1162/tacl_a_00453}
+}""",
+    "wang2020minilm": MINILM,
+}
+METRICS = (
+    Metric("support", support_score, needs=("answer", "contexts"), optional=("question",), better="higher",
+           range=(0.0, 1.0), resources=("encoder", "support_model"), params=("phrases", "short_tokens", "short_chars"),
+           details=SupportDetails,
+           family="detector", unit="probability",
+           formula="min over the answer's claims (its sentences; a span of <= 5 words: the question + the span) of "
+                   "max over context windows (4 sentences, stride 3, <= 80 word pieces; the 2 sharing most of the "
+                   "claim's content words) of P(window supports claim), from the shipped MiniLM cross-encoder",
+           empty_policy="undetermined for an empty answer" + NOT_ENGLISH + ", an abstention or no contexts",
+           evidence_keys=("weakest", "windows_capped"), evidence=claim_support_evidence,
+           cites=("laban2022summac", "wang2020minilm"), english_only=True),
+)

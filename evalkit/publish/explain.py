@@ -2,8 +2,8 @@
 
 :func:`example_rows` picks, from scored results, a typical row (the median score), a failing one (the worst
 score on the metric's bad side) and the row nearest the verdict's threshold; :func:`examples_markdown` works
-through each with the arithmetic its registry entry names (``Metric.worked``: the built-ins' live beside the
-metrics, in :mod:`evalkit.metrics.worked`; a user's metric may bring its own), so this module names no metric.
+through each with the arithmetic its registry entry names (``Metric.worked``: a built-in's lives in its metric's
+module beside its declaration; a user's metric may bring its own), so this module names no metric.
 
 Examples
 --------
@@ -20,7 +20,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from evalkit.metrics import REGISTRY
-from evalkit.metrics.worked import NoWorkedExample
+from evalkit.metrics.base import NoWorkedExample
 from evalkit.text.markdown import quote
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from evalkit.metrics.base import Details, FrozenMap, Score, Undetermined, freeze
+from evalkit.metrics.base import Details, FrozenMap, Metric, Score, Undetermined, freeze
+from evalkit.metrics.evidence import Anchor, Evidence, records_in, texts_in
 from evalkit.metrics.summarization.arithmetic import ORDER, judge_lock, overall, twin_lock
 from evalkit.metrics.summarization.labels_judge import JudgeLabeler
 from evalkit.metrics.summarization.labels_offline import OfflineLabeler
@@ -151,3 +152,43 @@ def _lock_batch(variant: str):
 
 
 twin_lock_batch, judge_lock_batch = _lock_batch("twin"), _lock_batch("judge")
+
+
+
+def summary_claim_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
+    """A summary scorer's claims as anchors: each claim with its label, then the numbers and names inside it
+    that the document does not support.
+
+    >>> e = summary_claim_evidence({"hallucination": {"claims": [{"text": "Sales rose 5%.", "label": "Unsupported",
+    ...     "evidence": [], "unsupported_anchors": ["5%"]}]}}, "twin_lock")
+    >>> [(a.kind, a.text, a.supported, a.status) for a in e.anchors]
+    [('claim (twin_lock)', 'Sales rose 5%.', False, 'Unsupported'), ('anchor (twin_lock)', '5%', False, '')]
+    """
+    part = details.get("hallucination")
+    out: list[Anchor] = []
+    for c in records_in(part.get("claims") if isinstance(part, Mapping) else None):
+        text, label = str(c.get("text") or ""), str(c.get("label") or "")
+        evidence = "; ".join(texts_in(c.get("evidence"))) or None
+        out.append(Anchor(f"claim ({metric})", text, label == "Supported", evidence, label))
+        out += [Anchor(f"anchor ({metric})", a, False) for a in texts_in(c.get("unsupported_anchors"))
+                if a != text.rstrip(".!? ")]
+    return Evidence(anchors=tuple(out))
+
+# ---------------------------------------------------------------------------------------------------------------
+# The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+# ---------------------------------------------------------------------------------------------------------------
+METRICS = (
+    Metric("twin_lock", twin_lock_score, needs=("answer", "contexts"), better="higher", range=(0.0, 10.0),
+           batch=twin_lock_batch, resources=("nlp",), params=("provider",), details=SummaryDetails,
+           family="summary", extra_columns=SCORE_KEYS,
+           formula="Twin-Lock summary scores (coverage, alignment, hallucination, relevance, bias & toxicity), "
+                   "each 0..10; value = their mean",
+           empty_policy="undetermined for an empty summary/article or malformed labels",
+           evidence=summary_claim_evidence),
+    Metric("judge_lock", judge_lock_score, needs=("answer", "contexts"), better="higher", range=(0.0, 10.0),
+           batch=judge_lock_batch, resources=("nlp",), params=("provider",), details=SummaryDetails,
+           family="summary", extra_columns=SCORE_KEYS,
+           formula="Judge-Lock: the Twin-Lock scores with QAG and stricter caps, each 0..10; value = their mean",
+           empty_policy="undetermined for an empty summary/article or malformed labels",
+           evidence=summary_claim_evidence),
+)
