@@ -677,9 +677,14 @@ def threaded(fn: Callable[..., Score], uses_encoder: bool = False):
 
         def one(task: tuple[int, int]) -> Score | Exception:
             i, r = task
+            row_kw = {**kw, "judge": judge.for_repeat(r) if k > 1 else judge}
+            if getattr(kw.get("encoder"), "bound", None) is not None:
+                # a text's embedding depends, in its last bits, on the batch it was padded in: rows run in the
+                # order the judge replies, so a memo shared between them would make a value follow that order
+                # (1e-9 apart from one run to the next); each row encodes its own texts in one batch
+                row_kw["encoder"] = kw["encoder"].bound({})
             try:
-                return fn(**{c: v[i] for c, v in inputs.items()}, **{**kw, "judge": judge.for_repeat(r) if k > 1
-                                                                      else judge})
+                return fn(**{c: v[i] for c, v in inputs.items()}, **row_kw)
             except Exception as e:  # recorded per row
                 return e
 

@@ -216,3 +216,30 @@ def test_context_verdicts_with_a_duplicate_or_missing_index_are_a_judge_error(ve
         out = evalkit.evaluate(df, ["context_precision"], cfg, progress=False)
     assert pd.isna(out.loc[0, "context_precision"])  # the runner records it on the row, the run goes on
     assert "context_precision: JudgeError" in out.loc[0, "error"]
+
+
+def test_answer_relevance_does_not_follow_the_order_the_judge_replies_in(judge_server, encoder):
+    """Two rows share a question; the judge answers them in one order, then in the other (one worker, rows
+    reversed). A row's value is the same to the last bit: no row reuses a text encoded in another row's batch,
+    whose padding differs (before: 1e-9 apart, so a judged run's results differed from one run to the next)."""
+    from types import SimpleNamespace
+
+    from evalkit.base.encoders import StateMemo
+    from evalkit.judge import JudgeConfig, OpenAIJudge
+    from evalkit.metrics.judged import answer_relevance_batch
+
+    q = "How long does the battery of the Korvel KT-30 last?"
+    answers = ["Up to 90 minutes, and it recharges fully in 4 hours from an empty battery on the supplied dock.",
+               "90 minutes."]
+    judge = OpenAIJudge(JudgeConfig(base_url=judge_server.url, model="scripted", cache_path=None, backoff=0.01,
+                                    concurrency=1))
+    try:
+        values = []
+        for order in (answers, answers[::-1]):
+            resources = SimpleNamespace(judge=judge, encoder=encoder.bound(StateMemo()))
+            out = answer_relevance_batch({"question": [q, q], "answer": order}, {"method": "embedding"}, resources)
+            values.append(dict(zip(order, (s.value for s in out))))
+    finally:
+        judge.close()
+    assert values[0] == values[1]
+    assert all(v is not None for v in values[0].values())
