@@ -225,6 +225,35 @@ def test_a_second_run_of_a_notebook_reuses_the_first_ones_scores(tmp_path):
     assert (tmp_path / "figures" / "mine").is_dir()  # figures beside the experiment file
 
 
+def test_the_scripted_judges_demonstration_scores_are_kept_and_read_back(tmp_path, sample_df, capsys, judge_server,
+                                                                          monkeypatch):
+    """05 and 09 opened alone score a demonstration with the scripted judge server: the first opening scores and
+    keeps the scores in the notebook cache, the next reads them (and starts no server); a configured judge's
+    scores are never kept (its own reply cache serves it)."""
+    import os
+
+    from evalkit.publish.notebook import NotebookRun
+
+    for name in [k for k in os.environ if k.startswith("EVALKIT_JUDGE_")]:
+        monkeypatch.delenv(name)
+    run = NotebookRun(results=sample_df.head(4), figures_dir=None, config=None, cache_dir=tmp_path / "key")
+    first = run.scored_by_judge(["faithfulness"], {})
+    said_first = capsys.readouterr().out
+    second = run.scored_by_judge(["faithfulness"], {})
+    said_second = capsys.readouterr().out
+    assert "using the scripted judge server at http://127.0.0.1:" in said_first
+    assert "read from the notebook cache" in said_second and "http://" not in said_second
+    pd.testing.assert_frame_equal(first.reset_index(drop=True), second, check_dtype=False)
+    assert first["faithfulness"].notna().all()
+    assert second.attrs["evalkit"]["judge"]["signature"] == first.attrs["evalkit"]["judge"]["signature"]
+    assert len(list((tmp_path / "key").iterdir())) == 1  # one entry
+    other = run.scored_by_judge(["faithfulness"], {}, rows=2)  # other rows: another entry, scored now
+    assert len(other) == 2 and "at http://127.0.0.1:" in capsys.readouterr().out
+    configured = {"base_url": judge_server.url, "model": "scripted", "cache_path": None}
+    run.scored_by_judge(["faithfulness"], configured, rows=1)
+    assert len(list((tmp_path / "key").iterdir())) == 2  # the configured judge's scores were not kept
+
+
 def test_the_cache_key_follows_the_data_and_the_package(tmp_path):
     from evalkit.publish.experiment import load_experiment
     from evalkit.publish.notebook import scoring_key

@@ -50,12 +50,8 @@ with pd.option_context("display.max_colwidth", None):
                           for m in evalkit.REGISTRY.values() if m.family in ("judged", "embedding")]).set_index("metric"))
 
 # %%
-from evalkit.run.runner import inputs_of
-from evalkit.testing import judge_or_scripted
-
 JUDGED = ["ragas_score", "factual_accuracy", "answer_class", "semantic_similarity", "bert_score_f1"]
-server = None
-judge_cfg = dict(judge)
+demo = False  # opened alone without the judged metrics: a demonstration run, labelled as such
 if all(run.has(m) for m in ("faithfulness", "factual_accuracy")):
     judged = res  # scored in the report's single pass
     print("judged metrics from the scored results")
@@ -63,11 +59,9 @@ elif report_dir:  # inside a report every number comes from the report's one sco
     judged = res
     print("The judged metrics were not scored in this report's run: add faithfulness and factual_accuracy "
           "(and a judge) to the experiment's metrics.")
-else:  # opened on its own: a demonstration run, labelled as such
-    judge_cfg, server = judge_or_scripted(judge)
-    if server is not None:
-        print("No judge configured: using the scripted judge server at", server.url, "(heuristic labels, not an LLM)")
-    judged = evalkit.evaluate(inputs_of(res), JUDGED, {"judge": judge_cfg}, progress=False)  # inputs, not old scores
+else:  # opened on its own: the configured judge's scores, or the scripted server's (kept in the notebook cache)
+    demo = True
+    judged = run.scored_by_judge(JUDGED, judge)
     meta = judged.attrs["evalkit"]["judge"]
     print("judge:", meta["signature"], "| prompts sha256:", meta["prompts_sha256"][:12])
     display(pd.DataFrame(meta["usage"]).T)
@@ -154,18 +148,14 @@ from evalkit.metrics.ragas import available
 show = ["id", "system", "ragas_faithfulness", "faithfulness", "ragas_context_recall", "context_recall"]
 if run.has("ragas_faithfulness"):
     display(judged[[c for c in show if c in judged.columns]])
-elif report_dir or (server is None and not judge_cfg):
+elif not demo:
     print("ragas' metrics were not scored in this run: add ragas_faithfulness to the experiment's metrics")
 elif available():
-    rg = evalkit.evaluate(inputs_of(res.head(12)), ["ragas_faithfulness", "ragas_context_recall", "faithfulness",
-                                                    "context_recall"], {"judge": judge_cfg}, progress=False)
+    rg = run.scored_by_judge(["ragas_faithfulness", "ragas_context_recall", "faithfulness", "context_recall"], judge,
+                             rows=12)
     display(rg[[c for c in show if c in rg.columns]])
 else:
     print("ragas is not installed: pip install 'evalkit[ragas]'")
-
-# %%
-if server is not None:
-    server.stop()
 
 # %% [markdown]
 # ## What this means

@@ -101,15 +101,8 @@ pd.DataFrame([{"raw": x, "rounded": round_half_up(x), "band": band(round_half_up
 # from fixture rules (word and number overlap) over real HTTP: it demonstrates the path, not a judge's quality.
 
 # %%
-from evalkit.testing import judge_or_scripted
-
 if not report_dir:  # inside a report every score comes from the report's scoring pass
-    judge_cfg, server = judge_or_scripted(judge)
-    judged = evalkit.evaluate(res[["id", "system", "question", "contexts", "answer"]], ["judge_lock"],
-                              {"judge": judge_cfg, "metric_params": {"judge_lock": {"provider": "judge"}}},
-                              progress=False)
-    if server is not None:
-        server.stop()
+    judged = run.scored_by_judge(["judge_lock"], judge, params={"judge_lock": {"provider": "judge"}})
     display(judged[["id", "system", "judge_lock"] + [f"judge_lock_{k}_score" for k in order]])
 
 # %% [markdown]

@@ -16,6 +16,7 @@ Examples
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from dataclasses import dataclass, field
@@ -34,6 +35,46 @@ def find_root(start: str | Path | None = None) -> Path:
     return p
 
 
+def _score_by_judge(results, metrics: Sequence[str], judge: Mapping[str, Any] | None,
+                    params: Mapping[str, Any] | None):
+    """Score the inputs of ``results`` with a configured judge or the scripted server, which it stops after."""
+    from evalkit.decide.pipeline import evaluate
+    from evalkit.run.runner import inputs_of
+    from evalkit.testing import judge_or_scripted
+
+    cfg, server = judge_or_scripted(judge)
+    try:
+        if server is not None:
+            print("No judge configured: using the scripted judge server at", server.url,
+                  "(heuristic labels, not an LLM)")
+        config = {"judge": cfg, **({"metric_params": dict(params)} if params else {})}
+        return evaluate(inputs_of(results), list(metrics), config, progress=False)  # inputs, not old scores
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def _keep_scripted(folder: Path, scored) -> None:
+    from evalkit.base.safeio import atomic_path, write_text
+
+    folder.mkdir(parents=True, exist_ok=True)
+    frame = scored.copy()
+    frame.attrs.clear()
+    with atomic_path(folder / "results.parquet") as tmp:
+        frame.to_parquet(tmp, index=False)
+    write_text(folder / "judge.json", json.dumps(scored.attrs["evalkit"]["judge"], default=str))
+
+
+def _read_scripted(folder: Path):
+    import pandas as pd
+
+    scored = pd.read_parquet(folder / "results.parquet")
+    scored.attrs["evalkit"] = {"judge": json.loads((folder / "judge.json").read_text(encoding="utf-8"))}
+    print("No judge configured: using the scripted judge server's scores (heuristic labels, not an LLM), read "
+          f"from the notebook cache ({folder.parent.name}/{folder.name})")
+    return scored
+
+
 @dataclass
 class NotebookRun:
     """The scored results, the report's numbers (``metrics``), the figures folder, the config and signature."""
@@ -45,6 +86,29 @@ class NotebookRun:
     signature: str = ""
     print_dir: Path | None = None  # the experiment's print_figures: PDF/SVG at 3.5 in and 7 in go here too
     labels_path: Path = Path("labels.csv")  # where evalkit.labeler writes this experiment's labels
+    cache_dir: Path | None = None  # opened alone: the notebook cache's folder of this experiment's scoring
+
+    def scored_by_judge(self, metrics: Sequence[str], judge: Mapping[str, Any] | None = None, *,
+                        params: Mapping[str, Any] | None = None, rows: int | None = None):
+        """The experiment's rows (their inputs; the first ``rows`` of them) scored with ``metrics`` by the judge
+        ``judge`` or the ``EVALKIT_JUDGE_*`` variables configure, or, with none, by evalkit's scripted judge server,
+        started and stopped here (``params``: the metrics' ``metric_params``).
+
+        The scripted server's scores are kept in the notebook cache beside the experiment's own, so a notebook opened
+        again reads them instead of scoring again (a configured judge has its own reply cache). The judge's
+        signature and usage stay in ``attrs["evalkit"]["judge"]``; a printed line says which judge scored them."""
+        from evalkit.base.config import JudgeConfig
+
+        configured = JudgeConfig.resolve(dict(judge or {})).configured
+        key = hashlib.sha256(json.dumps([list(metrics), params or {}, rows], sort_keys=True,
+                                        default=str).encode()).hexdigest()[:12]
+        kept = None if configured or self.cache_dir is None else self.cache_dir / f"scripted-judge-{key}"
+        if kept is not None and (kept / "results.parquet").exists() and (kept / "judge.json").exists():
+            return _read_scripted(kept)
+        out = _score_by_judge(self.results if rows is None else self.results.head(rows), metrics, judge, params)
+        if kept is not None:
+            _keep_scripted(kept, out)
+        return out
 
     def has(self, *columns: str) -> bool:
         """Are all these columns in the results (labels, system, question_type ...)?"""
@@ -365,7 +429,8 @@ def notebook_run(experiment_path: str = "experiments/default.yaml", report_dir: 
     _say_where_scores_came_from(exp, folder, cached, len(results))
     figs = experiment_figures(exp)
     return NotebookRun(results, figs, exp.config(), numbers, "",
-                       print_dir=figs / "print" if exp.print_figures else None, labels_path=_labels_path(exp))
+                       print_dir=figs / "print" if exp.print_figures else None, labels_path=_labels_path(exp),
+                       cache_dir=folder)
 
 
 def _labels_path(exp) -> Path:
