@@ -283,3 +283,10 @@ def test_no_module_imports_another_modules_private_names():
                 found += [f"{module} imports {node.module}.{a.name} (line {node.lineno})" for a in node.names
                           if a.name.startswith("_") and not a.name.startswith("__")]
     assert not found, "\n".join(found)
+
+
+def test_checking_a_config_loads_no_stop_word_package():
+    """A config names its stop-word list; checking the name does not import scikit-learn or spaCy (1-3 s), which a
+    run that reads the list imports when it does."""
+    loaded = _loaded_after("from evalkit.base.config import EvalConfig\nEvalConfig.from_dict({'stop_words': 'spacy'})")
+    assert not {"sklearn", "spacy"} & {m.split(".")[0] for m in loaded}

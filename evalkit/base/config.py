@@ -588,8 +588,10 @@ def _tokenizer_problem(name: Any) -> str | None:
 
 
 def _stop_list_problem(name: Any) -> str | None:
-    from evalkit.text import stop_words
+    from evalkit.text.tokens import STOP_LISTS, stop_words
 
+    if isinstance(name, str) and name in STOP_LISTS:
+        return None  # a known list: reading it would import scikit-learn or spaCy only to check a name
     try:
         stop_words(name)
     except (ValueError, TypeError) as e:

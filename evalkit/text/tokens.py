@@ -83,6 +83,10 @@ def word_tokens(text: str | None) -> list[str]:
 
 
 
+# the stop-word lists :func:`stop_words` reads (a config names one; checking the name loads neither package)
+STOP_LISTS = ("sklearn", "spacy")
+
+
 @lru_cache(maxsize=None)
 def stop_words(name: str = "sklearn") -> frozenset[str]:
     """An English stop-word list that ships inside an installed package.
