@@ -164,6 +164,37 @@ def test_labeler_buttons_say_what_they_answer_above_the_card(tmp_path):
     assert "ek-show" in page.value
 
 
+def test_the_labellers_card_is_compact_in_a_browser(tmp_path, sample_results):
+    """What a person reads to label a row (verdict, question, answer with its anchors, contexts) is open; the
+    verdict's rules, the metrics and the support model's claims are folded, so the card is short (measured in
+    headless Chromium at 1000 px: the full evidence card of a sample row is over 1,000 px tall)."""
+    from pathlib import Path
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from evalkit.publish.view.html import page
+    from evalkit.publish.view.show import show
+
+    row = sample_results.iloc[[0]]
+    card = labeler(row, out=tmp_path / "l.csv", ask="hallucinated?").html()
+    import re
+
+    folded = re.search(r"<summary[^>]*>the verdict's rules, \d+ metrics", card)
+    assert folded and re.search(r"<h4[^>]*>answer</h4>", card).start() < folded.start()
+    full = show(sample_results, row["id"].iloc[0], system=row["system"].iloc[0])._repr_html_()
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(Path("/usr/bin/chromium")), args=["--no-sandbox"])
+        try:
+            tab = browser.new_page(viewport={"width": 1000, "height": 700})
+            heights = []
+            for fragment in (card, full):
+                tab.set_content(page(fragment, "card"))
+                heights.append(tab.evaluate("document.querySelector('.ek-show').getBoundingClientRect().height"))
+        finally:
+            browser.close()
+    compact, whole = heights
+    assert whole > 1000 and compact < 500, heights
+
+
 # --- calibrate --labels ------------------------------------------------------------------------------------------
 
 def test_calibrate_reads_a_labels_file_joined_on_id(tmp_path):

@@ -295,7 +295,7 @@ class Labeler:
         view = show(self.rows, row["id"], system=row["system"] if "system" in self.rows.columns else None)
         return (f"<p>row {self.at + 1} of {len(self.queue)} to label · {len(self.records)} labelled in "
                 f"<code>{html.escape(str(self.out))}</code> · <b>{html.escape(self.question())}</b></p>"
-                + view._repr_html_())
+                + view.compact_html())
 
     def question(self) -> str:
         """The question the buttons answer, with the answers: ``hallucinated? yes / no / skip``."""

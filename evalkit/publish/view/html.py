@@ -176,13 +176,19 @@ def support_html(claims: Sequence[ClaimSupport]) -> str:
     return f'<h4>support: each claim and the passage checked</h4><ol class="ek-anchors">{"".join(items)}</ol>'
 
 
-def row_html(v: RowView) -> str:
+def row_html(v: RowView, compact: bool = False) -> str:
+    """The row's card: verdict, texts with anchors marked, the support model's claims, the verdict's rules and the
+    metrics. ``compact`` (the labeller's card) keeps what a person reads to label a row open (verdict, question,
+    answer, anchors, contexts) and folds the rest under one summary, so the card stays short."""
     notes = "".join(f'<p class="ek-note">{_e(n)}</p>' for n in v.notes)
     rules = (f"<h4>verdict rules of the {html.escape(v.profile)} profile, in the order they are checked</h4>"
              f"{rules_html(v.rules)}") if v.rules else ""
+    rest = f"{support_html(v.support)}{rules}{notes}<h4>metrics</h4>{metrics_html(v.metrics)}"
+    if compact:
+        rest = (f"<details><summary>the verdict's rules, {len(v.metrics)} metric{'s' if len(v.metrics) != 1 else ''}"
+                f"{' and the support model' + chr(39) + 's claims' if v.support else ''}</summary>{rest}</details>")
     return styled(f'<div class="ek-show {NO_MATHS}">{_head_html(v.label, v.verdict, v.verdict_rule)}'
-                  f"{_texts_html(v)}{support_html(v.support)}{rules}{notes}<h4>metrics</h4>"
-                  f"{metrics_html(v.metrics)}</div>")
+                  f"{_texts_html(v)}{rest}</div>")
 
 
 def styled(fragment: str) -> str:

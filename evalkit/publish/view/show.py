@@ -35,6 +35,10 @@ class ShownRow(RowView):
     def _repr_html_(self) -> str:
         return row_html(self)
 
+    def compact_html(self) -> str:
+        """The short card the labeller shows: the texts open, rules, metrics and claims folded."""
+        return row_html(self, compact=True)
+
     def to_page(self, title: str | None = None) -> str:
         """A complete HTML document holding this view (for a file or a browser)."""
         return page(row_html(self), title or f"evalkit evidence: {self.label}")
