@@ -815,11 +815,26 @@ def _says_none_of(reference: str, question: str, answer: str, doc, q_doc, ref_do
     return [f"{answer.strip()!r} states none of the reference ({reference.strip()!r})"]
 
 
+# a yes/no answer's first word (the reference's "No, Windows is not supported." against "No; it runs on Linux")
+_YES_OR_NO = re.compile(r"^\W*(yes|no)\b", re.I)
+
+
+def _yes_no(reference: str, answer: str) -> tuple[list[str], bool]:
+    """A yes/no answer against a yes/no reference: the conflict when the two words differ, and whether they agree
+    (the answer then gives the reference's verdict, whatever other words it explains it with)."""
+    ref, ans = _YES_OR_NO.match(reference), _YES_OR_NO.match(answer)
+    if not (ref and ans):
+        return [], False
+    r, a = ref.group(1).lower(), ans.group(1).lower()
+    return ([f"{ans.group(1)!r} where the reference says {ref.group(1)!r}"] if r != a else []), r == a
+
+
 def conflict_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc) -> Score:
     if not (reference and reference.strip()):
         return Score(0.0, ConflictDetails("no reference: nothing to contradict", ()))
-    found = _substituted(reference, answer, question) or _says_none_of(reference, question, answer, doc, q_doc,
-                                                                       ref_doc)
+    flipped, agrees = _yes_no(reference, answer)
+    found = flipped or _substituted(reference, answer, question) or (
+        [] if agrees else _says_none_of(reference, question, answer, doc, q_doc, ref_doc))
     return Score(1.0 if found else 0.0, ConflictDetails("the reference's amounts, dates and item codes",
                                                         tuple(found)))
 

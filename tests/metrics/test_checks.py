@@ -230,6 +230,19 @@ def test_reference_conflict_by_hand():
     assert reference_conflict(q, "€59.").value == 0.0                                # no reference: nothing to say
 
 
+def test_reference_conflict_reads_a_yes_or_no_answer():
+    """A yes/no reference and a yes/no answer: the same word is the reference's verdict, explained in other words
+    (before: "states none of the reference", FAIL); the other word contradicts it (before: no conflict, since the
+    answer repeats the reference's "Windows")."""
+    q = "Does tarn run on Windows?"
+    assert reference_conflict(q, "No; it runs on Linux and macOS only.", "No, Windows is not supported.").value == 0.0
+    flipped = reference_conflict(q, "Yes, it runs on Windows 11.", "No, Windows is not supported.")
+    assert flipped.value == 1.0 and flipped.details.conflicts == ("'Yes' where the reference says 'No'",)
+    assert reference_conflict("Is the pass refundable?", "Yes.", "Yes, within 14 days.").value == 0.0
+    # "It is" is not a yes: a reference that is a sentence keeps the value checks
+    assert reference_conflict("How long is the pass valid?", "No, 24 hours.", "It is valid for 48 hours.").value == 1.0
+
+
 def test_clock_times_in_a_reference_and_spoken():
     from evalkit.metrics.checks import _times
 
