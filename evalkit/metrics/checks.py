@@ -757,6 +757,11 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
     a_amounts, a_lemmas = read_quantities(answer), _lemmas(doc)
     if reference and reference.strip():
         parts, against = _reference_parts(reference, question, ref_doc, q_doc)
+        if parts and "amounts" not in against and _yes_no(reference, answer)[1]:
+            # a yes/no reference without amounts, dates or names: the answer's same yes/no covers it, whatever
+            # words explain it ("No; it runs on Linux and macOS only." for "No, Windows is not supported.")
+            word = _YES_OR_NO.match(answer).group(1)
+            return Score(1.0, CoverageDetails("the reference's yes or no", (word,), ()))
         if parts:
             got = [_part_in(p, answer, a_amounts, a_lemmas) for p in parts]
             # every key fact (amount, date, name) must be stated; a paraphrase changes words, so three in four

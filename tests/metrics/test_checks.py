@@ -241,6 +241,10 @@ def test_reference_conflict_reads_a_yes_or_no_answer():
     assert reference_conflict("Is the pass refundable?", "Yes.", "Yes, within 14 days.").value == 0.0
     # "It is" is not a yes: a reference that is a sentence keeps the value checks
     assert reference_conflict("How long is the pass valid?", "No, 24 hours.", "It is valid for 48 hours.").value == 1.0
+    # coverage: the same yes/no covers a yes/no reference of words alone (before 0.0: WARN), not its amounts
+    assert question_coverage(q, "No; it runs on Linux and macOS only.", "No, Windows is not supported.").value == 1.0
+    assert question_coverage("Is the pass refundable?", "Yes.", "Yes, within 14 days.").value == 0.0
+    assert question_coverage(q, "Yes.", "No, Windows is not supported.").value == 0.0
 
 
 def test_clock_times_in_a_reference_and_spoken():
