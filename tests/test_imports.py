@@ -290,3 +290,13 @@ def test_checking_a_config_loads_no_stop_word_package():
     run that reads the list imports when it does."""
     loaded = _loaded_after("from evalkit.base.config import EvalConfig\nEvalConfig.from_dict({'stop_words': 'spacy'})")
     assert not {"sklearn", "spacy"} & {m.split(".")[0] for m in loaded}
+
+
+def test_every_lazy_public_name_resolves():
+    """``import evalkit`` names its 27 public names as "module:attribute" texts, imported on first use (so the
+    import stays light); each must still name something after a module moves."""
+    code = ("import evalkit\nfor name in evalkit.__all__:\n    assert getattr(evalkit, name) is not None, name\n"
+            "print(len(evalkit.__all__))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert int(r.stdout) >= 27
