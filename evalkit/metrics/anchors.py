@@ -633,7 +633,6 @@ def hallucination(answer: str | None, contexts: Sequence[str] | None, *, spacy_m
 # ---------------------------------------------------------------------------------------------------------------
 # The worked arithmetic of one row (Metric.worked): each anchor and its evidence, then the value
 # ---------------------------------------------------------------------------------------------------------------
-
 def anchors_table(row: Mapping[str, Any], metric: str) -> "pd.DataFrame":
     """The anchors ``metric`` checked on one scored row (read through its registry entry's evidence reader): type,
     text, supported or not, the context sentence checked."""

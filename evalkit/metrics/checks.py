@@ -757,11 +757,11 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
     a_amounts, a_lemmas = read_quantities(answer), _lemmas(doc)
     if reference and reference.strip():
         parts, against = _reference_parts(reference, question, ref_doc, q_doc)
-        if parts and "amounts" not in against and _yes_no(reference, answer)[1]:
+        words = _yes_no(reference, answer)
+        if parts and "amounts" not in against and words is not None and words[0].lower() == words[1].lower():
             # a yes/no reference without amounts, dates or names: the answer's same yes/no covers it, whatever
             # words explain it ("No; it runs on Linux and macOS only." for "No, Windows is not supported.")
-            word = _YES_OR_NO.match(answer).group(1)
-            return Score(1.0, CoverageDetails("the reference's yes or no", (word,), ()))
+            return Score(1.0, CoverageDetails("the reference's yes or no", (words[1],), ()))
         if parts:
             got = [_part_in(p, answer, a_amounts, a_lemmas) for p in parts]
             # every key fact (amount, date, name) must be stated; a paraphrase changes words, so three in four
@@ -824,22 +824,22 @@ def _says_none_of(reference: str, question: str, answer: str, doc, q_doc, ref_do
 _YES_OR_NO = re.compile(r"^\W*(yes|no)\b", re.I)
 
 
-def _yes_no(reference: str, answer: str) -> tuple[list[str], bool]:
-    """A yes/no answer against a yes/no reference: the conflict when the two words differ, and whether they agree
-    (the answer then gives the reference's verdict, whatever other words it explains it with)."""
+def _yes_no(reference: str, answer: str) -> tuple[str, str] | None:
+    """The yes/no words a yes/no reference and a yes/no answer begin with (as written), else None. The same word
+    gives the reference's verdict, whatever other words explain it; the other word contradicts it."""
     ref, ans = _YES_OR_NO.match(reference), _YES_OR_NO.match(answer)
-    if not (ref and ans):
-        return [], False
-    r, a = ref.group(1).lower(), ans.group(1).lower()
-    return ([f"{ans.group(1)!r} where the reference says {ref.group(1)!r}"] if r != a else []), r == a
+    return (ref.group(1), ans.group(1)) if ref and ans else None
 
 
 def conflict_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc) -> Score:
     if not (reference and reference.strip()):
         return Score(0.0, ConflictDetails("no reference: nothing to contradict", ()))
-    flipped, agrees = _yes_no(reference, answer)
-    found = flipped or _substituted(reference, answer, question) or (
-        [] if agrees else _says_none_of(reference, question, answer, doc, q_doc, ref_doc))
+    words = _yes_no(reference, answer)
+    if words is not None and words[0].lower() != words[1].lower():
+        found = [f"{words[1]!r} where the reference says {words[0]!r}"]
+    else:  # the same yes/no states the reference's verdict: only a replaced value still conflicts
+        found = _substituted(reference, answer, question) or (
+            [] if words is not None else _says_none_of(reference, question, answer, doc, q_doc, ref_doc))
     return Score(1.0 if found else 0.0, ConflictDetails("the reference's amounts, dates and item codes",
                                                         tuple(found)))
 

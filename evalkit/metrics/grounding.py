@@ -504,7 +504,6 @@ def grounding_risk(answer: str | None, contexts: Sequence[str] | None, question:
                             "short_chars": short_chars})[0]
 
 
-
 def aligned_sentence_evidence(details: Mapping[str, Any], metric: str) -> shown.Evidence:
     """Each answer sentence with the context sentence aligned with it.
 
@@ -515,6 +514,7 @@ def aligned_sentence_evidence(details: Mapping[str, Any], metric: str) -> shown.
                     for s in shown.records_in(details.get("sentences")) if s.get("sentence"))
     return shown.Evidence(aligned=aligned, declined=shown.texts_in(details.get("matched")),
                           abstention=shown.abstention_in(details))
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)

@@ -213,13 +213,11 @@ def completeness_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str,
 # ---------------------------------------------------------------------------------------------------------------
 # The worked arithmetic of one row (Metric.worked): what the triad notebooks and the report's worked examples show
 # ---------------------------------------------------------------------------------------------------------------
-
 def relevance_arithmetic(question: str, answer: str, tokenizer: str = "regex") -> dict[str, Any]:
     """relevance's parts for one row: the token sets of Q and R, their intersection and union (Jaccard), the
     TF-IDF weight of every term in Q and R (the vectorizer fitted on the pair, English stop words removed) and
     each shared term's product (their sum is the cosine); ``metric`` is what the metric returned."""
     from sklearn.feature_extraction.text import TfidfVectorizer
-
 
     tok = get_tokenizer(tokenizer)
     tq, tr = set(tok.tokenize(question)), set(tok.tokenize(answer))

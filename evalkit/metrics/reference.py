@@ -276,7 +276,6 @@ def dont_know(answer: str | None, *, phrases: Sequence[str] | None = None,
     return Score(declines, DeclineDetails(matched, reason))
 
 
-
 def decline_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
     """The declining phrases that matched the answer.
 
@@ -284,6 +283,7 @@ def decline_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
     ('not sure',)
     """
     return Evidence(declined=texts_in(details.get("matched")))
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)

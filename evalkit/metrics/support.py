@@ -444,7 +444,6 @@ def support_score(answer: str | None, contexts: Sequence[str] | None, question: 
     return Score(value, details)
 
 
-
 def claim_support_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
     """Every claim with its best window and probability, the weakest marked (a claim recorded without a
     probability is left out: there is nothing to show for it).
@@ -458,6 +457,7 @@ def claim_support_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
                    for i, c in enumerate(records_in(details.get("sentences")))
                    if (p := probability_in(c.get("probability"))) is not None)
     return Evidence(claims=claims, declined=texts_in(details.get("matched")), abstention=abstention_in(details))
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)

@@ -54,25 +54,30 @@ def _score_by_judge(results, metrics: Sequence[str], judge: Mapping[str, Any] | 
             server.stop()
 
 
-def _keep_scripted(folder: Path, scored) -> None:
+def _keep_entry(folder: Path, frame, name: str, payload: Any) -> None:
+    """Write one notebook-cache entry: ``results.parquet`` and the JSON file ``name`` (each atomically: a killed
+    kernel leaves the old entry or none)."""
     from evalkit.base.safeio import atomic_path, write_text
 
     folder.mkdir(parents=True, exist_ok=True)
-    frame = scored.copy()
-    frame.attrs.clear()
+    frame = frame.copy()
+    frame.attrs.clear()  # the run's metadata goes in the JSON file, not into the parquet schema
     with atomic_path(folder / "results.parquet") as tmp:
         frame.to_parquet(tmp, index=False)
-    write_text(folder / "judge.json", json.dumps(scored.attrs["evalkit"]["judge"], default=str))
+    write_text(folder / name, json.dumps(payload, default=str))  # unsorted: tables keep their columns' order
 
 
-def _read_scripted(folder: Path):
+def _read_entry(folder: Path, name: str) -> tuple[Any, Any] | None:
+    """A notebook-cache entry as (results, the JSON of ``name``); None when it is missing or damaged (the caller
+    scores again and replaces it)."""
     import pandas as pd
 
-    scored = pd.read_parquet(folder / "results.parquet")
-    scored.attrs["evalkit"] = {"judge": json.loads((folder / "judge.json").read_text(encoding="utf-8"))}
-    print("No judge configured: using the scripted judge server's scores (heuristic labels, not an LLM), read "
-          f"from the notebook cache ({folder.parent.name}/{folder.name})")
-    return scored
+    if not ((folder / "results.parquet").exists() and (folder / name).exists()):
+        return None
+    try:
+        return pd.read_parquet(folder / "results.parquet"), json.loads((folder / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 @dataclass
@@ -103,11 +108,15 @@ class NotebookRun:
         key = hashlib.sha256(json.dumps([list(metrics), params or {}, rows], sort_keys=True,
                                         default=str).encode()).hexdigest()[:12]
         kept = None if configured or self.cache_dir is None else self.cache_dir / f"scripted-judge-{key}"
-        if kept is not None and (kept / "results.parquet").exists() and (kept / "judge.json").exists():
-            return _read_scripted(kept)
+        entry = None if kept is None else _read_entry(kept, "judge.json")
+        if entry is not None:
+            scored, scored.attrs["evalkit"] = entry[0], {"judge": entry[1]}
+            print("No judge configured: using the scripted judge server's scores (heuristic labels, not an LLM), "
+                  f"read from the notebook cache ({kept.parent.name}/{kept.name})")
+            return scored
         out = _score_by_judge(self.results if rows is None else self.results.head(rows), metrics, judge, params)
         if kept is not None:
-            _keep_scripted(kept, out)
+            _keep_entry(kept, out, "judge.json", out.attrs["evalkit"]["judge"])
         return out
 
     def has(self, *columns: str) -> bool:
@@ -384,24 +393,14 @@ def scored_once(exp) -> tuple[Any, dict[str, Any], Path, bool]:
 
     The cache is written atomically (a killed kernel leaves the old entry or none); a damaged entry is scored
     again. Delete the folder to force a rescore."""
-    import pandas as pd
-
-    from evalkit.base.safeio import atomic_path, write_text
-
     folder = Path(exp.source).parent / CACHE_FOLDER / "notebooks" / scoring_key(exp)
-    results_path, numbers_path = folder / "results.parquet", folder / "metrics.json"
-    if results_path.exists() and numbers_path.exists():
-        try:
-            return (pd.read_parquet(results_path), json.loads(numbers_path.read_text(encoding="utf-8")), folder,
-                    True)
-        except (OSError, ValueError):
-            pass  # damaged: score again and replace it
+    entry = _read_entry(folder, "metrics.json")
+    if entry is not None:
+        return entry[0], entry[1], folder, True
     results, numbers = _score_for_notebooks(exp)
-    folder.mkdir(parents=True, exist_ok=True)
-    with atomic_path(results_path) as tmp:
-        results.to_parquet(tmp, index=False)
-    write_text(numbers_path, json.dumps(numbers, default=str))  # unsorted: tables keep their columns' order
-    return pd.read_parquet(results_path), json.loads(numbers_path.read_text(encoding="utf-8")), folder, False
+    _keep_entry(folder, results, "metrics.json", numbers)
+    results, numbers = _read_entry(folder, "metrics.json")  # as a later opening reads them
+    return results, numbers, folder, False
 
 
 def experiment_figures(exp) -> Path:

@@ -154,7 +154,6 @@ def _lock_batch(variant: str):
 twin_lock_batch, judge_lock_batch = _lock_batch("twin"), _lock_batch("judge")
 
 
-
 def summary_claim_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
     """A summary scorer's claims as anchors: each claim with its label, then the numbers and names inside it
     that the document does not support.
@@ -173,6 +172,7 @@ def summary_claim_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
         out += [Anchor(f"anchor ({metric})", a, False) for a in texts_in(c.get("unsupported_anchors"))
                 if a != text.rstrip(".!? ")]
     return Evidence(anchors=tuple(out))
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)

@@ -185,8 +185,9 @@ def row_html(v: RowView, compact: bool = False) -> str:
              f"{rules_html(v.rules)}") if v.rules else ""
     rest = f"{support_html(v.support)}{rules}{notes}<h4>metrics</h4>{metrics_html(v.metrics)}"
     if compact:
+        claims = " and the support model's claims" if v.support else ""
         rest = (f"<details><summary>the verdict's rules, {len(v.metrics)} metric{'s' if len(v.metrics) != 1 else ''}"
-                f"{' and the support model' + chr(39) + 's claims' if v.support else ''}</summary>{rest}</details>")
+                f"{claims}</summary>{rest}</details>")
     return styled(f'<div class="ek-show {NO_MATHS}">{_head_html(v.label, v.verdict, v.verdict_rule)}'
                   f"{_texts_html(v)}{rest}</div>")
 
