@@ -30,9 +30,11 @@ score: setup
 report: setup
 	$(BIN)/evalkit report experiments/default.yaml
 
-## the test suite (executes every notebook through papermill)
+## the test suite (executes every notebook through papermill), on TEST_WORKERS processes (pytest-xdist; a file's
+## tests share one process, so its fixtures are built once). TEST_WORKERS=0 runs it in this process alone.
+TEST_WORKERS ?= 2
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 clean-reports:
 	rm -rf reports

@@ -28,14 +28,25 @@ def _left_by_runs() -> set[Path]:
     return {p for pattern in LEFT_BY_RUNS for p in ROOT.glob(pattern.rstrip("/")) if p.is_dir()}
 
 
-@pytest.fixture(scope="session", autouse=True)
-def checkout_left_as_found():
-    """`make test` leaves the checkout as it found it: folders the suite's runs created there are removed at the
-    end (those that were there before, e.g. a user's own reports/, are kept)."""
+def _is_xdist_worker(config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_sessionstart(session):
+    """`make test` leaves the checkout as it found it: folders the suite's runs create there are removed at the
+    end (those that were there before, e.g. a user's own reports/, are kept). Under pytest-xdist only the controller
+    does this, after every worker has finished (a worker that finishes first must not remove a folder another
+    worker's notebook is still writing)."""
+    if not _is_xdist_worker(session.config):
+        session.config._evalkit_left_before = _left_by_runs()
+
+
+def pytest_sessionfinish(session):
     import shutil
 
-    before = _left_by_runs()
-    yield
+    before = getattr(session.config, "_evalkit_left_before", None)
+    if before is None:
+        return
     for path in sorted(_left_by_runs() - before, key=lambda p: len(p.parts), reverse=True):
         shutil.rmtree(path, ignore_errors=True)
 
