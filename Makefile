@@ -1,33 +1,37 @@
 # evalkit set-up and entry points. Every target creates/updates a local .venv first (idempotent).
+# `make setup` installs the `dev` extra (everything: the lab, the tests, Dask); `make report` and `make score` only the
+# `report` extra (what the default report runs: the judge client, the encoders, ragas). tools/extras.py records
+# what .venv holds, so an extra another one includes (dev includes report and lab) installs nothing twice.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 EXTRAS ?= dev
-comma  := ,
-STAMP  := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 export HF_HUB_OFFLINE := 1
 export RAGAS_DO_NOT_TRACK := true
 export MPLBACKEND := Agg
 
-.PHONY: setup report test score clean-reports
+.PHONY: setup install report test score clean-reports
 
-setup: $(STAMP)
+setup:
+	@$(PYTHON) tools/extras.py covered "$(EXTRAS)" $(VENV) || $(MAKE) --no-print-directory install EXTRAS="$(EXTRAS)"
 
-$(STAMP): pyproject.toml
+install:
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[$(EXTRAS)]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" >/dev/null
 	# saving a committed notebook from JupyterLab keeps it as committed (no outputs): evalkit/publish/jupyter_hooks.py
 	$(BIN)/python -m evalkit.publish.jupyter_hooks --install >/dev/null
-	touch $@
+	$(BIN)/python tools/extras.py record "$(EXTRAS)" $(VENV)
 
 ## score the bundled sample and write per-row results
-score: setup
+score:
+	@$(MAKE) --no-print-directory setup EXTRAS=report
 	$(BIN)/evalkit score data/sample_rag.jsonl -o reports/sample/results.parquet --config experiments/default.config.yaml
 
 ## the default experiment: notebooks -> reports/default/ (HTML report, figures, metrics.json, signature.json)
-report: setup
+report:
+	@$(MAKE) --no-print-directory setup EXTRAS=report
 	$(BIN)/evalkit report experiments/default.yaml
 
 ## the test suite (executes every notebook through papermill), on TEST_WORKERS processes (pytest-xdist; a file's

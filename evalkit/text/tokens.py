@@ -172,6 +172,28 @@ def sentences(text: str | None) -> list[str]:
     return out
 
 
+
+# words a title keeps in lower case ("Report of the Board", "Rules for Dwellings")
+_TITLE_SMALL_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
+
+
+def is_heading(sentence: str | None) -> bool:
+    """A document's title or a section heading rather than a sentence that says something: at most 10 words,
+    each word with letters capitalised (or a title's small word such as "of"), numbers allowed.
+
+    >>> is_heading("Aster Dynamics Annual Report 2023."), is_heading("Section 5, Rating Rules.")
+    (True, True)
+    >>> is_heading("Millbrook is a town on the Tessel River."), is_heading("Revenue reached $1.2 billion.")
+    (False, False)
+    >>> is_heading("Report of the Board"), is_heading("")
+    (True, False)
+    """
+    words = re.findall(r"[^\W\d_][\w'’.-]*", sentence or "")
+    if not words or len((sentence or "").split()) > 10:
+        return False
+    return all(w[0].isupper() or w.lower() in _TITLE_SMALL_WORDS for w in words) and words[0][0].isupper()
+
+
 _ABBREV = re.compile(r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Inc|Co|Corp|Ltd|vs|No|Gen|Gov|Sen|Rep|Mt|Ft|"
                      r"[A-Z]|e\.g|i\.e|U\.S|U\.K)\.$")
 

@@ -200,6 +200,37 @@ def test_training_script_reproduces_the_shipped_model():
     assert "reproduced byte for byte: True" in r.stdout
 
 
+def test_training_scripts_feature_hash_reads_files_that_exist():
+    """The slow reproduction check above hashes the feature code to key its cache; a moved module (evalkit/nlp.py
+    went to evalkit/base/) broke it unseen, so the files it hashes are checked in the default run."""
+    code = ("import sys; sys.path.insert(0, '.'); import train_grounding as t; h = t.feature_code_sha256(); "
+            "print(len(h))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "benchmarks", capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "64", r.stderr[-2000:]
+
+
+def test_alignment_prefers_a_sentence_to_an_equally_close_title():
+    """A title shares the company's name with every claim about it and says none of them: of the sentences that
+    cover as many of an answer sentence's content words, the detector checks the first that is not a heading."""
+    ctx = ["Aster Dynamics Annual Report 2023. Revenue reached $1.2 billion in fiscal 2023. "
+           "The company employs 4,870 people across 14 countries."]
+    s = grounding_risk("Aster Dynamics had a record year: revenue doubled to $2.4 billion.", ctx)
+    (sent,) = s.details["sentences"]
+    # content words aster, dynamics, record, year, revenue, double, billion: the title covers aster and dynamics,
+    # the revenue sentence revenue and billion (2 of 7 each)
+    assert sent["evidence"] == "Revenue reached $1.2 billion in fiscal 2023."
+    assert sent["numbers_missing_evidence"] == 1  # $2.4 billion is checked against the revenue sentence
+
+
+def test_an_answer_sentence_sharing_no_word_with_the_contexts_shows_no_closest_sentence():
+    from evalkit.metrics.grounding import aligned_sentence_evidence
+
+    s = grounding_risk("Our cafeteria serves lunch from noon to 2 pm.",
+                       ["Section 5, Rating Rules. Rule C-1 applies a factor of 1.12 to dwellings."])
+    assert s.details["sentences"][0]["support"] == 0.0
+    assert aligned_sentence_evidence(s.details, "grounding_risk").aligned[0].evidence == ""
+
+
 def test_embedding_alignment_option(encoder):
     ctx = ["The quarterly dividend rose to $0.13 per share. The weather in Houston was mild."]
     lex = grounding_risk("The payout per share went up to $0.13.", ctx)
