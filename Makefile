@@ -1,6 +1,6 @@
 # evalkit set-up and entry points. Every target creates/updates a local .venv first (idempotent).
 # `make setup` installs the `dev` extra (everything: the lab, the tests, Dask); `make report` and `make score` only the
-# `report` extra (what the default report runs: the judge client, the encoders, ragas). tools/extras.py records
+# `report` extra (what the default report runs: the encoders, and the judge client). tools/extras.py records
 # what .venv holds, so an extra another one includes (dev includes report and lab) installs nothing twice.
 PYTHON ?= python3
 VENV   := .venv

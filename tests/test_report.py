@@ -1,6 +1,7 @@
 """`evalkit report`: the report folder, determinism, escaping, failure handling."""
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -239,6 +240,39 @@ def test_report_console_is_quiet(tmp_path):
     noise = [line for line in (r.stdout + r.stderr).splitlines()
              if any(k in line for k in ("IPKernelApp", "Alternative text", "WARNING", "Loading weights", "zmq"))]
     assert not noise, noise
+
+
+# what only the dev extra (ragas, dask, lab, test tools) installs: `make report` installs the report extra alone
+_NOT_IN_THE_REPORT_EXTRA = ("jupyterlab", "ipywidgets", "dask", "distributed", "playwright", "ragas", "langchain",
+                            "langchain_core", "langchain_community", "langchain_openai", "openai", "rapidfuzz",
+                            "rouge_score", "sacrebleu", "sentence_transformers", "bert_score", "pytest", "xdist")
+
+
+def test_the_default_report_runs_with_the_report_extra_alone(tmp_path):
+    """`make report` installs the report extra only: the default report, run where the packages only `dev` adds
+    cannot be imported (in the command and in every notebook's kernel: a sitecustomize that marks them missing,
+    as an absent package reads to importlib), scores and writes every notebook without an import error."""
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import sys\nfor name in %r:\n    sys.modules[name] = None  # import fails; find_spec says absent\n"
+        % (_NOT_IN_THE_REPORT_EXTRA,))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    probe = subprocess.run([sys.executable, "-c", "import importlib.util as u; import evalkit.metrics.ragas as r; "
+                            "print(u.find_spec('ragas'), r.available())"], env=env, capture_output=True, text=True)
+    assert probe.stdout.split() == ["None", "False"], probe.stderr  # the blocking works as an absent package
+    r = subprocess.run([sys.executable, "-m", "evalkit.cli", "report", str(ROOT / "experiments" / "default.yaml"),
+                        "--out", str(tmp_path / "r"), "--resamples", "50"], capture_output=True, text=True,
+                       cwd=tmp_path, env=env, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "[8/8] 08_report done" in r.stdout + r.stderr
+    (html,) = (tmp_path / "r").rglob("report.html")
+    page = html.read_text(encoding="utf-8")
+    for word in ("ModuleNotFoundError", "ImportError", "Traceback", "IProgress"):
+        assert word not in page, word
 
 
 def _pdf_width_pt(path: Path) -> float:
