@@ -36,9 +36,10 @@ report:
 
 ## the test suite (executes every notebook through papermill), on TEST_WORKERS processes (pytest-xdist; a file's
 ## tests share one process, so its fixtures are built once). TEST_WORKERS=0 runs it in this process alone.
+## No .pytest_cache: the suite leaves the checkout as it found it (tests/conftest.py removes what its runs write).
 TEST_WORKERS ?= 2
 test: setup
-	$(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 clean-reports:
 	rm -rf reports

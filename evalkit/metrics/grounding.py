@@ -507,6 +507,12 @@ def grounding_risk(answer: str | None, contexts: Sequence[str] | None, question:
                             "short_chars": short_chars})[0]
 
 
+def _closest_shown(sentence: Mapping[str, Any]) -> str:
+    """The aligned context sentence a reader is shown: none when the two share no content word (support 0: the
+    alignment then picked the first sentence for want of any other, which says nothing about the claim)."""
+    return "" if sentence.get("support") == 0 else str(sentence.get("evidence") or "")
+
+
 def aligned_sentence_evidence(details: Mapping[str, Any], metric: str) -> shown.Evidence:
     """Each answer sentence with the context sentence aligned with it ("" when the two share no content word).
 
@@ -515,9 +521,7 @@ def aligned_sentence_evidence(details: Mapping[str, Any], metric: str) -> shown.
     >>> aligned_sentence_evidence({"sentences": [{"sentence": "A.", "evidence": "B.", "support": 0.0}]}, "m").aligned
     (AlignedSentence(sentence='A.', evidence=''),)
     """
-    # a sentence aligned with no content word in common (support 0) has no closest context sentence to show
-    aligned = tuple(shown.AlignedSentence(str(s["sentence"]), str(s.get("evidence") or "") if s.get("support") != 0
-                                          else "")
+    aligned = tuple(shown.AlignedSentence(str(s["sentence"]), _closest_shown(s))
                     for s in shown.records_in(details.get("sentences")) if s.get("sentence"))
     return shown.Evidence(aligned=aligned, declined=shown.texts_in(details.get("matched")),
                           abstention=shown.abstention_in(details))
