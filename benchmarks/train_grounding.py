@@ -86,8 +86,9 @@ def feature_code_sha256() -> str:
     """Hash of the code that computes the features and the synthetic rows, so a cache never outlives a change: the
     evalkit that is imported (an installed or editable one may not be this checkout's), not the files beside us."""
     pkg = Path(evalkit.__file__).resolve().parent
-    parts = [*sorted((pkg / "text").glob("*.py")), pkg / "base" / "nlp.py", *sorted((pkg / "metrics").glob("grounding*.py")),
-             pkg / "metrics" / "anchors.py", pkg / "metrics" / "lexical.py", pkg / "resources" / "lexicons.yaml",
+    parts = [*sorted((pkg / "text").glob("*.py")), pkg / "base" / "nlp.py",
+             *sorted((pkg / "metrics").glob("grounding*.py")), pkg / "metrics" / "anchors.py",
+             pkg / "metrics" / "lexical.py", pkg / "resources" / "lexicons.yaml",
              ROOT / "benchmarks" / "grounding_synthetic.py", pkg / "metrics" / "support.py",
              pkg / "resources" / "support_model" / "model.safetensors",
              pkg / "resources" / "support_model" / "config.json"]

@@ -172,7 +172,6 @@ def sentences(text: str | None) -> list[str]:
     return out
 
 
-
 # words a title keeps in lower case ("Report of the Board", "Rules for Dwellings")
 _TITLE_SMALL_WORDS = frozenset("a an and as at by for from in of on or the to with".split())
 
