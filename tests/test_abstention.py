@@ -84,6 +84,30 @@ def test_information_not_found_is_a_decline(answer, shape):
     assert declines_to_answer(answer) == (True, [shape])
 
 
+@pytest.mark.parametrize("answer,shape", [  # #38: the refusal forms of the verdict corpus's development part
+    ("Sorry, the opening hours aren't listed.", "are not listed"),          # "listed" with nothing after it
+    ("The fees are not listed anywhere.", "are not listed"),
+    ("The policy doesn't mention it.", "policy does not mention"),          # a policy silent: say, mention
+    ("The terms do not specify a refund period.", "terms do not specify"),
+    ("Unfortunately, I don't have fee information for that portfolio size.", "i do not have fee information"),
+])
+def test_a_silent_policy_an_unlisted_thing_and_missing_named_information_decline(answer, shape):
+    assert declines_to_answer(answer) == (True, [shape])
+
+
+@pytest.mark.parametrize("answer", [  # ... and what a policy rules, or a list says of a thing, stays an answer
+    "The policy does not cover floods.",
+    "Our rules don't allow dogs on the upper deck.",
+    "The policy doesn't say to book early.",                               # an instruction, not silence
+    "The policy does not mention a fee, but the charge is £5.",            # a decline followed by a fact
+    "Sundays aren't listed as opening days.",                              # something follows "listed"
+    "The KT-40 isn't listed.",                                             # it names an item
+    "Breakfast isn't included.",
+])
+def test_what_a_policy_rules_and_what_a_list_says_are_answers(answer):
+    assert declines_to_answer(answer)[0] is False
+
+
 def test_a_shape_is_the_reason_when_no_phrase_matched():
     assert declines_to_answer("The documents do not say.") == (True, ["documents do not say"])
     assert declines_to_answer("Sorry, I don't know.") == (True, ["i don't know"])  # the configured phrase first

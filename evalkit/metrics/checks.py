@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences
+from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences, stem, stems
 from evalkit.text.quantities import Quantity, dimension_of, read_quantities, same_amount, with_digits
 from evalkit.metrics.base import Details, Metric, Score, VerdictRole
 from evalkit.metrics.guard import NOT_ENGLISH, guard_rows
@@ -42,6 +42,13 @@ _CODE = re.compile(r"\b[A-Z]{1,5}-?\d{1,5}[A-Za-z]?\b")
 # where a context sentence changes subject: "The KT-30 costs €99 and the KT-40 costs €79"
 _CLAUSE_CUT = re.compile(r";|,\s+(?i:and|but|or|while|whereas)\s+|\s+and\s+(?=(?i:the|its|it|a|an)\s)(?!(?i:an?\s+(?:half|quarter)\b))|,\s*(?i:compared with)|"
                          r"\bwhile\b|\bwhereas\b|(?<=\.)\s+(?=[A-Z][a-z])")
+# a release number ("fetchly 2.0.0", "v1.9.2"): a word of its own, which the question and its changelog share
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.]*\d)")
+# an answer giving one value per item ("30 minutes on a day pass and 45 minutes with the membership"): each value
+# is about the words beside it; not a range ("between 5 and 35") nor a compound duration ("2 years and 6 months")
+_TIME_UNITS = ("hour", "minute", "day", "week", "month", "year")
+_VALUE_CUT = re.compile(r"(?<![\d%])" + "".join(rf"(?<!\b{u})(?<!\b{u}s)" for u in _TIME_UNITS)
+                        + r"\s+and\s+(?=[£€$¥]?\d)")
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP", "EVENT", "WORK_OF_ART", "LAW"})
 # verbal negation and its imperative forms ("Do not use", "Never", "Avoid alcohol"); "no more than three" is a
 # limit, not a denial, so a bare "no" is not among them
@@ -194,7 +201,8 @@ def _words_of(text: str) -> frozenset[str]:
 
     stops = stop_words("sklearn")
     words = {w for w in re.findall(r"[a-z]+", text.lower()) if w not in stops and len(w) > 1}
-    return frozenset(words | {w[:-1] for w in words if w.endswith("s")}) | frozenset(_items_in(text))
+    return frozenset(words | {w[:-1] for w in words if w.endswith("s")}) | frozenset(_items_in(text)) | frozenset(
+        _VERSION.findall(text.lower()))
 
 
 def _range_year(keys: list[tuple]) -> list[tuple]:
@@ -453,17 +461,42 @@ def _clauses(doc) -> list:
 
 
 def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
-    out = []
+    out, known_stems = [], stems(known)  # "use" of the answer is "used" of the context
     for clause in _clauses(doc):
         words = [t for t in clause if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop and len(t) > 2
                  and t.lemma_.lower() not in _FRAMING and not t.ent_type_]
         novel = sorted({t.lemma_.lower() for t in words if t.lemma_.lower() not in known
-                        and t.lower_ not in known})
+                        and t.lower_ not in known and stem(t.lower_) not in known_stems})
         if not words:
             continue
         bad = len(novel) >= _MIN_NOVEL and len(novel) >= 0.4 * len(words)
         out.append(Fact("clause", clause.text, not bad, f"not in the contexts: {', '.join(novel)}" if bad else
                         "its content words are in the contexts"))
+        if not bad:
+            out += _list_item_facts(clause.text, known, known_stems)
+    return out
+
+
+_LIST_CUT = re.compile(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.I)
+_LIST_MIN, _ITEM_MAX_WORDS = 3, 4
+
+
+def _list_item_facts(clause: str, known: frozenset[str], known_stems: frozenset[str]) -> list[Fact]:
+    """In an enumeration ("Tiredness, dry mouth, headache, dizziness and weight gain": three or more items of
+    at most four words), each item none of whose content words the contexts or the question have: one
+    fabricated item is a fabricated fact however many true items stand beside it (the clause check alone would
+    let it through, two novel words in nine). Items with a digit are amounts, checked as amounts."""
+    from evalkit.text import stop_words
+
+    items = [i.strip(" .!?:") for i in _LIST_CUT.split(clause) if i and i.strip(" .!?:")]
+    if len(items) < _LIST_MIN or any(len(i.split()) > _ITEM_MAX_WORDS for i in items):
+        return []
+    stops, out = stop_words("sklearn"), []
+    for item in items:
+        words = [w for w in re.findall(r"[a-z]+", item.lower()) if w not in stops and len(w) > 2]
+        if words and not any(c.isdigit() for c in item) and not any(
+                w in known or stem(w) in known_stems for w in words):
+            out.append(Fact("list item", item, False, f"not in the contexts: {', '.join(words)}"))
     return out
 
 
@@ -509,7 +542,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
     q_amounts = read_quantities(question)
     facts: list[Fact] = []
     for sent in doc.sents:
-        for part in (c for c in _CLAUSE_CUT.split(sent.text) if c and c.strip()):
+        for part in (c for c in _CLAUSE_CUT.split(sent.text) for c in _VALUE_CUT.split(c) if c and c.strip()):
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
             subject = (_words_of(part) - _value_words(part) - _unit_words(part), _lemmas(q_doc) | _words_of(question),
                        _names_in(part) or _names_in(question))
@@ -546,7 +579,7 @@ _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensio
      r"\bhold\b|\bpower\b|\bwattage\b|\bsize\b|\blimit\b|\bmaximum\b|\bminimum\b", "amount", None),
     (r"\bwho(?:m)?\b|\bwhich (?:company|person|firm|bank|provider)\b", "name", None),
     (r"\bwhere\b", "place", None),
-    (r"^\s*(?:can|could|is|are|does|do|did|will|would|should|may|must|has|have)\b", "yes/no", None),
+    (r"^\s*(?:can|could|is|are|was|were|does|do|did|will|would|should|may|might|must|has|have|had)\b", "yes/no", None),
 )
 
 
@@ -583,21 +616,57 @@ def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
 
 
 def _about_question(q_words: frozenset[str], passages: list[_Passage]) -> list[tuple[float, str, frozenset[str]]]:
-    """Every context clause with how much it speaks of the question (its shared words, rarer ones weighing more),
-    most first."""
-    clauses = [(c, lem) for p in passages for c, lem in zip(p.clauses, p.clause_lemmas)]
+    """Every context clause with how much it speaks of the question (its shared word stems, rarer ones weighing
+    more), most first, with its words; the best clause's words are given with those of the clauses that continue
+    it (see :func:`_continued`), the others' alone (a clause that merely names the product must not reach the
+    sentences after it)."""
+    clauses = [(c, lem, ext) for p in passages for c, lem, ext in zip(p.clauses, p.clause_lemmas, _continued(p))]
+    clause_stems = [stems(lem) for _, lem, _ in clauses]
     df: dict[str, int] = {}
-    for _, lem in clauses:
-        for w in lem:
+    for st in clause_stems:
+        for w in st:
             df[w] = df.get(w, 0) + 1
-    n = len(clauses)
-    scored = [(sum(math.log(1 + n / df[w]) for w in q_words & lem), c, lem) for c, lem in clauses]
-    return sorted(scored, key=lambda x: -x[0])
+    n, q = len(clauses), stems(q_words)
+    scored = sorted(((sum(math.log(1 + n / df[w]) for w in q & st), c, lem, ext)
+                     for (c, lem, ext), st in zip(clauses, clause_stems)), key=lambda x: -x[0])
+    top = scored[0][0] if scored else 0.0
+    return [(score, c, ext if 0 < top == score else lem) for score, c, lem, ext in scored]
+
+
+_CONTINUED_MAX = 2  # following clauses a clause's answer may run on into
+
+
+def _continued(p: _Passage) -> list[frozenset[str]]:
+    """Each clause's words with those of the clauses after it in the passage that go on about what it says: a
+    following clause sharing a content word (not an item code, which every clause of the passage carries) with
+    the one before it, up to two ("Settings can be overridden with environment variables. Environment variables
+    take precedence over the config file, and command-line flags take precedence over both."): an answer often
+    gives what the clause after the one matching the question says."""
+    own = [stems(lem - frozenset(_items_in(c))) for c, lem in zip(p.clauses, p.clause_lemmas)]
+    out = []
+    for i, lem in enumerate(p.clause_lemmas):
+        words, j = lem, i
+        while j + 1 < len(p.clauses) and j - i < _CONTINUED_MAX and own[j] & own[j + 1]:
+            j += 1
+            words = words | p.clause_lemmas[j]
+        out.append(words)
+    return out
 
 
 def _asks(question: str) -> list[str]:
-    """The question's separate asks ("How long is it, and how can it be extended?": two)."""
-    return [a for a in _ASK_SPLIT.split(question) if a and a.strip()] or [question]
+    """The question's separate asks ("How long is it, and how can it be extended?": two; "What are the charges
+    for shares and for funds?": two, the second "for funds?"; the same with "on", "in", "at", "with", "from", "by").
+
+    >>> _asks("What are the dealing charges for shares and for funds?")
+    ['What are the dealing charges for shares', 'for funds?']
+    """
+    asks = [a for a in _ASK_SPLIT.split(question) if a and a.strip()] or [question]
+    out = []
+    for a in asks:
+        # "Is it for adults and for children?" is one yes/no ask
+        m = _FOR_EACH.match(a) if expected_kind(a)[0] != "yes/no" else None
+        out += [m.group("first"), m.group("second")] if m else [a]
+    return out
 
 
 def _ask_lemmas(ask: str, q_doc) -> frozenset[str]:
@@ -612,7 +681,8 @@ def _answers_ask(ask: str, answer: str, doc, q_doc, passages: list[_Passage]) ->
     kind, dims = expected_kind(ask)
     found = _kind_found(kind, dims, answer, doc)
     q_words = _ask_lemmas(ask, q_doc)
-    a_words = (_lemmas(doc) | _words_of(answer)) - q_words - _FRAMING
+    # compared by stem: the parser's lemmas miss "retries" = "retry" and "used" = "use"
+    a_words = stems((_lemmas(doc) | _words_of(answer)) - _FRAMING) - stems(q_words | _FRAMING)
     # the item codes are carried to every clause of a passage, so they say nothing of which clause answers
     ranked = _about_question(q_words - frozenset(_items_in(ask)), passages)
     top = ranked[0][0] if ranked else 0.0
@@ -622,7 +692,7 @@ def _answers_ask(ask: str, answer: str, doc, q_doc, passages: list[_Passage]) ->
         return Score(1.0, AnswersDetails(kind, found, sentence, f"gives the {kind} the question asks for"))
     a_amounts = [q for q in read_quantities(answer) if not q.clock]
     for c, lem in near:
-        shared = sorted(a_words & lem)
+        shared = sorted(a_words & stems(lem))
         # an amount answers a typed or open question, not a yes/no one ("up to two per passenger" to "Is there
         # free Wi-Fi?")
         stated = [q.text for q in a_amounts if (kind != "yes/no" or _CONDITIONAL.match(answer))
@@ -631,7 +701,7 @@ def _answers_ask(ask: str, answer: str, doc, q_doc, passages: list[_Passage]) ->
             value = 1.0 if kind in ("open", "yes/no") or stated else 0.5
             return Score(value, AnswersDetails(kind, tuple(stated or shared), c,
                                                "says what the context clause answering the question says"))
-    if kind in ("open", "yes/no") and not a_words and (q_words & _lemmas(doc)):
+    if kind in ("open", "yes/no") and not a_words and (stems(q_words) & stems(_lemmas(doc))):
         return Score(0.5, AnswersDetails(kind, (), sentence, "restates the question"))
     named = _names_what_the_contexts_name(doc, kind, passages)
     if named:
@@ -727,6 +797,12 @@ def _label(part: Any) -> str:
 _PER_TIME = "1 / [time]"  # a rate's dimension ("three times a year")
 _PARAPHRASE_SHARE = 0.75
 _NEAR_SHARE, _NEAR_MAX = 0.5, 4  # the context clauses taken to answer a question: within this share of the best
+# "... for shares and for funds?", "... on a day pass and on an annual membership?": one ask per preposition
+_FOR_EACH = re.compile(r"^(?P<first>.*\b(?P<prep>for|on|in|at|with|from|by)(?:\s+[\w'-]+){1,3})\s+and\s+"
+                       r"(?P<second>(?P=prep)\s.*)$", re.I)
+# the second half of a "for X and for Y" question: a preposition and its item, no question word of its own
+_SECOND_ITEM = re.compile(r"^\s*(?:for|on|in|at|with|from|by)\s+(?!(?:how|what|when|where|which|who|whom|whose)\b)",
+                          re.I)
 # "..., and how many?", "..., and for how long ...?", "..., and by whom?"
 _ASK_SPLIT = re.compile(r"\?\s+|\s*,?\s+and\s+(?=(?:(?:for|by|from|in|at|to|with|on|until)\s+)?"
                         r"(?:how|what|when|where|which|who|whom|whether|is|are|can|does|do)\b)", re.I)
@@ -735,7 +811,14 @@ _ASK_SPLIT = re.compile(r"\?\s+|\s*,?\s+and\s+(?=(?:(?:for|by|from|in|at|to|with
 def _ask_covered(ask: str, answer: str, doc, q_doc, passages: list[_Passage] | None) -> bool:
     """Whether the answer gives what one ask of a several-part question asks for: the kind it asks for, or, for
     an open ask ("what are they made of?"), a word of the context clause that answers that ask which the question
-    does not already say (without contexts, an open or yes/no ask counts as given)."""
+    does not already say (without contexts, an open or yes/no ask counts as given). The second half of "... on a
+    day pass and on an annual membership?" asks what the first asks, of its own item: the answer must name the
+    item (a word of the half, by stem) and give the question's kind of answer."""
+    if _SECOND_ITEM.match(ask):
+        kind, dims = expected_kind(q_doc.text)
+        own = stems(_ask_lemmas(ask, q_doc) - _FRAMING)
+        return bool(own & stems(_lemmas(doc) | _words_of(answer))) and (
+            kind in ("open", "yes/no") or bool(_kind_found(kind, dims, answer, doc)))
     kind, dims = expected_kind(ask)
     if _kind_found(kind, dims, answer, doc):
         return True
@@ -744,12 +827,29 @@ def _ask_covered(ask: str, answer: str, doc, q_doc, passages: list[_Passage] | N
     if kind == "yes/no" or not passages:
         return True
     q_words = _lemmas(q_doc) | _words_of(q_doc.text)
-    a_words = (_lemmas(doc) | _words_of(answer)) - q_words - _FRAMING - _value_words(answer)
+    a_words = stems((_lemmas(doc) | _words_of(answer)) - _FRAMING - _value_words(answer)) - stems(q_words | _FRAMING)
     # an ask without words of its own ("and by whom?") asks about what the whole question speaks of
     ask_words = (_ask_lemmas(ask, q_doc) - frozenset(_items_in(ask))) or (q_words - frozenset(_items_in(q_doc.text)))
     ranked = _about_question(ask_words, passages)
     top = ranked[0][0] if ranked else 0.0
-    return any(a_words & lem for score, _, lem in ranked[:_NEAR_MAX] if top > 0 and score >= _NEAR_SHARE * top)
+    return any(a_words & stems(lem) for score, _, lem in ranked[:_NEAR_MAX] if top > 0 and score >= _NEAR_SHARE * top)
+
+
+_COUNTED_KINDS = ("amount", "duration", "frequency", "count")
+
+
+def _asks_covered(asks: list[str], answer: str, doc, q_doc, passages: list[_Passage] | None) -> list[bool]:
+    """Each ask covered or not (:func:`_ask_covered`); two asks for amounts ("How much is contents cover, and
+    what is the single-item limit?") need two amounts: one value answers one of them."""
+    got, seen = [], dict.fromkeys(_COUNTED_KINDS, 0)
+    for ask in asks:
+        covered = _ask_covered(ask, answer, doc, q_doc, passages)
+        kind, dims = expected_kind(ask)
+        if covered and kind in seen and not _SECOND_ITEM.match(ask):
+            seen[kind] += 1
+            covered = len(_kind_found(kind, dims, answer, doc)) >= seen[kind]
+        got.append(covered)
+    return got
 
 
 def coverage_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc,
@@ -770,10 +870,10 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
             return Score(min(1.0, sum(got) / needed), CoverageDetails(
                 against, tuple(_label(p) for p, g in zip(parts, got) if g),
                 tuple(_label(p) for p, g in zip(parts, got) if not g)))
-    asks = [a for a in _ASK_SPLIT.split(question) if a and a.strip()]
+    asks = _asks(question)
     if len(asks) < 2:
         return Score(1.0, CoverageDetails("the question's asks (one)", (question.strip(),), ()))
-    got = [_ask_covered(a, answer, doc, q_doc, passages) for a in asks]
+    got = _asks_covered(asks, answer, doc, q_doc, passages)
     return Score(sum(got) / len(asks), CoverageDetails(
         "the question's asks", tuple(a for a, g in zip(asks, got) if g), tuple(a for a, g in zip(asks, got) if not g)))
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from evalkit.text.tokens import (fold_apostrophes, Tokenizer, RegexTokenizer, NLTKTokenizer, TOKENIZERS, get_tokenizer,
                      word_tokens, stop_words, content_words, ngrams, normalize_ws, snippet, phrase_pattern,
-                     contains_phrase, sentences, is_heading)
+                     contains_phrase, sentences, is_heading, stem, stems)
 from evalkit.text.numbers import Number, extract_numbers, number_keys
 from evalkit.text.dates import DateMention, extract_dates, date_supported, normalize_time, extract_times
 from evalkit.text.names import normalize_entity, find_entity
@@ -34,7 +34,8 @@ from evalkit.text.language import LanguageGuess, detect_language
 
 __all__ = ["fold_apostrophes", "Tokenizer", "RegexTokenizer", "NLTKTokenizer", "TOKENIZERS", "get_tokenizer",
            "word_tokens", "stop_words", "content_words", "ngrams", "normalize_ws", "snippet", "phrase_pattern",
-           "contains_phrase", "sentences", "is_heading", "Number", "extract_numbers", "number_keys", "DateMention",
+           "contains_phrase", "sentences", "is_heading", "stem", "stems", "Number", "extract_numbers", "number_keys",
+           "DateMention",
            "extract_dates", "date_supported", "normalize_time", "extract_times", "normalize_entity", "find_entity",
            "default_lexicons", "declines_to_answer", "AnswerDecision", "decide_answer", "DECISION_COLUMNS",
            "LanguageGuess", "detect_language"]

@@ -63,6 +63,10 @@ _SOURCE_ADJECTIVES = frozenset("available retrieved supplied attached shared abo
 _WH = frozenset("who whom whose what when where why how which whether".split())
 _TOPIC_PREPS = frozenset("about on regarding concerning for of as re into".split())
 _PLACE_PREPS = frozenset("in from within by among inside based with using throughout across".split())
+# "the opening hours aren't listed": a thing said not to be listed, with nothing after it, is the document's
+# silence; "Sundays aren't listed as opening days" and "Breakfast isn't included" say something of it
+_UNLISTED = frozenset({"listed"})
+_NOTHING_AFTER = frozenset("anywhere here there yet either at all currently".split())
 _CONDITIONAL = re.compile(r"^(?:if|when|whenever|unless|once|while|where)\b")
 _QUOTES = "\"“”‘'«»"
 _CONTRACTIONS = ((r"\bcan't\b", "cannot"), (r"\bwon't\b", "will not"), (r"\b(\w+)n't\b", r"\1 not"),
@@ -96,6 +100,7 @@ class _Shapes:
     documents: re.Pattern
     info: frozenset[str]
     silent_source: re.Pattern      # "the documents do not say", "none of the passages mention"
+    silent_rules: re.Pattern       # "the policy doesn't mention it" (not "the policy does not cover floods")
     source_lacks: re.Pattern       # "the context lacks", "the text gives no details", "the passages are silent"
     source_topic: re.Pattern       # "the passages discuss X" (a statement about the documents, not the world)
     cannot: re.Pattern             # "I could not find", "unable to determine"
@@ -144,6 +149,12 @@ def _shapes(ab: dict[str, Any]) -> _Shapes:
             rf"|\b(?:neither|none\s+of\s+(?:the|these|those|our|my|your)|no)\s+(?:\w+\s+)?{doc}\b\s+{adv}"
             rf"|^(?:but|and|yet)\s+(?:does|do|did)\s+not\s+{adv})"
             rf"(?P<verb>{src_verbs})(?:s|es|ed)?\b(?P<rest>.*)$"),
+        # a policy, its terms or a contract is a document that also rules: it is silent only when it does not
+        # say or mention ("does not cover floods", "does not allow pets" are what it rules)
+        silent_rules=re.compile(
+            rf"\b(?:policy|policies|terms|terms\s+and\s+conditions|rules|regulations|contract|agreement)\b{own}"
+            rf"\b(?:does|do|did)\s+not\s+{adv}(?P<verb>mention|say|specify|state|list|detail|indicate|address|"
+            rf"discuss|describe|explain|tell|answer|clarify)(?:s|es|ed)?\b(?P<rest>.*)$"),
         source_lacks=re.compile(
             rf"\b{doc}\b{own}\b(?:(?:is|are|was|were)\s+(?:silent|not\s+specific|not\s+clear|unclear|"
             rf"insufficient|not\s+sufficient|not\s+enough|inconclusive|vague)|says?\s+nothing|lacks?|lacking|"
@@ -157,7 +168,9 @@ def _shapes(ab: dict[str, Any]) -> _Shapes:
         cannot=re.compile(rf"(?:\b{i_we}\s+{adv}{unable}|^(?:but\s+|and\s+|so\s+)?{unable})\s+{adv}(?P<verb>{inability})\b"),
         no_access=re.compile(rf"\b{i_we}\s+{adv}(?:do|did|does|have|had)\s+not\s+{adv}have\s+"
                              rf"(?:(?:any|enough|the|that|this|sufficient|more|specific|further|such|access\s+to|"
-                             rf"relevant|detailed|reliable|those|these|a|an)\s+)*(?:{info}|access)\b|\b{i_we}\s+lack\b"),
+                             rf"relevant|detailed|reliable|those|these|a|an)\s+)*"
+                             # one word naming the information ("fee information", "pricing details")
+                             rf"(?:[a-z-]+\s+)?(?:{info}|access)\b|\b{i_we}\s+lack\b"),
         impossible=re.compile(rf"(?:\b(?:{_alt(ab['impossible'])})\s+(?:for\s+(?:me|us)\s+)?to\s+(?:\w+\s+)?"
                               rf"(?:say|tell|determine|know|answer|confirm|establish|find|identify|infer|conclude|judge|"
                               rf"be\s+sure|give|provide|work\s+out|pinpoint)\b(?P<object>)|\b(?:there\s+is|i\s+have|we\s+have)\s+"
@@ -357,6 +370,8 @@ def _shape(clause: str, words: _AbstentionWords, norm: str, sourced: bool = Fals
             # "the passage does not contain any errors" describes the passage
             if verb not in ("contain", "have") or _names_information(rest, words):
                 return m.group(0)[: m.start("rest") - m.start()].strip()
+    if (m := sh.silent_rules.search(norm)) is not None and not _INSTRUCTION.match(m.group("rest")):
+        return m.group(0)[: m.start("rest") - m.start()].strip()
     if (m := sh.source_lacks.search(norm)) is not None:
         return m.group(0).strip()
     for m in sh.cannot.finditer(norm):
@@ -387,6 +402,8 @@ def _shape(clause: str, words: _AbstentionWords, norm: str, sourced: bool = Fals
         before = norm[: m.start()]
         key = m.group(0)[: m.start("rest") - m.start()].strip()
         points_in = bool(after) and after[0] in _PLACE_PREPS and _after_ok(after, words, topic=False, wh=False)
+        if verb in _UNLISTED and all(w in _NOTHING_AFTER for w in after) and _subject_ok(before, words):
+            return key
         if verb in sh.silent:
             if points_in or (_subject_ok(before, words) and _after_ok(after, words, topic=True, wh=True)):
                 return key

@@ -48,11 +48,19 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
            (re.compile(r"\b(?:three|3)\s+quarters\s+of\s+an\s+hour\b", re.I), "0.75 hours"),
            (re.compile(r"\ba\s+quarter\s+of\s+an\s+hour\b", re.I), "0.25 hours"),
            (re.compile(r"\ba\s+dozen\b", re.I), "12"),
+
+           # "for a week", "within a month", "at most a fortnight": one of the unit (not "twice a year", a rate)
+           (re.compile(r"\b(for|within|in|after|under|over|than|most|least|to|about|around|nearly|almost|only|just)"
+                       r"\s+an?\s+(hour|day|week|fortnight|month|year|minute)\b", re.I), r"\1 1 \2"),
            (re.compile(r"\bonce\b", re.I), "1 times"),
            (re.compile(r"\btwice\b", re.I), "2 times"),
            (re.compile(r"\bthrice\b", re.I), "3 times"),
            (re.compile(r"\b(every|each)\s+(hour|day|week|month|year|quarter|fortnight)\b", re.I), r"\1 1 \2"),
            (re.compile(r"\bper\s+(hour|day|week|month|year)\b", re.I), r"a \1"))
+# read before the number words: "half a million pounds" is £500,000 (text2num reads "a million" alone)
+_FRACTION_OF_SCALE = ((re.compile(r"\bhalf\s+a\s+dozen\b", re.I), "6"),
+                      (re.compile(r"\bhalf\s+an?\s+(million|billion|thousand)\b", re.I), r"0.5 \1"),
+                      (re.compile(r"\ba\s+quarter\s+of\s+an?\s+(million|billion)\b", re.I), r"0.25 \1"))
 _NUMBER = re.compile(r"(?<![\w.,/:-])(?P<cur>[€$£¥])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
                      r"(?![\d/])(?:\s?(?P<scale>thousand|million|billion|trillion)\b|"
                      r"(?<=\d)(?P<cscale>bn|k|m)\b(?![.,]?\w))?")
@@ -65,7 +73,8 @@ _UNIT_AFTER = re.compile(r"^\s?-?(?P<unit>°\s?[CF]\b|(?:degrees?|deg)(?:\s+(?:c
                          r"[^\W\d_][\w°/²³µ]*(?:\s?/\s?[^\W\d_]+)?|%)", re.I)
 _RATE_AFTER = re.compile(r"^\s*(?:times\s+)?(?:a|an|per|each|every)\s+(?:calendar\s+)?(?P<per>hour|day|week|month|year|quarter|"
                          r"fortnight)\b|^\s*times\s+(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b", re.I)
-_UNIT_QUALIFIER = re.compile(r"^\s?(?:calendar|clear|whole|full)\s+(?=(?:days?|weeks?|months?|years?)\b)", re.I)
+_UNIT_QUALIFIER = re.compile(r"^\s?(?:calendar|clear|whole|full|free|extra|additional|further|consecutive)\s+"
+                             r"(?=(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b)", re.I)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.I)
 _RANGE_BETWEEN = re.compile(r"^\s*(?:-|–|—|to|and)\s*$", re.I)
 _AMOUNT_BEFORE = re.compile(r"\d(?:\s?[^\W\d_]+)?\s+$")
@@ -152,6 +161,8 @@ def with_digits(text: str) -> str:
     """``text`` with number words as digits (text2num) and the idioms above rewritten."""
     from text_to_num import alpha2digit
 
+    for pattern, repl in _FRACTION_OF_SCALE:
+        text = pattern.sub(repl, text)
     # text2num would also read the scale of "1.2 million" as a number of its own: keep scales after digits
     protected = re.sub(r"(?<=\d)(\s+)(thousand|million|billion|trillion)\b", lambda m: m.group(1) + "SCALE"
                        + m.group(2).upper(), text, flags=re.I)

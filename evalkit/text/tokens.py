@@ -106,6 +106,33 @@ def stop_words(name: str = "sklearn") -> frozenset[str]:
     raise ValueError(f"unknown stop-word list {name!r}; choose 'sklearn' or 'spacy'")
 
 
+@lru_cache(maxsize=1)
+def _english_stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball (Porter 2) stem of a lower-cased English word: one key for a word's inflections and
+    derivations where the parser's lemma differs ("retries", "retried" and "retry"; "used" and "use").
+
+    >>> stem("retries"), stem("retry"), stem("used")
+    ('retri', 'retri', 'use')
+    """
+    return _english_stemmer().stemWord(word)
+
+
+def stems(words) -> frozenset[str]:
+    """The stems of ``words`` (see :func:`stem`).
+
+    >>> sorted(stems(["failures", "failure", "responds"]))
+    ['failur', 'respond']
+    """
+    return frozenset(stem(w) for w in words)
+
+
 def content_words(text: str | None, min_len: int = 2, stop_list: str = "sklearn") -> list[str]:
     """Lower-cased word tokens that are not stop words and have at least ``min_len`` characters.
 

@@ -42,6 +42,11 @@ def _one(text):
     ("2 years and 6 months", "30 months"),                      # 24 + 6
     ("absences of up to 7 calendar days", "one week"),          # "calendar" qualifies the unit
     ("Three and a half hours.", "210 minutes"),                 # 3.5 * 60
+    ("for at most a fortnight", "2 weeks"),                     # "a fortnight" after "at most": one fortnight
+    ("within a month of purchase", "one month"),
+    ("15 free minutes", "a quarter of an hour"),                # a qualifier between the number and its unit
+    ("Half a million pounds.", "£500,000"),                     # not "half a" and "a million"
+    ("half a dozen", "6"),
 ])
 def test_equal_amounts_read_equal(a, b):
     assert same_amount(_one(a), _one(b))
@@ -148,7 +153,72 @@ def test_answers_question_by_hand(question, answer, value):
     assert answers_question(question, answer, CTX).value == value
 
 
+def test_words_are_matched_by_stem_not_only_by_lemma():
+    # the parser's lemma of "Retries" is "retrie": the question's "retry" finds its clause only by stem ("retri")
+    ctx = ["Retries are only attempted for connection errors and for 502 and 503 responses.",
+           "The timeout applies to each individual request."]
+    assert answers_question("Which failures does the client retry?", "Connection errors and 502 and 503 responses.",
+                            ctx).value == 1.0
+
+
+def test_an_answer_may_give_what_the_clause_after_the_matching_one_says():
+    # the question's words are in the first sentence, the answer's in the two that go on about environment
+    # variables (sharing a word with the clause before); an answer from an unrelated sentence still does not answer
+    ctx = ["Settings for drift can be changed with environment variables named DRIFT_. Environment variables take "
+           "precedence over the settings file, and command-line flags take precedence over both.",
+           "Drift writes its logs to stdout. The file sink rotates logs when they reach 100 MB."]
+    q = "Which drift settings take priority?"
+    assert answers_question(q, "Command-line flags beat environment variables, which beat the settings file.",
+                            ctx).value == 1.0
+    assert answers_question(q, "The file sink rotates logs at 100 MB.", ctx).value == 0.0
+
+
+def test_a_release_number_is_a_word_of_the_question():
+    ctx = ["quickly.Client(timeout=5) creates a reusable client for quickly. Client.get returns a Response.",
+           "Changelog: 3.1.0 removed Python 3.8 support and renamed Client.fetch to Client.get. 3.0.2 fixed a leak."]
+    assert answers_question("What changed in quickly 3.1.0?", "Python 3.8 support was removed, and Client.fetch was "
+                            "renamed.", ctx).value == 1.0
+
+
+def test_one_fabricated_item_of_a_list_is_unsupported():
+    ctx = ["Common side effects include tiredness, dry mouth, headache and dizziness. Stop if you get a rash."]
+    q = "What are the common side effects?"
+    assert unsupported_facts(q, "Tiredness, dry mouth, headache and dizziness.", ctx).value == 0.0
+    s = unsupported_facts(q, "Tiredness, dry mouth, headache, dizziness and weight gain.", ctx)
+    assert s.value > 0 and s.details["unsupported"] == ("list item 'weight gain': not in the contexts: weight, gain",)
+
+
+def test_asks_for_one_thing_and_for_another():
+    ctx = ["Dealing charges: £5.95 per online trade in shares; funds can be bought and sold free of charge."]
+    q = "What are the dealing charges for shares and for funds?"
+    assert question_coverage(q, "£5.95 per online trade.", None, ctx).value == 0.5     # the funds are missing
+    assert question_coverage(q, "£5.95 per trade; funds are free.", None, ctx).value == 1.0
+    assert question_coverage("Is it suitable for adults and for children?", "Yes.", None, ctx).value == 1.0  # one ask
+
+
+def test_each_value_of_an_answer_is_bound_to_the_words_beside_it():
+    ctx = ["A day pass includes rides of up to 30 minutes each. An annual membership costs £90 and includes rides "
+           "of up to 45 minutes."]
+    q = "How long can a ride last on a day pass and on an annual membership?"
+    assert unsupported_facts(q, "30 minutes on a day pass and 45 minutes with the membership.", ctx).value == 0.0
+    # swapped: the day pass's 30 minutes given to the membership is unsupported (the 45 minutes given to the day
+    # pass is not caught: the membership's clause may continue the day pass's sentence before it)
+    s = unsupported_facts(q, "45 minutes on a day pass and 30 minutes with the membership.", ctx)
+    assert s.value > 0 and s.details["unsupported"][0].startswith("amount '30 minutes'")
+    assert question_coverage(q, "30 minutes on a day pass and 45 minutes with the membership.", None, ctx).value == 1.0
+    assert question_coverage(q, "Up to 30 minutes.", None, ctx).value == 0.5         # the membership is missing
+
+
+def test_two_asks_for_amounts_need_two_amounts():
+    ctx = ["Contents cover pays up to £60,000, with a single-item limit of £2,500."]
+    q = "How much is contents cover, and what is the single-item limit?"
+    assert question_coverage(q, "Up to £60,000.", None, ctx).value == 0.5
+    assert question_coverage(q, "Up to £60,000, with £2,500 for any single item.", None, ctx).value == 1.0
+
+
 def test_expected_kinds():
+    assert [expected_kind(q)[0] for q in ("Were both bands formed in New Jersey?", "Was it issued in 2020?",
+                                          "Had he left by then?")] == ["yes/no"] * 3
     assert [expected_kind(q)[0] for q in ("How many filters?", "When was it issued?", "Who repairs it?",
                                           "Where is the service centre?", "Can I use it abroad?",
                                           "What is the return policy?")] == \
@@ -327,7 +397,7 @@ def _evalkit_verdicts(rows):
     return res["verdict"].tolist()
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.84), ("heldout", 0.79)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.86), ("heldout", 0.80)])
 def test_golden_verdicts_agree_with_careful_readers(split, floor):
     """The evalkit profile's agreement with the careful reader, measured: issue #38's target is 0.85 on the
     held-out third; this floor is the level reached so far (a drop fails), not the target."""
