@@ -282,6 +282,13 @@ def read_quantities(text: str | None) -> list[Quantity]:
     """
     if not text:
         return []
+    return list(_read_quantities(text))
+
+
+@lru_cache(maxsize=16384)
+def _read_quantities(text: str) -> tuple[Quantity, ...]:
+    """:func:`read_quantities`, cached by text: the checks of one row read the same answer, question and context
+    clauses again (a pure function of the string; each caller gets its own list)."""
     from evalkit.text.dates import extract_dates
 
     t = with_digits(text)
@@ -301,7 +308,7 @@ def read_quantities(text: str | None) -> list[Quantity]:
     # "monthly" is a rate of its own; after an amount ("3 times daily", "0.15 kg daily") it only says per what
     out += [_rate(1.0, _ADVERB_RATES[a.group(1).lower()], True, a.group(1)) for a in _ADVERB.finditer(t)
             if not _AMOUNT_BEFORE.search(t[:a.start()])]
-    return out
+    return tuple(out)
 
 
 def same_amount(a: Quantity, b: Quantity, rel_tol: float = 0.005) -> bool:
