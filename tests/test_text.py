@@ -203,3 +203,28 @@ def test_declining_lists_are_arguments():
     assert declines_to_answer("No comment.", phrases=["no comment"]) == (True, ["no comment"])
     assert declines_to_answer("I don't know.", phrases=["no comment"]) == (False, [])
     assert declines_to_answer("N/A", short_tokens=[]) == (False, [])
+
+
+def test_stems_are_right_from_threads_scoring_side_by_side():
+    """A Snowball stemmer object keeps the word it works on: one shared by threads (``aevaluate``, a threaded
+    Dask worker) raised IndexError or returned another word's stem. Each thread has its own; with a thread switch
+    forced every microsecond, eight threads get what one thread gets."""
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    import snowballstemmer
+
+    from evalkit.text.tokens import stem
+
+    words = [w + "x" * (i % 13) + "ing" for i, w in enumerate(["running", "retries", "generalizations"] * 3000)]
+    expected = [snowballstemmer.stemmer("english").stemWord(w) for w in words]
+    stem.cache_clear()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(stem, words))
+    finally:
+        sys.setswitchinterval(interval)
+        stem.cache_clear()
+    assert got == expected

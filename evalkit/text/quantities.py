@@ -48,7 +48,6 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
            (re.compile(r"\b(?:three|3)\s+quarters\s+of\s+an\s+hour\b", re.I), "0.75 hours"),
            (re.compile(r"\ba\s+quarter\s+of\s+an\s+hour\b", re.I), "0.25 hours"),
            (re.compile(r"\ba\s+dozen\b", re.I), "12"),
-
            # "for a week", "within a month", "at most a fortnight": one of the unit (not "twice a year", a rate)
            (re.compile(r"\b(for|within|in|after|under|over|than|most|least|to|about|around|nearly|almost|only|just)"
                        r"\s+an?\s+(hour|day|week|fortnight|month|year|minute)\b", re.I), r"\1 1 \2"),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from typing import Protocol
 
@@ -106,11 +107,18 @@ def stop_words(name: str = "sklearn") -> frozenset[str]:
     raise ValueError(f"unknown stop-word list {name!r}; choose 'sklearn' or 'spacy'")
 
 
-@lru_cache(maxsize=1)
-def _english_stemmer():
-    import snowballstemmer
+_PER_THREAD = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _english_stemmer():
+    """This thread's Snowball stemmer: a stemmer object keeps the word it is working on, so threads scoring side
+    by side (``aevaluate``, a threaded Dask worker) must not share one."""
+    stemmer = getattr(_PER_THREAD, "stemmer", None)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = _PER_THREAD.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 @lru_cache(maxsize=65536)
