@@ -753,12 +753,12 @@ def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[lis
     """The parts of a reference an answer must state: its amounts, dates and names not already in the question,
     else its content words not in the question."""
     q_amounts = read_quantities(question)
-    parts: list[Any] = [q for q in read_quantities(reference) if not q.clock and not any(same_amount(q, x) for x in q_amounts)
-                        and not (q.dimension == "count" and q.magnitude <= 1)]
+    parts: list[Any] = [q for q in _reference_amounts(reference) if not any(
+        same_amount(x, y) for x in (q.options if isinstance(q, _Either) else (q,)) for y in q_amounts)]
     parts += [d for d in extract_dates(reference, day_month=True) if not find_entity(d.text, question)]
     q_times = {t for t, _, _ in _times(question)}
     parts += [_Clock(t, reference[a:b]) for t, a, b in _times(reference) if t not in q_times]
-    amount_text = " ".join(q.text for q in parts if isinstance(q, Quantity))
+    amount_text = " ".join(q.text for q in parts if isinstance(q, (Quantity, _Either)))
     parts += [e.text for e in ref_doc.ents if e.label_ in _NAME_LABELS and not find_entity(e.text, question)
               and e.text not in amount_text]  # "MB" of "100 MB" is the amount's unit, not a name
     if parts:
@@ -766,7 +766,42 @@ def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[lis
     return sorted(_lemmas(ref_doc) - _lemmas(q_doc) - _FRAMING), "the reference's content words"
 
 
+@dataclass(frozen=True)
+class _Either:
+    """An amount of a reference given with another form of it in brackets ("0.35% a year (£350)"): either states
+    it."""
+
+    options: tuple[Quantity, ...]
+
+    @property
+    def text(self) -> str:
+        return " or ".join(q.text for q in self.options)
+
+
+_BRACKETS = re.compile(r"\(([^()]*)\)")
+
+
+def _reference_amounts(reference: str) -> list[Any]:
+    """The reference's amounts an answer must state (no clock times, no "one"); an amount followed by amounts in
+    brackets is one part with those forms (:class:`_Either`)."""
+    def kept(qs):
+        return [q for q in qs if not q.clock and not (q.dimension == "count" and q.magnitude <= 1)]
+
+    out: list[Any] = []
+    start = 0
+    for m in _BRACKETS.finditer(reference):
+        before, inside = kept(read_quantities(reference[start:m.start()])), kept(read_quantities(m.group(1)))
+        if before and inside:
+            out += before[:-1] + [_Either((before[-1], *inside))]
+        else:
+            out += before + inside
+        start = m.end()
+    return out + kept(read_quantities(reference[start:]))
+
+
 def _part_in(part: Any, answer: str, a_amounts: list[Quantity], a_lemmas: frozenset[str]) -> bool:
+    if isinstance(part, _Either):
+        return any(_part_in(q, answer, a_amounts, a_lemmas) for q in part.options)
     if isinstance(part, _Clock):
         return part.key in {t for t, _, _ in _times(answer)}
     if isinstance(part, Quantity):

@@ -50,7 +50,8 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
            (re.compile(r"\ba\s+dozen\b", re.I), "12"),
            # "for a week", "within a month", "at most a fortnight": one of the unit (not "twice a year", a rate)
            (re.compile(r"\b(for|within|in|after|under|over|than|most|least|to|about|around|nearly|almost|only|just)"
-                       r"\s+an?\s+(hour|day|week|fortnight|month|year|minute)\b", re.I), r"\1 1 \2"),
+                       r"\s+an?\s+(?:(?:rolling|calendar|full|whole|single)\s+)?(hour|day|week|fortnight|month|year|"
+                       r"minute)\b", re.I), r"\1 1 \2"),
            (re.compile(r"\bonce\b", re.I), "1 times"),
            (re.compile(r"\btwice\b", re.I), "2 times"),
            (re.compile(r"\bthrice\b", re.I), "3 times"),

@@ -47,6 +47,7 @@ def _one(text):
     ("15 free minutes", "a quarter of an hour"),                # a qualifier between the number and its unit
     ("Half a million pounds.", "£500,000"),                     # not "half a" and "a million"
     ("half a dozen", "6"),
+    ("in a rolling year", "12 months"),                         # a qualifier between "a" and the unit
 ])
 def test_equal_amounts_read_equal(a, b):
     assert same_amount(_one(a), _one(b))
@@ -207,6 +208,15 @@ def test_each_value_of_an_answer_is_bound_to_the_words_beside_it():
     assert s.value > 0 and s.details["unsupported"][0].startswith("amount '30 minutes'")
     assert question_coverage(q, "30 minutes on a day pass and 45 minutes with the membership.", None, ctx).value == 1.0
     assert question_coverage(q, "Up to 30 minutes.", None, ctx).value == 0.5         # the membership is missing
+
+
+def test_an_amount_of_a_reference_with_another_form_in_brackets_is_one_part():
+    q, ref = "What is the platform fee on a £100,000 portfolio?", "0.35% a year (£350)."
+    assert question_coverage(q, "0.35% a year.", ref).value == 1.0     # either form states it
+    assert question_coverage(q, "£350 a year.", ref).value == 1.0
+    assert question_coverage(q, "£5 a month.", ref).value == 0.0
+    # two amounts not in brackets stay two parts: one of them covers half
+    assert question_coverage(q, "0.35% a year.", "0.35% a year, at most £350.").value == 0.5
 
 
 def test_two_asks_for_amounts_need_two_amounts():
@@ -397,7 +407,7 @@ def _evalkit_verdicts(rows):
     return res["verdict"].tolist()
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.86), ("heldout", 0.80)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.87), ("heldout", 0.80)])
 def test_golden_verdicts_agree_with_careful_readers(split, floor):
     """The evalkit profile's agreement with the careful reader, measured: issue #38's target is 0.85 on the
     held-out third; this floor is the level reached so far (a drop fails), not the target."""
