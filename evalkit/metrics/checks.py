@@ -138,6 +138,10 @@ class _Passage:
     dates: list[list[tuple]]
     times: list[list[tuple[int, int]]]
     positions: dict[str, list[int]] = field(default_factory=dict)  # word (lemma and form) -> token indices
+    # read once for the question's every ask: each clause's stems, and its words with the clauses that go on
+    # about it (see :func:`_continued`)
+    clause_stems: list[frozenset[str]] = field(default_factory=list)
+    continued: list[frozenset[str]] = field(default_factory=list)
 
 
 def _items_in(text: str) -> list[str]:
@@ -252,6 +256,8 @@ def _read_passage(text: str, nlp) -> _Passage:
             p.dates.append(_range_year([d.key for d in extract_dates(part, day_month=True)]))
             p.times.append([t for t, _, _ in _times(part)])
             p.clause_names.append(carried_names)
+    p.clause_stems = [stems(lem) for lem in p.clause_lemmas]
+    p.continued = _continued(p)
     return p
 
 
@@ -620,8 +626,8 @@ def _about_question(q_words: frozenset[str], passages: list[_Passage]) -> list[t
     more), most first, with its words; the best clause's words are given with those of the clauses that continue
     it (see :func:`_continued`), the others' alone (a clause that merely names the product must not reach the
     sentences after it)."""
-    clauses = [(c, lem, ext) for p in passages for c, lem, ext in zip(p.clauses, p.clause_lemmas, _continued(p))]
-    clause_stems = [stems(lem) for _, lem, _ in clauses]
+    clauses = [(c, lem, ext) for p in passages for c, lem, ext in zip(p.clauses, p.clause_lemmas, p.continued)]
+    clause_stems = [st for p in passages for st in p.clause_stems]
     df: dict[str, int] = {}
     for st in clause_stems:
         for w in st:
@@ -642,7 +648,7 @@ def _continued(p: _Passage) -> list[frozenset[str]]:
     the one before it, up to two ("Settings can be overridden with environment variables. Environment variables
     take precedence over the config file, and command-line flags take precedence over both."): an answer often
     gives what the clause after the one matching the question says."""
-    own = [stems(lem - frozenset(_items_in(c))) for c, lem in zip(p.clauses, p.clause_lemmas)]
+    own = [st - stems(_items_in(c)) for c, st in zip(p.clauses, p.clause_stems)]
     out = []
     for i, lem in enumerate(p.clause_lemmas):
         words, j = lem, i
@@ -833,11 +839,11 @@ _PER_TIME = "1 / [time]"  # a rate's dimension ("three times a year")
 _PARAPHRASE_SHARE = 0.75
 _NEAR_SHARE, _NEAR_MAX = 0.5, 4  # the context clauses taken to answer a question: within this share of the best
 # "... for shares and for funds?", "... on a day pass and on an annual membership?": one ask per preposition
-_FOR_EACH = re.compile(r"^(?P<first>.*\b(?P<prep>for|on|in|at|with|from|by)(?:\s+[\w'-]+){1,3})\s+and\s+"
+_ITEM_PREPS = "for|on|in|at|with|from|by"
+_FOR_EACH = re.compile(rf"^(?P<first>.*\b(?P<prep>{_ITEM_PREPS})(?:\s+[\w'-]+){{1,3}})\s+and\s+"
                        r"(?P<second>(?P=prep)\s.*)$", re.I)
 # the second half of a "for X and for Y" question: a preposition and its item, no question word of its own
-_SECOND_ITEM = re.compile(r"^\s*(?:for|on|in|at|with|from|by)\s+(?!(?:how|what|when|where|which|who|whom|whose)\b)",
-                          re.I)
+_SECOND_ITEM = re.compile(rf"^\s*(?:{_ITEM_PREPS})\s+(?!(?:how|what|when|where|which|who|whom|whose)\b)", re.I)
 # "..., and how many?", "..., and for how long ...?", "..., and by whom?"
 _ASK_SPLIT = re.compile(r"\?\s+|\s*,?\s+and\s+(?=(?:(?:for|by|from|in|at|to|with|on|until)\s+)?"
                         r"(?:how|what|when|where|which|who|whom|whether|is|are|can|does|do)\b)", re.I)
