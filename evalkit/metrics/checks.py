@@ -49,6 +49,11 @@ _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.]*\d)")
 _TIME_UNITS = ("hour", "minute", "day", "week", "month", "year")
 _VALUE_CUT = re.compile(r"(?<![\d%])" + "".join(rf"(?<!\b{u})(?<!\b{u}s)" for u in _TIME_UNITS)
                         + r"\s+and\s+(?=[£€$¥]?\d)")
+# a context clause giving one price per item ("adult tickets cost £12 and concession tickets £9"): each price is
+# about the words before it; a price right after "and" is a list ("£12 and £9"), and other values stay in one
+# clause ("opened in 1947 and operated until 1971": the clause speaks of both)
+_CONTEXT_PRICE_CUT = re.compile(r"(?<=\d)\s+and\s+(?=[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,3}\s+[£€$¥]\d)")
+_PRICE_BEFORE = re.compile(r"[£€$¥]\d[\d,.]*$")
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP", "EVENT", "WORK_OF_ART", "LAW"})
 # verbal negation and its imperative forms ("Do not use", "Never", "Avoid alcohol"); "no more than three" is a
 # limit, not a denial, so a bare "no" is not among them
@@ -142,6 +147,9 @@ class _Passage:
     # about it (see :func:`_continued`)
     clause_stems: list[frozenset[str]] = field(default_factory=list)
     continued: list[frozenset[str]] = field(default_factory=list)
+    # the words of the clause before each one that it may continue: none for the first clause, nor for the second
+    # value of "adult tickets cost £12 and concession tickets £9" (a contrast, not a continuation)
+    before: list[frozenset[str]] = field(default_factory=list)
 
 
 def _items_in(text: str) -> list[str]:
@@ -181,9 +189,19 @@ def _sibling(wanted: frozenset[str], named: frozenset[str]) -> str | None:
             return None
     for w in sorted(wanted):  # sorted: the same sibling named in every run, whatever the hash seed
         for n in sorted(named):
-            if " " in w and " " in n and w.split()[0] == n.split()[0] and not (w in n or n in w):
+            if " " in w and " " in n and _same_family(w, n) and not (w in n or n in w):
                 return n
     return None
+
+
+def _same_family(a: str, b: str) -> bool:
+    """Two names of one family: the same first word ("pawplus adult", "pawplus puppy"), or the same words but the
+    number ("fibre 500", "brightwave fibre 150": one's words among the other's, the numbers not the same)."""
+    if a.split()[0] == b.split()[0]:
+        return True
+    words = [{w for w in x.split() if not w[0].isdigit()} for x in (a, b)]
+    numbers = [{w for w in x.split() if w[0].isdigit()} for x in (a, b)]
+    return all(words) and all(numbers) and (words[0] <= words[1] or words[1] <= words[0]) and numbers[0] != numbers[1]
 
 
 def _norm(item: str) -> str:
@@ -230,6 +248,23 @@ def _clause_spans(sent_doc, parts: list[str]) -> list:
     return out
 
 
+def _context_clauses(sentence: str) -> tuple[list[str], list[bool]]:
+    """A context sentence's clauses, each with whether it is the second value of a contrast ("... £12 and
+    concession tickets £9")."""
+    parts: list[str] = []
+    contrasted: list[bool] = []
+    for c in (c for c in _CLAUSE_CUT.split(sentence) if c and c.strip()):
+        values, start = [], 0
+        for m in _CONTEXT_PRICE_CUT.finditer(c):
+            if _PRICE_BEFORE.search(c[start:m.start()]):
+                values.append(c[start:m.start()])
+                start = m.end()
+        values.append(c[start:])
+        parts += values
+        contrasted += [False] + [True] * (len(values) - 1)
+    return parts, contrasted
+
+
 def _read_passage(text: str, nlp) -> _Passage:
     sents = sentences(text) or [text]
     docs = nlp.parse_contexts(sents)
@@ -245,8 +280,9 @@ def _read_passage(text: str, nlp) -> _Passage:
     carried: list[str] = []
     carried_names: frozenset[str] = frozenset()
     for s, sent_doc in zip(sents, docs):
-        parts = [c for c in _CLAUSE_CUT.split(s) if c and c.strip()]
-        for part, doc in zip(parts, _clause_spans(sent_doc, parts)):
+        parts, contrasted = _context_clauses(s)
+        for part, doc, contrast in zip(parts, _clause_spans(sent_doc, parts), contrasted):
+            p.before.append(frozenset() if contrast or not p.clause_lemmas else p.clause_lemmas[-1])
             items = _items_in(part)
             carried = items or carried
             carried_names = _names_in(part) or carried_names
@@ -298,7 +334,10 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
 
     best = max(matches, key=about)
     rival = max(rivals, key=about, default=None)
-    if rival is not None and about(best) < about(rival):  # it may continue the clause before it
+    # it may continue the clause before it; when that clause is the rival, only if it says something itself of
+    # what the answer or the question speaks of ("Engineer visits are free on weekdays; a Saturday appointment
+    # costs £25": the £25 is the price of a Saturday visit, and says nothing of a weekday one)
+    if rival is not None and about(best) < about(rival) and (rival != best - 1 or (own | question) & lemmas[best]):
         lemmas[best] = lemmas[best] | prev[best]
     if rival is None or about(best) >= about(rival):
         return Fact(kind, text, True, "stated in the context", clauses[best])
@@ -315,6 +354,16 @@ def _listed_count(q: Quantity, answer: str) -> bool:
     return len(items) == int(q.magnitude)
 
 
+def _months_in_days(q: Quantity, a: Quantity) -> bool:
+    """A number of months said in days, a month being 30 or 31 of them ("within a month" for "within 30 days";
+    pint's month is 30.44 days, so the plain comparison misses both)."""
+    unit = {x: x.text.split()[-1].lower().rstrip("s") for x in (q, a)}
+    months, days = (q, a) if unit[q] == "month" else (a, q)
+    if unit[months] != "month" or unit[days] != "day" or months.written is None or days.written is None:
+        return False
+    return 30 * months.written <= days.written <= 31 * months.written
+
+
 def _same(q: Quantity, a: Quantity) -> bool:
     """Equal amounts; a count equals a count or a percentage of its number, or a clock time's hour, and an amount
     with a unit the same number without one ("10 seconds" for "timeout=10.0")."""
@@ -327,8 +376,17 @@ def _same(q: Quantity, a: Quantity) -> bool:
         return rate.written is None and math.isclose(duration.magnitude * rate.magnitude, 1.0, rel_tol=0.005)
     if q.dimension == "[time]" and a.dimension == "count" and not a.clock and a.magnitude == q.magnitude:
         return True  # "10,000 milliseconds" for "timeout=10.0": a bare number of seconds
+    if q.dimension == a.dimension == "[time]" and _months_in_days(q, a):
+        return True
+    if {q.dimension, a.dimension} == {"[time]", "[working_time]"}:  # "10 days" for "10 working days"
+        return q.written == a.written and q.text.split()[-1].rstrip("s") == a.text.split()[-1].rstrip("s")
     return same_amount(q, a) or (not a.clock and a.dimension in ("count", "%")
                                  and a.magnitude == (q.magnitude if q.dimension == "count" else q.written))
+
+
+# a clause giving a price of nothing ("Engineer visits are free on weekdays"): a rival of every price
+_FREE = re.compile(r"\bfree(?:\s+of\s+charge)?\b(?!-)|\bno\s+charge\b|\bat\s+no\s+(?:extra\s+)?cost\b", re.I)
+_CURRENCIES = frozenset({"EUR", "USD", "GBP", "CHF", "SEK", "NOK", "DKK", "JPY"})
 
 
 def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> list[Fact]:
@@ -342,7 +400,8 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> lis
             continue
         matches = [i for i, found in enumerate(amounts) if any(_same(q, a) for a in found)]
         rivals = [i for i, found in enumerate(amounts) if i not in matches
-                  and any(a.dimension == q.dimension and not _same(q, a) for a in found)]
+                  and (any(a.dimension == q.dimension and not _same(q, a) for a in found)
+                       or (q.dimension in _CURRENCIES and _FREE.search(clauses[i]) is not None))]
         out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "amount", q.text))
     return out
 
@@ -469,8 +528,9 @@ def _clauses(doc) -> list:
 def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
     out, known_stems = [], stems(known)  # "use" of the answer is "used" of the context
     for clause in _clauses(doc):
+        units = _unit_words(clause.text)  # "fortnight" of "a fortnight": the amount's own word, checked as one
         words = [t for t in clause if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop and len(t) > 2
-                 and t.lemma_.lower() not in _FRAMING and not t.ent_type_]
+                 and t.lemma_.lower() not in _FRAMING and not t.ent_type_ and t.lower_ not in units]
         novel = sorted({t.lemma_.lower() for t in words if t.lemma_.lower() not in known
                         and t.lower_ not in known and stem(t.lower_) not in known_stems})
         if not words:
@@ -506,16 +566,20 @@ def _list_item_facts(clause: str, known: frozenset[str], known_stems: frozenset[
     return out
 
 
-_SPOKEN_TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s+(?:o'clock\s+)?in the (morning|afternoon|evening)\b", re.I)
+_SPOKEN_TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s+(?:o'clock\s+)?(?:in the (morning|afternoon|evening)|at (night))\b",
+                          re.I)
 
 
 def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
     """Clock times as :func:`evalkit.text.extract_times` reads them ("9am", "18:30"), and spoken ("4 in the
-    afternoon" = 16:00), each ``((hour, minute), start, end)``."""
+    afternoon" = 16:00, "8 at night" = 20:00, "12 at night" = 00:00), each ``((hour, minute), start, end)``."""
     out = list(extract_times(text))
     for m in _SPOKEN_TIME.finditer(text):
         hour, minute = int(m.group(1)), int(m.group(2) or 0)
-        hour += 12 if m.group(3).lower() != "morning" and hour < 12 else 0
+        if m.group(4):  # at night: the evening's hours, and midnight
+            hour = 0 if hour == 12 else hour + 12 if 6 <= hour < 12 else hour
+        else:
+            hour += 12 if m.group(3).lower() != "morning" and hour < 12 else 0
         if hour < 24 and minute < 60 and not any(a <= m.start() < b for _, a, b in out):
             out.append(((hour, minute), m.start(), m.end()))
     return sorted(out, key=lambda x: x[1])
@@ -544,7 +608,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
                               re.findall(r"[a-z]+", contexts_text.lower()))
     ctx = tuple([x for p in passages for x in getattr(p, name)] for name in ("clauses", "clause_lemmas", "amounts",
                                                                                 "dates", "clause_names", "times"))
-    ctx += ([x for p in passages for x in [frozenset()] + p.clause_lemmas[:-1]],)  # each clause's predecessor
+    ctx += ([x for p in passages for x in p.before],)  # the clause before each that it may continue
     q_amounts = read_quantities(question)
     facts: list[Fact] = []
     for sent in doc.sents:
@@ -574,9 +638,11 @@ def _fact_score(facts: list[Fact]) -> Score:
 # ---------------------------------------------------------------------------------------------------------
 # answers_question
 _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensions that kind accepts)
+    # a question opening with its verb asks yes or no, whatever it speaks of ("Do under-16s pay?")
+    (r"^\s*(?:can|could|is|are|was|were|does|do|did|will|would|should|may|might|must|has|have|had)\b", "yes/no", None),
     (r"\bhow many\b", "count", None),
     (r"\bhow often\b|\bhow frequently\b|\bfrequency\b", "frequency", ("1/s",)),
-    (r"\bhow long\b|\bduration\b|\bhow much time\b|\bhow soon\b", "duration", ("s", "m")),
+    (r"\bhow long\b|\bduration\b|\bhow much time\b|\bhow soon\b", "duration", ("s", "m", "working_day")),
     (r"\bwhen\b|\bwhat (?:date|day|year|month|time)\b|\bwhich (?:date|day|year|month)\b|\bdeadline\b", "date",
      ("s",)),
     (r"\bvoltage\b|\bvolts?\b", "amount", ("V",)),
@@ -585,7 +651,6 @@ _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensio
      r"\bhold\b|\bpower\b|\bwattage\b|\bsize\b|\blimit\b|\bmaximum\b|\bminimum\b", "amount", None),
     (r"\bwho(?:m)?\b|\bwhich (?:company|person|firm|bank|provider)\b", "name", None),
     (r"\bwhere\b", "place", None),
-    (r"^\s*(?:can|could|is|are|was|were|does|do|did|will|would|should|may|might|must|has|have|had)\b", "yes/no", None),
 )
 
 

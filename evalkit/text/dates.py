@@ -1,6 +1,7 @@
 """The one date and time normaliser."""
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 
@@ -31,6 +32,8 @@ _DATE_PATTERNS = [
 _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?!,?\s*\d)|"
                         r"\b(?P<day2>1[3-9]|2\d|3[01])/(?P<mon2>0?[1-9]|1[0-2])/(?P<year2>\d{4})\b", re.I)
 # (the second form: a day-first "24/05/2024", read only where the day cannot be a month)
+# "the end of June 2024" is 30 June 2024 (read only where asked, as above)
+_END_OF = re.compile(rf"\b(?:the\s+)?end\s+of\s+{_MON}(?:,?\s+{_YEAR})?\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,13 @@ def _month(s: str) -> int | None:
     return _MONTHS.get(s.lower().rstrip("."))
 
 
+def _last_day(pat: re.Pattern, mon: int | None, year: str | None) -> int | None:
+    """The day "the end of <month>" names: the month's last (February's only with its year)."""
+    if pat is not _END_OF or mon is None or (mon == 2 and year is None):
+        return None
+    return calendar.monthrange(int(year) if year else 2001, mon)[1]
+
+
 def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMention]:
     """Calendar dates in ``text``: ISO, "March 3, 2021", "3 March 2021", "3/15/2021",
     "March 2021", "March 3" and bare years 1500-2099, and with ``day_month`` also "31 March"
@@ -72,12 +82,14 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
     [(2021, 3, None), (2021, 3, 3), (2021, 3, 3)]
     >>> [d.key for d in extract_dates("use them by 31 March", day_month=True)], extract_dates("by 31 March")
     ([(None, 3, 31)], [])
+    >>> [d.key for d in extract_dates("They expire at the end of June 2024.", day_month=True)]
+    [(2024, 6, 30)]
     """
     if not text:
         return []
     taken: list[tuple[int, int]] = []
     out: list[DateMention] = []
-    for pat in _DATE_PATTERNS:
+    for pat in ([_END_OF] if day_month else []) + _DATE_PATTERNS:
         if pat is None:
             if not day_month:
                 continue
@@ -89,7 +101,7 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
             mon = _month(g["mon"]) if g.get("mon") else None
             if g.get("mon") and mon is None:
                 continue
-            day = int(g["day"]) if g.get("day") else None
+            day = int(g["day"]) if g.get("day") else _last_day(pat, mon, g.get("year"))
             if day is not None and not 1 <= day <= 31:
                 continue
             # "may" is also a modal verb: only accept it with a day or a year

@@ -10,6 +10,10 @@ of conversions lives here. What pint does not do is read here, each a rule with 
   "monthly" = 1 / month, so "twice a year" equals "every six months";
 * idioms pint and text2num leave alone: "an hour and a half" = 1.5 hour, "half an hour" = 0.5 hour,
   "a dozen" = 12, "once" / "twice" / "three times" = 1 / 2 / 3 times;
+* "55p" and "55 pence" are £0.55; "US$40" is $40; "1½ hours" is 1.5 hours; "2 wks", "3 mths" are weeks and
+  months (pint reads "mths" as millithou); "a couple of days" is 2 days, "every other day" every 2 days;
+* a working day is a time of its own: "10 working days" = "two working weeks", not 10 calendar days;
+* a four-digit number before a unit is an amount, not a year ("1500 ml", "2000 euros");
 * a clock time is no amount: "2 pm" and "14:00" are times of day, so "two workshops" is not "2 pm";
 * a number without a unit is a count, compared with counts only; a year inside a date is not a count.
 
@@ -35,7 +39,13 @@ _NOT_UNITS = frozenset("a an and as at by do for from in is it of on or per the 
 _CURRENCY = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "eur": "EUR", "euro": "EUR", "euros": "EUR",
              "usd": "USD", "dollar": "USD", "dollars": "USD", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
              "chf": "CHF", "francs": "CHF", "sek": "SEK", "kronor": "SEK", "nok": "NOK", "dkk": "DKK",
-             "jpy": "JPY", "yen": "JPY", "cents": "EUR/100"}
+             "jpy": "JPY", "yen": "JPY", "cents": "EUR/100", "bucks": "USD", "quid": "GBP", "pence": "GBP/100", "p": "GBP/100"}
+# a currency's hundredth part, read as the currency: "55p" and "55 pence" are £0.55 (cents stay apart: euro or
+# dollar cents, the text rarely says which)
+_HUNDREDTHS = {"GBP/100": "GBP"}
+# unit words pint reads as another unit, or not at all: "2 mths" is no millithou, "3 kilos" no kiloseconds
+_UNIT_WORDS = {"wk": "week", "wks": "week", "mo": "month", "mos": "month", "mth": "month", "mths": "month",
+               "kilo": "kilogram", "kilos": "kilogram"}
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "bn": 1e9}
 _ADVERB_RATES = {"hourly": "hour", "daily": "day", "weekly": "week", "fortnightly": "fortnight",
                  "monthly": "month", "quarterly": "quarter", "annually": "year", "yearly": "year"}
@@ -48,10 +58,20 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
            (re.compile(r"\b(?:three|3)\s+quarters\s+of\s+an\s+hour\b", re.I), "0.75 hours"),
            (re.compile(r"\ba\s+quarter\s+of\s+an\s+hour\b", re.I), "0.25 hours"),
            (re.compile(r"\ba\s+dozen\b", re.I), "12"),
+           (re.compile(r"\ba\s+couple\s+of\b", re.I), "2"),
+           (re.compile(r"\b7\s+days\s+a\s+week\b", re.I), "every day"),  # open "seven days a week": daily
+           # "every other day" is every 2 days
+           (re.compile(r"\b(every|each)\s+other\s+(hour|day|week|month|year)\b", re.I), r"\1 2 \2s"),
+           (re.compile(r"\bhalf\s+an?\s+(kilo(?:gram|gramme)?|litre|liter|metre|meter|mile|kilometre|kilometer)\b",
+                       re.I), r"0.5 \1"),
            # "for a week", "within a month", "at most a fortnight": one of the unit (not "twice a year", a rate)
            (re.compile(r"\b(for|within|in|after|under|over|than|most|least|to|about|around|nearly|almost|only|just)"
                        r"\s+an?\s+(?:(?:rolling|calendar|full|whole|single)\s+)?(hour|day|week|fortnight|month|year|"
                        r"minute)\b", re.I), r"\1 1 \2"),
+           # an answer opening with the duration: "A year from purchase.", "A fortnight in advance." (not "A day pass")
+           (re.compile(r"(?:^|(?<=[.!?:;]\s))an?\s+(?:(?:rolling|calendar|full|whole|single)\s+)?(hour|day|week|fortnight|"
+                       r"month|year|minute)\b(?=\s*(?:[.,;:!?]|$|(?:from|of|after|before|in|ahead|later|ago|to|until|"
+                       r"at|with|on|or so)\b))", re.I), r"1 \1"),
            (re.compile(r"\bonce\b", re.I), "1 times"),
            (re.compile(r"\btwice\b", re.I), "2 times"),
            (re.compile(r"\bthrice\b", re.I), "3 times"),
@@ -61,11 +81,12 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
 _FRACTION_OF_SCALE = ((re.compile(r"\bhalf\s+a\s+dozen\b", re.I), "6"),
                       (re.compile(r"\bhalf\s+an?\s+(million|billion|thousand)\b", re.I), r"0.5 \1"),
                       (re.compile(r"\ba\s+quarter\s+of\s+an?\s+(million|billion)\b", re.I), r"0.25 \1"))
+_VULGAR = {"½": 0.5, "¼": 0.25, "¾": 0.75}
 _NUMBER = re.compile(r"(?<![\w.,/:-])(?P<cur>[€$£¥])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
                      r"(?![\d/])(?:\s?(?P<scale>thousand|million|billion|trillion)\b|"
                      r"(?<=\d)(?P<cscale>bn|k|m)\b(?![.,]?\w))?")
 _CODE_BEFORE = re.compile(r"\b(?P<code>EUR|USD|GBP|CHF|SEK|NOK|DKK|JPY)\s?$")
-_CLOCK = re.compile(r"^\s?(?:[ap]\.?m\.?(?!\w)|o'clock|h\b|in the (?:morning|afternoon|evening)\b)|^:\d\d", re.I)
+_CLOCK = re.compile(r"^\s?(?:[ap]\.?m\.?(?!\w)|o'clock|h\b|in the (?:morning|afternoon|evening)\b|at night\b)|^:\d\d", re.I)
 _MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*")
 _DAY_OF_MONTH = re.compile(r"^(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b|^(?:st|nd|rd|th)\b", re.I)
 _MONTH_BEFORE = re.compile(r"\b" + _MONTH + r"\.?\s+$", re.I)
@@ -75,10 +96,12 @@ _RATE_AFTER = re.compile(r"^\s*(?:times\s+)?(?:a|an|per|each|every)\s+(?:calenda
                          r"fortnight)\b|^\s*times\s+(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b", re.I)
 _UNIT_QUALIFIER = re.compile(r"^\s?(?:calendar|clear|whole|full|free|extra|additional|further|consecutive)\s+"
                              r"(?=(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b)", re.I)
+_WORKING = re.compile(r"^\s?(?:working|business)\s+(day|week)(s?)\b", re.I)  # "10 working days", "5 business days"
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.I)
 _RANGE_BETWEEN = re.compile(r"^\s*(?:-|–|—|to|and)\s*$", re.I)
 _AMOUNT_BEFORE = re.compile(r"\d(?:\s?[^\W\d_]+)?\s+$")
-_PERIOD_AFTER = re.compile(r"^\s*(?:(?:a|an|per|each|every)\s+(?:calendar\s+)?(?P<per>hour|day|week|month|year|"
+_PERIOD_AFTER = re.compile(r"^\s*(?:(?:a|an|per|(?:for\s+)?(?:each|every)(?:\s+1)?)\s+(?:calendar\s+|remaining\s+)?"
+                           r"(?P<per>hour|day|week|month|year|"
                            r"quarter|fortnight)\b|(?P<adverb>" + "|".join(_ADVERB_RATES) + r")\b)", re.I)
 _ADVERB = re.compile(r"\b(" + "|".join(_ADVERB_RATES) + r")\b", re.I)
 
@@ -110,7 +133,11 @@ def _units():
     """pint's registry (its definitions ship in the package; built once per process)."""
     import pint
 
-    return pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+    ureg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+    # working days are a time of their own: 10 working days are two working weeks, not 10 calendar days
+    for line in ("working_day = [working_time]", "working_week = 5 * working_day"):
+        ureg.define(line)
+    return ureg
 
 
 @lru_cache(maxsize=4096)
@@ -120,6 +147,8 @@ def unit_of(word: str):
     low = w.lower()
     if not w or low in _NOT_UNITS or w.isdigit():
         return None
+    if low in _UNIT_WORDS:
+        w = low = _UNIT_WORDS[low]
     if low.startswith("°") or low.startswith("deg"):
         w = "degF" if low.endswith("f") or low.endswith("fahrenheit") else "degC"
     ureg = _units()
@@ -148,7 +177,7 @@ def _is_data_size(unit) -> bool:
 # the kinds of amount an answer about a product, a service or a plan states; pint knows many more units
 # ("units" is a unit of luminous flux there), which in prose are more often words
 _PHYSICAL = ("m", "kg", "s", "K", "l", "m**2", "km/h", "V", "W", "A", "mAh", "Wh", "Hz", "bar",
-             "J", "N", "ohm", "m/s**2", "g/l")
+             "J", "N", "ohm", "m/s**2", "g/l", "working_day")
 
 
 @lru_cache(maxsize=1)
@@ -163,6 +192,9 @@ def with_digits(text: str) -> str:
 
     for pattern, repl in _FRACTION_OF_SCALE:
         text = pattern.sub(repl, text)
+    # "1½ hours" is 1.5 hours, "US$40" is $40 (NFKC would make "½" "1⁄2", which reads as two numbers)
+    text = re.sub(r"(\d)?\s?([½¼¾])", lambda m: f"{int(m.group(1) or 0) + _VULGAR[m.group(2)]:g}", text)
+    text = re.sub(r"\bUS\$", "$", text)
     # text2num would also read the scale of "1.2 million" as a number of its own: keep scales after digits
     protected = re.sub(r"(?<=\d)(\s+)(thousand|million|billion|trillion)\b", lambda m: m.group(1) + "SCALE"
                        + m.group(2).upper(), text, flags=re.I)
@@ -195,9 +227,16 @@ def _physical(value: float, unit_word: str, text: str) -> Quantity | None:
     return Quantity(float(q.magnitude), str(q.dimensionality), text, written=value)
 
 
+def _period(value: float, per: str):
+    """``value`` ``per`` as pint's quantity; a quarter of a year is three months (pint's "quarter" is a weight)."""
+    if per.lower().startswith("quarter"):
+        return _units().Quantity(3 * value, "month")
+    return _units().Quantity(value, per)
+
+
 def _rate(value: float, per: str, every: bool, text: str) -> Quantity:
     """``value`` times per ``per`` ("2 times a year"), or once every ``value`` ``per`` ("every 4 weeks")."""
-    period = _units().Quantity(value if every else 1.0, per).to_base_units()
+    period = _period(value if every else 1.0, per).to_base_units()
     times = 1.0 if every else value
     return Quantity(times / float(period.magnitude), str((1 / period).dimensionality), text,
                     written=None if every else value)
@@ -205,11 +244,13 @@ def _rate(value: float, per: str, every: bool, text: str) -> Quantity:
 
 def _money(value: float, currency: str, text: str, after: str) -> Quantity:
     """An amount of money, with the period a price is given for when one follows it ("€20 per month")."""
+    if currency in _HUNDREDTHS:
+        value, currency = value / 100, _HUNDREDTHS[currency]
     period = _PERIOD_AFTER.match(after)
     if period is None:
         return Quantity(value, currency, text)
     unit = period.group("per") or _ADVERB_RATES[period.group("adverb").lower()]
-    seconds = float(_units().Quantity(1.0, unit).to_base_units().magnitude)
+    seconds = float(_period(1.0, unit).to_base_units().magnitude)
     return Quantity(value, currency, text + " " + period.group(0).strip(), per=seconds)
 
 
@@ -230,9 +271,10 @@ def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
         return None
     every = _EVERY_BEFORE.search(before) is not None
     after = _UNIT_QUALIFIER.sub("", after, count=1)  # "7 calendar days" is 7 days
+    after = _WORKING.sub(lambda w: f" working_{w.group(1).lower()}{w.group(2) or ''}", after, count=1)
     u = _UNIT_AFTER.match(after)
     word = u.group("unit") if u else ""
-    if word.lower().rstrip(".") in _CURRENCY:
+    if word.lower().rstrip(".") in _CURRENCY and not (word.lower() == "p" and value >= 100):  # "1080p" is a resolution
         return _money(value, _CURRENCY[word.lower().rstrip(".")], text + " " + word, after[u.end():])
     if word == "%" or after.lower().lstrip().startswith(("percent", "per cent")):
         return Quantity(value, "%", text + "%")
@@ -242,7 +284,7 @@ def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
         return _rate(value, per, False, t[m.start():m.end() + rate.end()])
     if every and unit_of(word) is not None and str(unit_of(word).dimensionality) == "[time]":
         return _rate(value, word, True, "every " + text + " " + word)
-    physical = _physical(value, word, text + " " + word) if word else None
+    physical = _physical(value, word, text + " " + word.replace("_", " ")) if word else None
     if physical is None and unit_of_next and word.lower() in ("", "to", "and"):
         physical = _physical(value, unit_of_next, text + " " + unit_of_next)  # "5 to 35 °C": the range's unit
     if physical is not None:
@@ -285,6 +327,23 @@ def read_quantities(text: str | None) -> list[Quantity]:
     return list(_read_quantities(text))
 
 
+def _period_end(t: str, m: re.Match) -> int:
+    """Where the period of the price read at ``m`` ends ("€20 per month", "20 euros every 1 month")."""
+    rest = t[m.end():]
+    word = re.match(r"\s?([^\W\d_]+)(?=\s)", rest)
+    offset = word.end() if word and word.group(1).lower() in _CURRENCY else 0
+    period = _PERIOD_AFTER.match(rest[offset:])
+    return m.end() + offset + period.end() if period else m.end()
+
+
+def _amount_after(after: str) -> bool:
+    """Whether a bare four-digit number is an amount, not a year: a unit or a currency follows it ("1500 ml",
+    "2000 pounds"; "in 2000 the ..." is a year)."""
+    u = _UNIT_AFTER.match(after)
+    word = u.group("unit").lower().rstrip(".") if u else ""
+    return bool(word) and (word in _CURRENCY or word == "%" or unit_of(word) is not None)
+
+
 @lru_cache(maxsize=16384)
 def _read_quantities(text: str) -> tuple[Quantity, ...]:
     """:func:`read_quantities`, cached by text: the checks of one row read the same answer, question and context
@@ -292,10 +351,14 @@ def _read_quantities(text: str) -> tuple[Quantity, ...]:
     from evalkit.text.dates import extract_dates
 
     t = with_digits(text)
-    dates = [(d.start, d.end) for d in extract_dates(t, day_month=True) if d.year is not None or d.day is not None]
+    dates = [(d.start, d.end) for d in extract_dates(t, day_month=True) if d.day is not None
+             or (d.year is not None and not (d.month is None and _amount_after(t[d.end:d.end + 40])))]
     found = [m for m in _NUMBER.finditer(t) if not any(s <= m.start() < e for s, e in dates)]
     read: list[tuple[re.Match, Quantity]] = []
+    period_end = 0
     for i, m in enumerate(found):
+        if m.start() < period_end:  # the "1" of "£8 for every 1 month": a price's period, not a rate of its own
+            continue
         nxt = found[i + 1] if i + 1 < len(found) else None
         unit_next = None
         if nxt is not None and _RANGE_BETWEEN.match(t[m.end():nxt.start()] or "-"):
@@ -304,6 +367,7 @@ def _read_quantities(text: str) -> tuple[Quantity, ...]:
         q = _read_one(t, m, unit_next)
         if q is not None:
             read.append((m, q))
+            period_end = _period_end(t, m) if q.per is not None else period_end
     out = _compound_durations(t, read)
     # "monthly" is a rate of its own; after an amount ("3 times daily", "0.15 kg daily") it only says per what
     out += [_rate(1.0, _ADVERB_RATES[a.group(1).lower()], True, a.group(1)) for a in _ADVERB.finditer(t)

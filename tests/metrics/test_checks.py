@@ -48,6 +48,25 @@ def _one(text):
     ("Half a million pounds.", "£500,000"),                     # not "half a" and "a million"
     ("half a dozen", "6"),
     ("in a rolling year", "12 months"),                         # a qualifier between "a" and the unit
+    ("1500 ml", "1.5 litres"),                                  # 1500 is no year before a unit
+    ("fifteen hundred pounds", "£1,500"),                       # nor before a currency
+    ("It costs 2000 euros.", "€2,000"),
+    ("quarterly", "every three months"),                        # pint's "quarter" is a weight (28 lb)
+    ("£40 per quarter", "£160 a year"),                         # 40 / (3 months) = 160 / year
+    ("a couple of days", "2 days"),
+    ("1½ hours", "90 minutes"),                                 # 1.5 * 60
+    ("every other day", "every 2 days"),
+    ("2 wks", "14 days"),
+    ("3 mths", "3 months"),
+    ("half a kilo", "500 g"),
+    ("55p", "£0.55"),                                           # pence are hundredths of a pound
+    ("fifty-five pence", "£0.55"),
+    ("US$40", "$40"),
+    ("within 10 working days", "two working weeks"),            # a working week is 5 working days
+    ("25 quid", "£25"),
+    ("£8 for every month left", "£96 a year"),                  # a price's period: 8 * 12 = 96
+    ("costs £8 for each remaining month", "£96 a year"),      # "remaining" between "each" and the period
+    ("open seven days a week", "every day"),
 ])
 def test_equal_amounts_read_equal(a, b):
     assert same_amount(_one(a), _one(b))
@@ -58,6 +77,8 @@ def test_equal_amounts_read_equal(a, b):
     ("€99", "$99"),                 # currencies are never converted
     ("2 kg", "2 m"),                # another dimension
     ("twice a year", "every year"),
+    ("10 working days", "10 days"),  # two calendar weeks are not ten days
+    ("3 mths", "3 mm"),              # months, not pint's millithou (a thousandth of an inch)
 ])
 def test_different_amounts_read_different(a, b):
     assert not same_amount(_one(a), _one(b))
@@ -67,6 +88,37 @@ def test_a_range_of_durations_stays_two_amounts():
     # a smaller unit after a larger one is a compound ("1 hour 45 minutes"); two ends of a range are not
     assert [q.magnitude for q in read_quantities("between 1 and 2 hours")] == [3600.0, 7200.0]
     assert [q.magnitude for q in read_quantities("5 minutes or 2 hours")] == [300.0, 7200.0]
+
+
+def test_a_price_period_is_not_a_rate_of_its_own():
+    assert [q.text for q in read_quantities("£8 for every month left")] == ["£8 for every 1 month"]
+
+
+def test_a_month_said_in_days():
+    from evalkit.metrics.checks import _same
+
+    def one(text):
+        return read_quantities(text)[0]
+    # a month is 30 or 31 days (pint's month, 30.44 days, is neither within 0.5%)
+    assert _same(one("within a month"), one("30 days")) and _same(one("2 months"), one("61 days"))
+    assert not _same(one("1 month"), one("28 days")) and not _same(one("3 months"), one("12 weeks"))
+
+
+def test_a_year_stays_a_date_without_a_unit():
+    assert read_quantities("It opened in 2000 and closed in 1999.") == []
+    assert read_quantities("In 2000 the fee doubled.") == []
+
+
+def test_the_end_of_a_month_is_its_last_day():
+    from evalkit.text import extract_dates
+
+    assert [d.key for d in extract_dates("at the end of June 2024", day_month=True)] == [(2024, 6, 30)]
+    assert [d.key for d in extract_dates("by the end of February 2024", day_month=True)] == [(2024, 2, 29)]  # leap
+    assert [d.key for d in extract_dates("by the end of February", day_month=True)] == [(None, 2, None)]  # 28 or 29
+    assert [d.key for d in extract_dates("at the end of June 2024")] == [(2024, 6, None)]  # the seed's reading
+    s = reference_conflict("When do keys made in 2023 expire?", "They stop working at the end of June 2024.",
+                           "30 June 2024.")
+    assert s.value == 0.0, s.details
 
 
 def test_day_month_dates_are_read_only_where_asked():
@@ -233,6 +285,52 @@ def test_expected_kinds():
                                           "Where is the service centre?", "Can I use it abroad?",
                                           "What is the return policy?")] == \
         ["count", "date", "name", "place", "yes/no", "open"]
+
+
+def test_a_question_opening_with_its_verb_asks_yes_or_no_whatever_it_speaks_of():
+    # "pay" and "cost" ask for an amount only in a wh-question ("How much do I pay?")
+    assert [expected_kind(q)[0] for q in ("Do under-16s pay?", "Does the tour cost extra?",
+                                          "How much do adults pay?")] == ["yes/no", "yes/no", "amount"]
+    ctx = ["Admission is free for under-16s; adult tickets cost £12."]
+    assert answers_question("Do under-16s pay?", "No, entry is free for them.", ctx).value == 1.0
+
+
+BROADBAND = ["Brightwave Fibre 150 costs £32 a month on an 18-month contract. Fibre 500 costs £45 a month.",
+             "Engineer visits are free on weekdays; a Saturday appointment costs £25. Support is open 8am to 8pm "
+             "every day."]
+
+
+@pytest.mark.parametrize("question,answer,bad", [
+    ("How much is a Saturday engineer visit?", "25 quid.", 0),
+    ("How much is a weekday engineer visit?", "£25.", 1),          # weekdays are free: a price of nothing rivals it
+    ("How much is Fibre 500 per month?", "£45.", 0),
+    ("How much is Fibre 500 per month?", "£32.", 1),               # Fibre 150's price: one family, another number
+    ("When is support open?", "From 8 in the morning to 8 at night, seven days a week.", 0),  # 8pm; every day
+    ("When is support open?", "From 8 in the morning to 9 at night.", 1),
+])
+def test_broadband_by_hand(question, answer, bad):
+    s = unsupported_facts(question, answer, BROADBAND)
+    assert len(s.details["unsupported"]) == bad, s.details
+
+
+MUSEUM = ["Admission is free for under-16s; adult tickets cost £12 and concession tickets £9.",
+          "Groups of 10 or more should book at least two weeks ahead. Tickets are valid for 12 months."]
+
+
+def test_each_value_of_a_context_clause_is_bound_to_the_words_before_it():
+    # "... £12 and concession tickets £9": the £9 is the concession price, not a continuation of the adults' clause
+    q = "How much is an adult ticket?"
+    assert unsupported_facts(q, "£12.", MUSEUM).value == 0.0
+    assert unsupported_facts(q, "£9.", MUSEUM).value == 1.0
+    assert unsupported_facts("How much is a concession ticket?", "£9.", MUSEUM).value == 0.0
+
+
+def test_an_answer_opening_with_its_duration():
+    # "A fortnight" is 2 weeks, and its unit word is the amount's, not a novel word of the clause
+    s = unsupported_facts("How far ahead must groups book?", "A fortnight in advance.", MUSEUM)
+    assert s.value == 0.0, s.details
+    assert answers_question("How long are tickets valid for?", "A year from when you buy them.", MUSEUM).value == 1.0
+    assert read_quantities("A day pass costs £5.")[0].dimension == "GBP"  # "A day pass" is no duration
 
 
 def test_question_coverage_by_hand():
