@@ -50,8 +50,9 @@ _TIME_UNITS = ("hour", "minute", "day", "week", "month", "year")
 _VALUE_CUT = re.compile(r"(?<![\d%])" + "".join(rf"(?<!\b{u})(?<!\b{u}s)" for u in _TIME_UNITS)
                         + r"\s+and\s+(?=[£€$¥]?\d)")
 # a context clause giving one price per item ("adult tickets cost £12 and concession tickets £9"): each price is
-# about the words before it; a price right after "and" is a list ("£12 and £9"), and other values stay in one
-# clause ("opened in 1947 and operated until 1971": the clause speaks of both)
+# about the words before it; a list of prices stays one clause ("£12 and £9"), and so do other values ("opened in
+# 1947 and operated until 1971": the clause speaks of both) and prices before their items ("£120 for the first
+# vehicle and £180 for a second": cut there, the second loses the Zone C permits the sentence speaks of)
 _CONTEXT_PRICE_CUT = re.compile(r"(?<=\d)\s+and\s+(?=[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,3}\s+[£€$¥]\d)")
 _PRICE_BEFORE = re.compile(r"[£€$¥]\d[\d,.]*$")
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP", "EVENT", "WORK_OF_ART", "LAW"})
@@ -147,9 +148,10 @@ class _Passage:
     # about it (see :func:`_continued`)
     clause_stems: list[frozenset[str]] = field(default_factory=list)
     continued: list[frozenset[str]] = field(default_factory=list)
-    # the words of the clause before each one that it may continue: none for the first clause, nor for the second
-    # value of "adult tickets cost £12 and concession tickets £9" (a contrast, not a continuation)
-    before: list[frozenset[str]] = field(default_factory=list)
+    # the words of the clause before each one that it may continue (none for the first clause, nor for the second
+    # value of "adult tickets cost £12 and concession tickets £9": a contrast, not a continuation), and whether the
+    # clause has a subject of its own ("Do not take more than 8 tablets" has none)
+    before: list[tuple[frozenset[str], bool]] = field(default_factory=list)
 
 
 def _items_in(text: str) -> list[str]:
@@ -248,21 +250,25 @@ def _clause_spans(sent_doc, parts: list[str]) -> list:
     return out
 
 
-def _context_clauses(sentence: str) -> tuple[list[str], list[bool]]:
-    """A context sentence's clauses, each with whether it is the second value of a contrast ("... £12 and
+def _has_subject(span) -> bool:
+    """Whether a clause names its own subject, told by its first word (contexts are tagged, not parsed): an
+    imperative ("Do not take more than 8 tablets", "Take one tablet") opens with its verb and has none."""
+    first = next((t for t in span if t.is_alpha), None)
+    return first is not None and first.pos_ not in ("VERB", "AUX")
+
+
+def _context_clauses(sentence: str) -> list[tuple[str, bool]]:
+    """A context sentence's clauses, each with whether it is the second price of a contrast ("... £12 and
     concession tickets £9")."""
-    parts: list[str] = []
-    contrasted: list[bool] = []
+    out: list[tuple[str, bool]] = []
     for c in (c for c in _CLAUSE_CUT.split(sentence) if c and c.strip()):
-        values, start = [], 0
+        start = 0
         for m in _CONTEXT_PRICE_CUT.finditer(c):
             if _PRICE_BEFORE.search(c[start:m.start()]):
-                values.append(c[start:m.start()])
+                out.append((c[start:m.start()], start > 0))
                 start = m.end()
-        values.append(c[start:])
-        parts += values
-        contrasted += [False] + [True] * (len(values) - 1)
-    return parts, contrasted
+        out.append((c[start:], start > 0))
+    return out
 
 
 def _read_passage(text: str, nlp) -> _Passage:
@@ -280,9 +286,11 @@ def _read_passage(text: str, nlp) -> _Passage:
     carried: list[str] = []
     carried_names: frozenset[str] = frozenset()
     for s, sent_doc in zip(sents, docs):
-        parts, contrasted = _context_clauses(s)
-        for part, doc, contrast in zip(parts, _clause_spans(sent_doc, parts), contrasted):
-            p.before.append(frozenset() if contrast or not p.clause_lemmas else p.clause_lemmas[-1])
+        clauses = _context_clauses(s)
+        parts = [part for part, _ in clauses]
+        for (part, contrast), doc in zip(clauses, _clause_spans(sent_doc, parts)):
+            own_subject = _has_subject(doc)
+            p.before.append((frozenset() if contrast or not p.clause_lemmas else p.clause_lemmas[-1], own_subject))
             items = _items_in(part)
             carried = items or carried
             carried_names = _names_in(part) or carried_names
@@ -299,6 +307,19 @@ def _read_passage(text: str, nlp) -> _Passage:
 
 # ---------------------------------------------------------------------------------------------------------
 # unsupported_facts
+def _may_continue(best: int, rival: int, words: frozenset[str], lemmas: list[frozenset[str]], prev) -> bool:
+    """Whether clause ``best`` may be read with the clause before it: always when that clause is not the rival;
+    when it is, only if ``best`` has no subject of its own ("Adults: take one or two tablets ... Do not take more
+    than 8 tablets in 24 hours.") or names something of the answer or the question (``words``) the rival does not
+    ("Engineer visits are free on weekdays; a Saturday appointment costs £25": Saturday; "Online check-in closes
+    90 minutes before departure. Airport check-in desks close 60 minutes before": nothing, so the 60 minutes are
+    not online check-in's)."""
+    before, own_subject = prev[best]
+    if rival != best - 1 or not own_subject:
+        return True
+    return bool((words & lemmas[best]) - before)
+
+
 def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages_clauses, kind: str,
                  text: str) -> Fact:
     """A fact the contexts state in the clauses ``matches``: supported when one of them speaks of the answer's
@@ -334,11 +355,8 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
 
     best = max(matches, key=about)
     rival = max(rivals, key=about, default=None)
-    # it may continue the clause before it; when that clause is the rival, only if it says something itself of
-    # what the answer or the question speaks of ("Engineer visits are free on weekdays; a Saturday appointment
-    # costs £25": the £25 is the price of a Saturday visit, and says nothing of a weekday one)
-    if rival is not None and about(best) < about(rival) and (rival != best - 1 or (own | question) & lemmas[best]):
-        lemmas[best] = lemmas[best] | prev[best]
+    if rival is not None and about(best) < about(rival) and _may_continue(best, rival, own | question, lemmas, prev):
+        lemmas[best] = lemmas[best] | prev[best][0]
     if rival is None or about(best) >= about(rival):
         return Fact(kind, text, True, "stated in the context", clauses[best])
     return Fact(kind, text, False, f"the context gives {text} for something else; the clause about it says: "
@@ -486,12 +504,30 @@ def _best_sentence(lemmas: frozenset[str], passages: list[_Passage]) -> tuple[fl
     return best
 
 
+_EXEMPT = re.compile(r"\b(?:waived|exempt|except|unless|only|free|no charge|refunded)\b", re.I)
+_THERE_IS = re.compile(r"^\s*(?:is|are)\s+there\s+(?:a|an|any)\b", re.I)
+
+
+def _no_to_a_price(sent: str, question: str, q_doc, passages: list[_Passage]) -> Fact | None:
+    """... but not to "Is there a set-up fee?" where the context sentence about it states the fee's price, not
+    negated ("There is a one-off set-up fee of £29.99."): the answer denies what the context states."""
+    if not _THERE_IS.match(question):
+        return None
+    share, best, ctx_negated = _best_sentence(_lemmas(q_doc), passages)
+    if best is None or share < 0.6 or ctx_negated or not any(q.dimension in _CURRENCIES for q in read_quantities(best)):
+        return None
+    exempt = _EXEMPT.search(best)  # "... £29.99, which is waived for existing mobile customers": asked of them, no
+    if exempt and (_words_of(question) & _words_of(best[exempt.end():])) - _words_of(best[:exempt.start()]):
+        return None
+    return Fact("polarity", sent, False, "the context states a price for it", best)
+
+
 def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage]) -> Fact | None:
     """A yes/no claim against the context sentence that speaks of the same thing: a polarity the context
     contradicts ("Yes, it can be used on 110 V" against "Do not use it on 110 V supplies") is unsupported."""
     yes, no = _YES.match(sent), _NO.match(sent)
-    if no:  # "No." is often right by a reasoning lexical polarity cannot follow ("only valid after 10:00")
-        return None
+    if no:  # "No." is often right by a reasoning lexical polarity cannot follow ("only valid after 10:00") ...
+        return _no_to_a_price(sent, question, q_doc, passages)
     negated = _negated(doc[1:] if yes else doc)
     lemmas = _lemmas(doc) | (_lemmas(q_doc) if yes else frozenset())
     if len(lemmas) < 2:

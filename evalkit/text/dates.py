@@ -32,6 +32,11 @@ _DATE_PATTERNS = [
 _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?!,?\s*\d)|"
                         r"\b(?P<day2>1[3-9]|2\d|3[01])/(?P<mon2>0?[1-9]|1[0-2])/(?P<year2>\d{4})\b", re.I)
 # (the second form: a day-first "24/05/2024", read only where the day cannot be a month)
+# "every April", "in January", "until March": a month alone, capitalised after a word that makes it a time (read only
+# where asked, as above; "in march" and "may" are verbs)
+_MONTH_ALONE = re.compile(r"\b(?:every|each|in|from|until|till|by|since|before|after|during|throughout|next|last)\s+"
+                          r"(?P<mon>(?:January|February|March|April|May|June|July|August|September|October|November|"
+                          r"December)(?![\w-]))(?!,?\s*\d)", re.I)
 # "the end of June 2024" is 30 June 2024 (read only where asked, as above)
 _END_OF = re.compile(rf"\b(?:the\s+)?end\s+of\s+{_MON}(?:,?\s+{_YEAR})?\b", re.I)
 
@@ -84,12 +89,14 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
     ([(None, 3, 31)], [])
     >>> [d.key for d in extract_dates("They expire at the end of June 2024.", day_month=True)]
     [(2024, 6, 30)]
+    >>> [d.key for d in extract_dates("Prices rise every April.", day_month=True)]
+    [(None, 4, None)]
     """
     if not text:
         return []
     taken: list[tuple[int, int]] = []
     out: list[DateMention] = []
-    for pat in ([_END_OF] if day_month else []) + _DATE_PATTERNS:
+    for pat in ([_END_OF] if day_month else []) + _DATE_PATTERNS + ([_MONTH_ALONE] if day_month else []):
         if pat is None:
             if not day_month:
                 continue
@@ -98,6 +105,8 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
             if any(m.start() < e and s < m.end() for s, e in taken):
                 continue
             g = {k.rstrip("2"): v for k, v in m.groupdict().items() if v is not None}
+            if pat is _MONTH_ALONE and not g["mon"][0].isupper():
+                continue
             mon = _month(g["mon"]) if g.get("mon") else None
             if g.get("mon") and mon is None:
                 continue
@@ -107,7 +116,7 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
             # "may" is also a modal verb: only accept it with a day or a year
             # (a day-first "24 May" is read when capitalised: "aged 12 may take" is the verb)
             if g.get("mon") and g["mon"].lower() == "may" and not (g.get("year") and day):
-                if not g.get("year") and not (pat is _DAY_MONTH and g["mon"] == "May"):
+                if not g.get("year") and not (pat in (_DAY_MONTH, _MONTH_ALONE) and g["mon"] == "May"):
                     continue
             year = int(g["year"]) if g.get("year") else None
             taken.append((m.start(), m.end()))

@@ -121,6 +121,18 @@ def test_the_end_of_a_month_is_its_last_day():
     assert s.value == 0.0, s.details
 
 
+def test_a_month_alone_after_a_word_of_time():
+    from evalkit.text import extract_dates
+
+    read = [d.key for d in extract_dates("Prices rise each April; from May until September.", day_month=True)]
+    assert read == [(None, 4, None), (None, 5, None), (None, 9, None)]
+    assert extract_dates("They march in march and may go.", day_month=True) == []  # verbs, not months
+    assert extract_dates("Prices rise each April.") == []  # the seed's reading
+    ctx = ["Prices rise each April by the CPI rate plus 3.9%."]
+    assert unsupported_facts("When do prices rise?", "Every January.", ctx).value == 1.0
+    assert unsupported_facts("When do prices rise?", "Every April.", ctx).value == 0.0
+
+
 def test_day_month_dates_are_read_only_where_asked():
     from evalkit.text import extract_dates
 
@@ -300,6 +312,16 @@ BROADBAND = ["Brightwave Fibre 150 costs £32 a month on an 18-month contract. F
              "every day."]
 
 
+def test_no_to_a_price_the_context_states():
+    ctx = ["There is a one-off set-up fee of £29.99, which is waived for existing mobile customers."]
+    q = "Is there a set-up fee?"
+    assert unsupported_facts(q, "No, set-up is free for everyone.", ctx).value > 0
+    assert unsupported_facts(q, "Yes, £29.99, unless you are a mobile customer.", ctx).value == 0.0
+    # asked of those it is waived for, "no" is right
+    assert unsupported_facts("Is there a set-up fee for existing mobile customers?", "No, it's waived.", ctx).value == 0
+    assert unsupported_facts(q, "No.", ["There is no set-up fee."]).value == 0.0
+
+
 @pytest.mark.parametrize("question,answer,bad", [
     ("How much is a Saturday engineer visit?", "25 quid.", 0),
     ("How much is a weekday engineer visit?", "£25.", 1),          # weekdays are free: a price of nothing rivals it
@@ -381,6 +403,16 @@ def test_a_clause_may_continue_the_one_before_it():
     q = "What is the maximum number of tablets an adult can take in 24 hours?"
     assert unsupported_facts(q, "8.", ctx).value == 0.0   # the 8 continues the adults' clause
     assert unsupported_facts(q, "4.", ctx).value == 1.0   # the children's maximum
+
+
+def test_a_clause_with_a_subject_of_its_own_does_not_continue_its_rival():
+    ctx = ["Online booking opens 30 days ahead and closes 2 hours before the class. Reception desks stop taking "
+           "bookings 30 minutes before the class."]
+    q = "When does online booking close?"
+    assert unsupported_facts(q, "2 hours before the class.", ctx).value == 0.0
+    s = unsupported_facts(q, "30 minutes before the class.", ctx)  # the reception desks' time
+    assert [u.split(":")[0] for u in s.details["unsupported"]] == ["amount '30 minutes'"]
+    assert unsupported_facts("When do reception desks stop taking bookings?", "30 minutes before.", ctx).value == 0
 
 
 def test_relations_are_read_from_subject_and_object():
