@@ -257,6 +257,15 @@ def _has_subject(span) -> bool:
     return first is not None and first.pos_ not in ("VERB", "AUX")
 
 
+# "someone outside the district" is who "Non-residents pay £25" speaks of; "outside London", "elsewhere in the UK"
+_COMPLEMENT = re.compile(r"\b(?:outside|elsewhere|other than|non-[a-z]+)\b", re.I)
+_OTHER = "<other>"  # the word both sides get for it (no text has it)
+
+
+def _complement(text: str) -> frozenset[str]:
+    return frozenset({_OTHER}) if _COMPLEMENT.search(text) else frozenset()
+
+
 def _context_clauses(sentence: str) -> list[tuple[str, bool]]:
     """A context sentence's clauses, each with whether it is the second price of a contrast ("... £12 and
     concession tickets £9")."""
@@ -295,7 +304,7 @@ def _read_passage(text: str, nlp) -> _Passage:
             carried = items or carried
             carried_names = _names_in(part) or carried_names
             p.clauses.append(part)
-            p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(carried))
+            p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(carried) | _complement(part))
             p.amounts.append(read_quantities(part))
             p.dates.append(_range_year([d.key for d in extract_dates(part, day_month=True)]))
             p.times.append([t for t, _, _ in _times(part)])
@@ -307,6 +316,14 @@ def _read_passage(text: str, nlp) -> _Passage:
 
 # ---------------------------------------------------------------------------------------------------------
 # unsupported_facts
+def _by_stem(words: frozenset[str]) -> dict[str, list[str]]:
+    """``words`` grouped by their stem (sorted, so that the grouping does not depend on the hash seed)."""
+    out: dict[str, list[str]] = {}
+    for w in sorted(words):
+        out.setdefault(stem(w), []).append(w)
+    return out
+
+
 def _may_continue(best: int, rival: int, words: frozenset[str], lemmas: list[frozenset[str]], prev) -> bool:
     """Whether clause ``best`` may be read with the clause before it: always when that clause is not the rival;
     when it is, only if ``best`` has no subject of its own ("Adults: take one or two tablets ... Do not take more
@@ -350,7 +367,9 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
     def about(i: int) -> tuple[float, float]:  # how much a clause speaks of the answer's clause, then of the question
         # fsum: a sum over a set, exactly rounded, so that it does not depend on the set's order (Python's hash
         # seed): a tie between two clauses was decided by the last bit of the sum, and differed from run to run
-        weigh = lambda words: math.fsum(math.log(1 + n / df.get(w, 1)) for w in words & lemmas[i])  # noqa: E731
+        # a word counts once, however many of its forms both sides carry ("fees" and "fee")
+        weigh = lambda words: math.fsum(math.log(1 + n / max(df.get(w, 1) for w in forms)) for forms in  # noqa: E731
+                                        _by_stem(words & lemmas[i]).values())
         return (weigh(own), weigh(question))
 
     best = max(matches, key=about)
@@ -650,8 +669,8 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
     for sent in doc.sents:
         for part in (c for c in _CLAUSE_CUT.split(sent.text) for c in _VALUE_CUT.split(c) if c and c.strip()):
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
-            subject = (_words_of(part) - _value_words(part) - _unit_words(part), _lemmas(q_doc) | _words_of(question),
-                       _names_in(part) or _names_in(question))
+            subject = (_words_of(part) - _value_words(part) - _unit_words(part),
+                       _lemmas(q_doc) | _words_of(question) | _complement(question), _names_in(part) or _names_in(question))
             facts += _amount_facts(answer, part, subject, ctx, q_amounts)
             facts += _date_facts(part, subject, ctx)
             facts += _time_facts(part, subject, ctx)

@@ -415,6 +415,21 @@ def test_a_clause_with_a_subject_of_its_own_does_not_continue_its_rival():
     assert unsupported_facts("When do reception desks stop taking bookings?", "30 minutes before.", ctx).value == 0
 
 
+def test_someone_outside_is_a_non_member():
+    # (the binding matches a word's forms, "swims" and "swim", not its derived words: with "Swimming is free for
+    # scheme members", the £4.50 would pass for members too, its clause naming the swim the other one does not)
+    ctx = ["Swims are free for scheme members. Non-members pay £4.50 per swim."]
+    q = "What does a swim cost for someone outside the scheme?"
+    assert unsupported_facts(q, "£4.50 per swim.", ctx).value == 0.0
+    assert unsupported_facts("What does a swim cost for scheme members?", "£4.50.", ctx).value == 1.0  # free
+
+
+def test_a_word_counts_once_whatever_its_forms():
+    # "fees" and its singular "fee" both in the question and the clause: one word, not two
+    ctx = ["Tuition for 2025/26 is £11,500 for home students. A £1,000 deposit is deducted from the first year's fees."]
+    assert unsupported_facts("What are the tuition fees?", "£11,500.", ctx).value == 0.0
+
+
 def test_relations_are_read_from_subject_and_object():
     ctx = ["Gerard Cafesjian was an American businessman and art collector.",
            "Howard Kazanjian is an American film producer."]
