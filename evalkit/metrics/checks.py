@@ -858,11 +858,45 @@ def _names_what_the_contexts_name(doc, kind: str, passages: list[_Passage]) -> t
 def answers_from_parsed(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -> Score:
     """The best of the question's asks: an answer that answers one of two asks answers the question (what it
     leaves out is question_coverage's to say)."""
+    other = _speaks_of_another(question, doc, q_doc, passages)
+    if other is not None:
+        return Score(0.0, AnswersDetails(expected_kind(question)[0], (), None, other))
     whole = _answers_ask(question, answer, doc, q_doc, passages)
     asks = _asks(question)
     if whole.value >= 1.0 or len(asks) < 2:
         return whole
     return max([whole] + [_answers_ask(a, answer, doc, q_doc, passages) for a in asks], key=lambda sc: sc.value)
+
+
+_PHRASE_CUT = re.compile(r"[,;:]\s*|\s+(?:and|or|but)\s+", re.I)
+
+
+def _speaks_of_another(question: str, doc, q_doc, passages: list[_Passage]) -> str | None:
+    """Why the answer speaks of another item than the question's, or None: its subject ("DVDs are lent for one
+    week." to "How long can I borrow a book for?") is a noun the question does not have, the answer names none of
+    the question's nouns, and the contexts speak of the subject in clauses without them while another clause
+    speaks of the question's (the contexts' sibling item). A who-question is answered by a new subject, and a
+    yes/no question's answer may say the question's item in other words ("No, photography isn't permitted there."
+    to "Can I take photos in the special exhibitions?")."""
+    if re.match(r"^\s*(?:who|whom|which)\b", question, re.I) or expected_kind(question)[0] in ("name", "yes/no"):
+        return None
+    # a common noun ("If My Friends Could See Me Now" is a title, its "Friends" no item of the contexts)
+    subject = next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.head.dep_ == "ROOT"
+                    and t.pos_ == "NOUN" and not (t.i > 0 and t.text[:1].isupper())), None)
+    q_nouns = stems(t.lemma_.lower() for t in q_doc if t.pos_ in ("NOUN", "PROPN") and not t.is_stop and t.is_alpha)
+    if subject is None or not q_nouns:
+        return None
+    named = stems(_lemmas(doc) | _words_of(doc.text))
+    own = stem(subject.lemma_.lower())
+    if own in stems(_lemmas(q_doc) | _words_of(question)) or named & q_nouns:
+        return None
+    # the contexts' phrases: "Books are lent for three weeks and DVDs for one week" speaks of books, then of DVDs
+    phrases = [stems(_words_of(x)) for p in passages for c in p.clauses for x in _PHRASE_CUT.split(c)]
+    if any(own in st and st & q_nouns for st in phrases) or not any(own in st for st in phrases) or not any(
+            st & q_nouns for st in phrases):
+        return None
+    name = doc[subject.left_edge.i:subject.i + 1].text
+    return f"speaks of {name}, which the contexts speak of apart from what the question asks about"
 
 
 # ---------------------------------------------------------------------------------------------------------

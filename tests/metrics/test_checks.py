@@ -355,6 +355,24 @@ def test_an_answer_opening_with_its_duration():
     assert read_quantities("A day pass costs £5.")[0].dimension == "GBP"  # "A day pass" is no duration
 
 
+LIBRARY = ["Books are lent for three weeks and DVDs for one week. Overdue books cost 20p per day; overdue DVDs "
+           "cost £1 per day. Printing costs 10p a page. Wi-Fi is free for members and visitors."]
+
+
+@pytest.mark.parametrize("question,answer,value", [
+    ("How long can I borrow a book for?", "DVDs are lent for one week.", 0.0),      # a true fact of a sibling item
+    ("How much is the fine for an overdue DVD?", "Overdue books cost 20p per day.", 0.0),
+    ("How long can I borrow a book for?", "Three weeks.", 1.0),
+    ("How long can I borrow a book for?", "Books are lent for three weeks.", 1.0),
+    ("How much is the fine for an overdue DVD?", "Overdue DVDs cost £1 a day.", 1.0),
+    ("Can I borrow a book for a month?", "No, books are lent for three weeks.", 1.0),  # a yes/no answer's own words
+])
+def test_an_answer_about_a_sibling_item_does_not_answer(question, answer, value):
+    s = answers_question(question, answer, LIBRARY)
+    assert s.value == value, s.details
+    assert ("speaks of" in s.details.reason) == (value == 0.0)
+
+
 def test_question_coverage_by_hand():
     assert question_coverage("How much is it and when does it ship?", "It costs €99.").value == 0.5  # 1 of 2 asks
     assert question_coverage("What does it cost?", "€99.", "The KT-30 costs €99.").value == 1.0
