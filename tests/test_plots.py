@@ -126,6 +126,33 @@ def test_summary_heatmap_draws_the_summary_scorer_the_results_hold():
         plots.summary_heatmap(pd.DataFrame({"id": ["s1"], "relevance": [0.5]}))
 
 
+def test_metric_means_of_a_full_run_reads_in_a_papers_column(tmp_path):
+    """#42: printed at a column's 3.5 inches, standing bars of 18 metrics collapsed (names cut at the figure's
+    edge, panels squeezed). Lying bars keep every name whole, level, inside the figure and apart from the others."""
+    from evalkit.metrics import REGISTRY
+
+    names = ["relevance", "completeness", "hallucination", "unsupported_facts", "answers_question",
+             "question_coverage", "reference_conflict", "exact_match", "keyword_coverage", "number_match",
+             "answer_completeness", "source_citation", "dont_know", "fact_checks", "grounding_risk", "support",
+             "semantic_similarity", "bert_score_f1"]
+    rows = [{"metric": m, "kind": "score", "system": s,
+             **({"mean": 0.5, "low": 0.4, "high": 0.6} if REGISTRY[m].range[1] <= 1 else
+                {"mean": 50.0, "low": 40.0, "high": 60.0})} for m in names for s in ("rag-a", "rag-b")]
+    fig = plots.metric_means(pd.DataFrame(rows), horizontal=True)
+    plots.save_for_print(fig, "means", tmp_path, widths=("column",))
+    fig.canvas.draw()
+    edge = fig.bbox
+    shown = [t for ax in fig.axes for t in ax.get_yticklabels() if t.get_text()]
+    assert sorted(t.get_text().split(" (")[0] for t in shown) == sorted(names)  # every metric, one row each
+    assert all(t.get_rotation() == 0 for t in shown)
+    for t in shown:
+        box = t.get_window_extent()
+        assert box.x0 >= edge.x0 - 0.5 and box.x1 <= edge.x1 + 0.5, t.get_text()  # not cut at the figure's edge
+    assert plots.overlapping_labels(fig) == []
+    assert min(ax.get_position().height * fig.get_size_inches()[1] for ax in fig.axes) > 0.5  # no panel squeezed
+    plt.close(fig)
+
+
 def test_metric_means_of_a_full_run_stays_legible_in_a_narrow_window():
     """#42: the report at 800 px showed the default run's chart (15 metrics on two scales, 17 inches wide) with
     tick labels ~6 px high. A chart wider than plots.SCREEN_WIDTH_IN stacks its panels instead; shown at the 760

@@ -547,8 +547,8 @@ def _figures(run: Run, p: Plan, out: Path) -> list[tuple[str, str, bool]]:
             plt.close(fig)
 
     if p.by or len(p.summary):
-        save("metric_means", plots.metric_means(p.summary, by=p.by or "system"),
-             wide=p.summary["metric"].nunique() > 5)
+        # a row per metric: standing bars of more than a few metrics crowd a column until no name can be read
+        save("metric_means", plots.metric_means(p.summary, by=p.by or "system", horizontal=True))
     if p.comparison is not None and p.comparison["diff"].notna().any():
         save("comparison", plots.comparison_forest(p.comparison))
     if "verdict" in run.results.columns and run.results["verdict"].notna().any():

@@ -271,12 +271,14 @@ def overlapping_labels(fig) -> list[tuple[str, str]]:
 
 
 @_styled
-def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None, by: str = "system"):
+def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None, by: str = "system",
+                 horizontal: bool = False):
     """Bar chart of metric means per group from :func:`evalkit.summary` output, one panel per scale, with the
     summary's bootstrap 95% intervals as error bars and a caption that lists every bar's number.
 
     Metrics read on different scales (0..1, 0..100, 0..10, per the registry) never share an axis;
-    each panel's axis spans its scale, and metrics where lower is better are marked.
+    each panel's axis spans its scale, and metrics where lower is better are marked. ``horizontal``: one row per
+    metric, panels stacked, names written level (a paper's column holds many metrics so; standing bars crowd it).
 
     Examples
     --------
@@ -289,11 +291,15 @@ def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None,
     ['relevance', 'hallucination (lower is better)']
     >>> caption_of(fig).split("; ")[1]
     'relevance 0.5 [0.4, 0.6]'
+    >>> [float(ax.get_xlim()[1]) for ax in metric_means(df, by="system", horizontal=True).axes]
+    [1.05, 105.0]
     """
     d = summary_df if metrics is None else summary_df[summary_df["metric"].isin(metrics)]
     d = d[d["kind"] != "label"].dropna(subset=["mean"])
     hue = by if by in d.columns else None
     panels = _by_scale(list(dict.fromkeys(d["metric"])))
+    if horizontal:
+        return _captioned(_means_across(d, panels, hue, by), _means_caption(d, hue))
     axes = _panels_that_fit_a_screen(fig_width=max(6, 0.8 * d["metric"].nunique() + 2 + 1.5 * (len(panels) - 1)),
                                      sizes=[max(len(ms), 1) for _, ms in panels])
     fig = axes[0].figure
@@ -308,6 +314,25 @@ def metric_means(summary_df: pd.DataFrame, metrics: Sequence[str] | None = None,
     _title(fig, axes, "Metric means by " + by if hue else "Metric means")
     fig.tight_layout()
     return _captioned(fig, _means_caption(d, hue))
+
+
+def _means_across(d: pd.DataFrame, panels: list, hue: str | None, by: str):
+    """:func:`metric_means` with a row per metric: panels stacked, each as tall as its metrics."""
+    groups = list(dict.fromkeys(d[hue])) if hue else [None]
+    sizes = [max(len(ms), 1) for _, ms in panels]
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False, gridspec_kw={"height_ratios": sizes},
+                             figsize=(6, 0.25 * len(groups) * sum(sizes) + 1.2 + 0.9 * (len(panels) - 1)))
+    axes = [row[0] for row in axes]
+    for ax, (scale, ms) in zip(axes, panels):
+        _bars_with_intervals(ax, d, ms, hue, groups, across=True)
+        if scale is not None and scale[1] != float("inf"):
+            ax.set_xlim(scale[0], scale[0] + 1.05 * (scale[1] - scale[0]))
+        ax.set_xlabel(f"mean ({_scale_label(scale)})")
+    if hue:
+        axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, title=hue)
+    _title(fig, axes, "Metric means by " + by if hue else "Metric means")
+    fig.tight_layout()
+    return fig
 
 
 # A screen figure wider than this is shrunk in a narrow window until its ticks cannot be read (the report at 800
@@ -326,8 +351,10 @@ def _panels_that_fit_a_screen(fig_width: float, sizes: list[int]) -> list:
     return [row[0] for row in axes]
 
 
-def _bars_with_intervals(ax, d: pd.DataFrame, metrics: Sequence[str], hue: str | None, groups: list) -> None:
-    """Side-by-side bars (one per group) for each metric, with the interval [low, high] as an error bar."""
+def _bars_with_intervals(ax, d: pd.DataFrame, metrics: Sequence[str], hue: str | None, groups: list,
+                         across: bool = False) -> None:
+    """Side-by-side bars (one per group) for each metric, with the interval [low, high] as an error bar;
+    ``across``: lying bars, a row per metric, the first at the top."""
     width = 0.8 / len(groups)
     colors = [OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(groups))]
     for k, g in enumerate(groups):
@@ -337,10 +364,20 @@ def _bars_with_intervals(ax, d: pd.DataFrame, metrics: Sequence[str], hue: str |
         means = [float(r["mean"].iloc[0]) for r in rows if len(r)]
         lows = [_or(r, "low", float(r["mean"].iloc[0])) for r in rows if len(r)]
         highs = [_or(r, "high", float(r["mean"].iloc[0])) for r in rows if len(r)]
-        ax.bar(xs, means, width=width * 0.95, color=colors[k], label=None if g is None else str(g))
-        ax.errorbar(xs, means, yerr=[np.subtract(means, lows), np.subtract(highs, means)], fmt="none",
-                    ecolor="#333333", capsize=3, lw=1)
-    ax.set_xticks(range(len(metrics)), [_with_direction(m) for m in metrics], rotation=30, ha="right")
+        spread = [np.subtract(means, lows), np.subtract(highs, means)]
+        if across:
+            ax.barh(xs, means, height=width * 0.95, color=colors[k], label=None if g is None else str(g))
+            ax.errorbar(means, xs, xerr=spread, fmt="none", ecolor="#333333", capsize=2, lw=1)
+        else:
+            ax.bar(xs, means, width=width * 0.95, color=colors[k], label=None if g is None else str(g))
+            ax.errorbar(xs, means, yerr=spread, fmt="none", ecolor="#333333", capsize=3, lw=1)
+    names = [_with_direction(m) for m in metrics]
+    if across:
+        ax.set_yticks(range(len(metrics)), names)
+        ax.set_ylim(len(metrics) - 0.5, -0.5)  # the first metric at the top
+        ax.set_ylabel("")
+        return
+    ax.set_xticks(range(len(metrics)), names, rotation=30, ha="right")
     ax.set_xlabel("")
 
 
