@@ -753,10 +753,23 @@ def _about_question(q_words: frozenset[str], passages: list[_Passage]) -> list[t
         for w in st:
             df[w] = df.get(w, 0) + 1
     n, q = len(clauses), stems(q_words)
+    q = _without_topic(q, passages, clause_stems)
     scored = sorted(((sum(math.log(1 + n / df[w]) for w in q & st), c, lem, ext)
                      for (c, lem, ext), st in zip(clauses, clause_stems)), key=lambda x: -x[0])
     top = scored[0][0] if scored else 0.0
     return [(score, c, ext if 0 < top == score else lem) for score, c, lem, ext in scored]
+
+
+def _without_topic(q: frozenset[str], passages: list[_Passage], clause_stems: list[frozenset[str]]) -> frozenset[str]:
+    """The question's stems less those most passages have: the product they all speak of ("fetchly") tells no
+    clause of one from another ("Which failures does fetchly retry?" is answered by "Retries are only attempted
+    for ...", not by the clause naming fetchly and its retries=3). Kept when nothing else of the question is in
+    the contexts ("the dock" of "What should I do if the dock is full?")."""
+    if len(passages) < 2:
+        return q
+    per_passage = [frozenset().union(*p.clause_stems) for p in passages]
+    rest = frozenset(w for w in q if 2 * sum(w in st for st in per_passage) <= len(passages))
+    return rest if any(rest & st for st in clause_stems) else q
 
 
 _CONTINUED_MAX = 2  # following clauses a clause's answer may run on into

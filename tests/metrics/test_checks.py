@@ -373,6 +373,18 @@ def test_an_answer_about_a_sibling_item_does_not_answer(question, answer, value)
     assert ("speaks of" in s.details.reason) == (value == 0.0)
 
 
+def test_the_product_every_passage_names_does_not_choose_the_clause():
+    # "logsync" is in most passages: the clause answering "Which failures does logsync retry?" is the one about
+    # retries, not the one naming logsync beside its retry setting
+    ctx = ["logsync.Agent(path, retries=5) tails a log file. It reads 200 lines a second. Retries are made only "
+           "after timeouts and 503 errors. Retries wait 2 seconds between attempts.",
+           "The logsync CLI prints a summary. Lines over 4 KB are cut.",
+           "Buffered lines are written every 2 seconds. Blank lines are ignored."]
+    q = "Which failures does logsync retry?"
+    assert answers_question(q, "Timeouts and 503 errors.", ctx).value == 1.0
+    assert answers_question(q, "It prints a summary.", ctx).value == 0.0
+
+
 def test_question_coverage_by_hand():
     assert question_coverage("How much is it and when does it ship?", "It costs €99.").value == 0.5  # 1 of 2 asks
     assert question_coverage("What does it cost?", "€99.", "The KT-30 costs €99.").value == 1.0
