@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences, stem, stems
-from evalkit.text.quantities import Quantity, dimension_of, read_quantities, same_amount, with_digits
+from evalkit.text.quantities import CURRENCY_CODES, Quantity, dimension_of, read_quantities, same_amount, with_digits
 from evalkit.metrics.base import Details, Metric, Score, VerdictRole
 from evalkit.metrics.guard import NOT_ENGLISH, guard_rows
 
@@ -423,7 +423,6 @@ def _same(q: Quantity, a: Quantity) -> bool:
 
 # a clause giving a price of nothing ("Engineer visits are free on weekdays"): a rival of every price
 _FREE = re.compile(r"\bfree(?:\s+of\s+charge)?\b(?!-)|\bno\s+charge\b|\bat\s+no\s+(?:extra\s+)?cost\b", re.I)
-_CURRENCIES = frozenset({"EUR", "USD", "GBP", "CHF", "SEK", "NOK", "DKK", "JPY"})
 
 
 def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> list[Fact]:
@@ -438,7 +437,7 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> lis
         matches = [i for i, found in enumerate(amounts) if any(_same(q, a) for a in found)]
         rivals = [i for i, found in enumerate(amounts) if i not in matches
                   and (any(a.dimension == q.dimension and not _same(q, a) for a in found)
-                       or (q.dimension in _CURRENCIES and _FREE.search(clauses[i]) is not None))]
+                       or (q.dimension in CURRENCY_CODES and _FREE.search(clauses[i]) is not None))]
         out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "amount", q.text))
     return out
 
@@ -533,7 +532,8 @@ def _no_to_a_price(sent: str, question: str, q_doc, passages: list[_Passage]) ->
     if not _THERE_IS.match(question):
         return None
     share, best, ctx_negated = _best_sentence(_lemmas(q_doc), passages)
-    if best is None or share < 0.6 or ctx_negated or not any(q.dimension in _CURRENCIES for q in read_quantities(best)):
+    if best is None or share < 0.6 or ctx_negated or not any(
+            q.dimension in CURRENCY_CODES for q in read_quantities(best)):
         return None
     exempt = _EXEMPT.search(best)  # "... £29.99, which is waived for existing mobile customers": asked of them, no
     if exempt and (_words_of(question) & _words_of(best[exempt.end():])) - _words_of(best[:exempt.start()]):
@@ -621,8 +621,8 @@ def _list_item_facts(clause: str, known: frozenset[str], known_stems: frozenset[
     return out
 
 
-_SPOKEN_TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s+(?:o'clock\s+)?(?:in the (morning|afternoon|evening)|at (night))\b",
-                          re.I)
+_SPOKEN_TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s+(?:o'clock\s+)?"
+                          r"(?:in the (morning|afternoon|evening)|at (night))\b", re.I)
 
 
 def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
@@ -670,7 +670,8 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
         for part in (c for c in _CLAUSE_CUT.split(sent.text) for c in _VALUE_CUT.split(c) if c and c.strip()):
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
             subject = (_words_of(part) - _value_words(part) - _unit_words(part),
-                       _lemmas(q_doc) | _words_of(question) | _complement(question), _names_in(part) or _names_in(question))
+                       _lemmas(q_doc) | _words_of(question) | _complement(question),
+                       _names_in(part) or _names_in(question))
             facts += _amount_facts(answer, part, subject, ctx, q_amounts)
             facts += _date_facts(part, subject, ctx)
             facts += _time_facts(part, subject, ctx)

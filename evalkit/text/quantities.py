@@ -39,7 +39,9 @@ _NOT_UNITS = frozenset("a an and as at by do for from in is it of on or per the 
 _CURRENCY = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "eur": "EUR", "euro": "EUR", "euros": "EUR",
              "usd": "USD", "dollar": "USD", "dollars": "USD", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
              "chf": "CHF", "francs": "CHF", "sek": "SEK", "kronor": "SEK", "nok": "NOK", "dkk": "DKK",
-             "jpy": "JPY", "yen": "JPY", "cents": "EUR/100", "bucks": "USD", "quid": "GBP", "pence": "GBP/100", "p": "GBP/100"}
+             "jpy": "JPY", "yen": "JPY", "cents": "EUR/100", "bucks": "USD", "quid": "GBP", "pence": "GBP/100",
+             "p": "GBP/100"}
+CURRENCY_CODES = frozenset({"EUR", "USD", "GBP", "CHF", "SEK", "NOK", "DKK", "JPY"})  # a money amount's dimension
 # a currency's hundredth part, read as the currency: "55p" and "55 pence" are £0.55 (cents stay apart: euro or
 # dollar cents, the text rarely says which)
 _HUNDREDTHS = {"GBP/100": "GBP"}
@@ -69,8 +71,8 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
                        r"\s+an?\s+(?:(?:rolling|calendar|full|whole|single)\s+)?(hour|day|week|fortnight|month|year|"
                        r"minute)\b", re.I), r"\1 1 \2"),
            # an answer opening with the duration: "A year from purchase.", "A fortnight in advance." (not "A day pass")
-           (re.compile(r"(?:^|(?<=[.!?:;]\s))an?\s+(?:(?:rolling|calendar|full|whole|single)\s+)?(hour|day|week|fortnight|"
-                       r"month|year|minute)\b(?=\s*(?:[.,;:!?]|$|(?:from|of|after|before|in|ahead|later|ago|to|until|"
+           (re.compile(r"(?:^|(?<=[.!?:;]\s))an?\s+(?:(?:rolling|calendar|full|whole|single)\s+)?"
+                       r"(hour|day|week|fortnight|month|year|minute)\b(?=\s*(?:[.,;:!?]|$|(?:from|of|after|before|in|ahead|later|ago|to|until|"
                        r"at|with|on|or so)\b))", re.I), r"1 \1"),
            (re.compile(r"\bonce\b", re.I), "1 times"),
            (re.compile(r"\btwice\b", re.I), "2 times"),
@@ -85,8 +87,9 @@ _VULGAR = {"½": 0.5, "¼": 0.25, "¾": 0.75}
 _NUMBER = re.compile(r"(?<![\w.,/:-])(?P<cur>[€$£¥])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
                      r"(?![\d/])(?:\s?(?P<scale>thousand|million|billion|trillion)\b|"
                      r"(?<=\d)(?P<cscale>bn|k|m)\b(?![.,]?\w))?")
-_CODE_BEFORE = re.compile(r"\b(?P<code>EUR|USD|GBP|CHF|SEK|NOK|DKK|JPY)\s?$")
-_CLOCK = re.compile(r"^\s?(?:[ap]\.?m\.?(?!\w)|o'clock|h\b|in the (?:morning|afternoon|evening)\b|at night\b)|^:\d\d", re.I)
+_CODE_BEFORE = re.compile(r"\b(?P<code>" + "|".join(sorted(CURRENCY_CODES)) + r")\s?$")
+_CLOCK = re.compile(r"^\s?(?:[ap]\.?m\.?(?!\w)|o'clock|h\b|in the (?:morning|afternoon|evening)\b|at night\b)|^:\d\d",
+                    re.I)
 _MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*")
 _DAY_OF_MONTH = re.compile(r"^(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b|^(?:st|nd|rd|th)\b", re.I)
 _MONTH_BEFORE = re.compile(r"\b" + _MONTH + r"\.?\s+$", re.I)
