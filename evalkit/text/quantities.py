@@ -35,7 +35,7 @@ from functools import lru_cache
 
 # words after a number that are English, not units, although pint knows a unit by that name or symbol
 _NOT_UNITS = frozenset("a an and as at by do for from in is it of on or per the to with are be day-to-day "
-                       "pm am x times time".split())
+                       "pm am x times time de has he me re us".split())  # "In 1999 he left" is no charge in "he"
 _CURRENCY = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "eur": "EUR", "euro": "EUR", "euros": "EUR",
              "usd": "USD", "dollar": "USD", "dollars": "USD", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
              "chf": "CHF", "francs": "CHF", "sek": "SEK", "kronor": "SEK", "nok": "NOK", "dkk": "DKK",
@@ -72,8 +72,8 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
                        r"minute)\b", re.I), r"\1 1 \2"),
            # an answer opening with the duration: "A year from purchase.", "A fortnight in advance." (not "A day pass")
            (re.compile(r"(?:^|(?<=[.!?:;]\s))an?\s+(?:(?:rolling|calendar|full|whole|single)\s+)?"
-                       r"(hour|day|week|fortnight|month|year|minute)\b(?=\s*(?:[.,;:!?]|$|(?:from|of|after|before|in|ahead|later|ago|to|until|"
-                       r"at|with|on|or so)\b))", re.I), r"1 \1"),
+                       r"(hour|day|week|fortnight|month|year|minute)\b(?=\s*(?:[.,;:!?]|$|(?:from|of|after|before|in|"
+                       r"ahead|later|ago|to|until|at|with|on|or so)\b))", re.I), r"1 \1"),
            (re.compile(r"\bonce\b", re.I), "1 times"),
            (re.compile(r"\btwice\b", re.I), "2 times"),
            (re.compile(r"\bthrice\b", re.I), "3 times"),

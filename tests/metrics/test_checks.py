@@ -107,6 +107,8 @@ def test_a_month_said_in_days():
 def test_a_year_stays_a_date_without_a_unit():
     assert read_quantities("It opened in 2000 and closed in 1999.") == []
     assert read_quantities("In 2000 the fee doubled.") == []
+    # pint reads "he", "us", "me" as units (of charge, of time); after a year they are words
+    assert read_quantities("In 1999 he left; from 2010 to 2015 he stayed.") == []
 
 
 def test_the_end_of_a_month_is_its_last_day():
