@@ -36,7 +36,7 @@ _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?!,?\s*\d)|"
 # where asked, as above; "in march" and "may" are verbs)
 _MONTH_ALONE = re.compile(r"\b(?:every|each|in|from|until|till|by|since|before|after|during|throughout|next|last)\s+"
                           r"(?P<mon>(?:January|February|March|April|May|June|July|August|September|October|November|"
-                          r"December)(?![\w-]))(?!,?\s*\d)", re.I)
+                          r"December)(?![\w-]))(?!,?\s*\d)(?!\s+(?-i:[A-Z][a-z]))", re.I)  # "by August Wilson" is a name
 # "the end of June 2024" is 30 June 2024 (read only where asked, as above)
 _END_OF = re.compile(rf"\b(?:the\s+)?end\s+of\s+{_MON}(?:,?\s+{_YEAR})?\b", re.I)
 

@@ -129,6 +129,7 @@ def test_a_month_alone_after_a_word_of_time():
     read = [d.key for d in extract_dates("Prices rise each April; from May until September.", day_month=True)]
     assert read == [(None, 4, None), (None, 5, None), (None, 9, None)]
     assert extract_dates("They march in march and may go.", day_month=True) == []  # verbs, not months
+    assert extract_dates("A play by August Wilson, with June Carter.", day_month=True) == []  # names
     assert extract_dates("Prices rise each April.") == []  # the seed's reading
     ctx = ["Prices rise each April by the CPI rate plus 3.9%."]
     assert unsupported_facts("When do prices rise?", "Every January.", ctx).value == 1.0
