@@ -85,18 +85,24 @@ def test_killed_report_leaves_every_file_complete(tmp_path):
     for frac in (0.5, 0.9):
         _kill_at(argv, tmp_path, took * frac)
         for f in out.rglob("*"):
-            if f.name.endswith((".tmp", ".lock")) or not f.is_file():
-                continue  # a killed writer's own temporaries, never the files themselves
-            body = f.read_bytes()
+            # a killed writer's own temporaries (".NAME.PID.HEX.tmp", and papermill's ".NAME.PID.HEX.tmp.ipynb"
+            # beside it), never the files themselves: the next run removes them
+            if ".tmp" in f.name or f.name.endswith(".lock") or not f.is_file():
+                continue
+            body, where = f.read_bytes(), f"{f.relative_to(out)}, killed at {frac:.1f} of the run"
             if f.suffix == ".json" or f.suffix == ".ipynb":
-                json.loads(body)
+                try:
+                    json.loads(body)
+                except ValueError:
+                    pytest.fail(f"{where}: not complete JSON ({len(body)} bytes)")
             elif f.suffix == ".parquet":
                 pd.read_parquet(f)
             elif f.suffix == ".html":
-                assert body.rstrip().endswith(b"</html>"), f
+                assert body.rstrip().endswith(b"</html>"), where
             elif f.suffix == ".png":
-                assert body.endswith(b"IEND\xaeB`\x82"), f
+                assert body.endswith(b"IEND\xaeB`\x82"), where
     subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True)  # the stale lock is taken over
+    assert _leftovers(out) == []  # ... and the killed runs' temporaries removed
 
 
 def _leftovers(root: Path) -> list[str]:
