@@ -64,7 +64,8 @@ _YES = re.compile(r"^\s*(yes|yeah|correct|that's right|it can|it does|it is)\b",
 _UNIVERSAL = re.compile(r"\b(?:any|all|always|every|anytime|whenever|unlimited)\b", re.I)
 _RESTRICTED = re.compile(r"\b(?:only|except|unless|provided|as long as|but not|not on|restricted)\b", re.I)
 # a yes/no question answered by its condition ("Only if the journey takes longer than 180 minutes.")
-_CONDITIONAL = re.compile(r"^\s*(?:only\s+)?(?:if|when|unless|provided|as long as|not if|not when)\b", re.I)
+_CONDITIONAL = re.compile(r"^\s*(?:only\s+(?:if|when|with|without|after|before|by|for|on|in)|if|when|unless|"
+                          r"provided|as long as|not if|not when|not without)\b", re.I)
 _NO = re.compile(r"^\s*(no|nope)\b", re.I)
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"})
 # words an answer uses to frame what it says ("According to the leaflet, ..."), never facts of their own
@@ -215,8 +216,18 @@ def _lemmas(doc) -> frozenset[str]:
         _items_in(doc.text))
 
 
+_NO_BOUND = frozenset({"more", "less", "fewer", "later", "earlier", "longer", "sooner", "greater", "higher", "lower"})
+
+
 def _negated(tokens) -> bool:
-    return any(t.lower_ in _NEGATIONS for t in tokens)
+    return any(t.lower_ in _NEGATIONS or _no_det(t) for t in tokens)
+
+
+def _no_det(t) -> bool:
+    """"No withdrawals are allowed": "no" as a determiner negates as "not" does; "no more than three times a day"
+    is a bound, not a negation, and "No" inside a sentence begins a title ("No One Is to Blame")."""
+    after = t.doc[t.i + 1].lower_ if t.i + 1 < len(t.doc) else ""
+    return (t.text == "no" or (t.text == "No" and t.is_sent_start)) and t.pos_ == "DET" and after not in _NO_BOUND
 
 
 def _words_of(text: str) -> frozenset[str]:
@@ -545,9 +556,11 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
     """A yes/no claim against the context sentence that speaks of the same thing: a polarity the context
     contradicts ("Yes, it can be used on 110 V" against "Do not use it on 110 V supplies") is unsupported."""
     yes, no = _YES.match(sent), _NO.match(sent)
-    if no:  # "No." is often right by a reasoning lexical polarity cannot follow ("only valid after 10:00") ...
+    if no and not _negated(doc[1:]):
+        # "No." is often right by a reasoning lexical polarity cannot follow ("only valid after 10:00") ...
         return _no_to_a_price(sent, question, q_doc, passages)
-    negated = _negated(doc[1:] if yes else doc)
+    # ... but "No, returns are not accepted." makes a negated claim of its own, checked as any other
+    negated = _negated(doc[1:] if yes or no else doc)
     lemmas = _lemmas(doc) | (_lemmas(q_doc) if yes else frozenset())
     if len(lemmas) < 2:
         return None
@@ -561,6 +574,14 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
         return None
     return Fact("polarity", sent, False, "the context says the opposite" if ctx_negated else
                 "the context does not deny it", best)
+
+
+def _polarity_parts(sent) -> list:
+    """The sentence's parts a polarity holds over: "Not in full: you lose the first day's rental." negates its
+    first part only."""
+    cuts = [t.i for t in sent if t.text in (":", ";")]
+    bounds = zip([sent.start] + [i + 1 for i in cuts], cuts + [sent.end])
+    return [sent.doc[a:b] for a, b in bounds if b > a]
 
 
 def _clauses(doc) -> list:
@@ -675,9 +696,8 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
             facts += _amount_facts(answer, part, subject, ctx, q_amounts)
             facts += _date_facts(part, subject, ctx)
             facts += _time_facts(part, subject, ctx)
-        polarity = _polarity_fact(sent.text, sent, question, q_doc, passages)
-        if polarity is not None:
-            facts.append(polarity)
+        facts += [f for part in _polarity_parts(sent)
+                  if (f := _polarity_fact(part.text, part, question, q_doc, passages)) is not None]
     facts += _name_facts(doc, contexts_text, question)
     facts += _relation_facts(doc, passages)
     facts += _clause_facts(doc, known)
@@ -699,12 +719,14 @@ _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensio
     (r"\bhow many\b", "count", None),
     (r"\bhow often\b|\bhow frequently\b|\bfrequency\b", "frequency", ("1/s",)),
     (r"\bhow long\b|\bduration\b|\bhow much time\b|\bhow soon\b", "duration", ("s", "m", "working_day")),
-    (r"\bwhen\b|\bwhat (?:date|day|year|month|time)\b|\bwhich (?:date|day|year|month)\b|\bdeadline\b", "date",
-     ("s",)),
+    # "when" asks for a date only as the question's word: "What state should the tank be in when I return it?"
+    (r"^(?:(?!\b(?:what|which|how|who|whom|where|why)\b).)*\bwhen\b|\bwhat (?:date|day|year|month|time)\b|"
+     r"\bwhich (?:date|day|year|month)\b|\bdeadline\b", "date", ("s",)),
     (r"\bvoltage\b|\bvolts?\b", "amount", ("V",)),
     (r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|\bpay\b|\brate\b|\binterest\b", "amount", None),
     (r"\bhow (?:heavy|big|large|wide|tall|high|far|hot|cold|fast)\b|\bweigh|\btemperature\b|\bcapacity\b|"
-     r"\bhold\b|\bpower\b|\bwattage\b|\bsize\b|\blimit\b|\bmaximum\b|\bminimum\b", "amount", None),
+     r"\bhold\b|\bpower\b|\bwattage\b|\bsize\b|\blimit\b|\bmaximum\b|\bminimum\b|\bhow old\b|\bwhat age\b",
+     "amount", None),
     (r"\bwho(?:m)?\b|\bwhich (?:company|person|firm|bank|provider)\b", "name", None),
     (r"\bwhere\b", "place", None),
 )
@@ -737,8 +759,8 @@ def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
     if kind in ("name", "place"):
         labels = ("PERSON", "ORG") if kind == "name" else ("GPE", "LOC", "FAC", "ORG")
         return tuple(e.text for e in doc.ents if e.label_ in labels) + tuple(m.group(0) for m in _CODE.finditer(answer))
-    if kind == "yes/no":
-        return ("yes/no",) if _YES.match(answer) or _NO.match(answer) else ()
+    if kind == "yes/no":  # "Only with written permission." is a yes on a condition
+        return ("yes/no",) if _YES.match(answer) or _NO.match(answer) or _CONDITIONAL.match(answer) else ()
     return ()
 
 

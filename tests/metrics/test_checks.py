@@ -538,6 +538,50 @@ def test_a_yes_no_question_is_not_answered_by_an_amount():
                             ctx).value == 1.0
 
 
+
+_RENTAL = ["Drivers must be at least 23 years old and have held a full licence for two years. Taking the car to "
+           "Ireland or mainland Europe requires prior written permission and a cross-border fee of £60.",
+           "Cars are supplied with a full tank and must be returned full. No withdrawals of the deposit are allowed "
+           "before the car is checked.",
+           "Out-of-hours returns can be made using the key drop box. Cancellations made more than 48 hours before "
+           "pick-up are refunded in full; later cancellations lose the first day's rental."]
+
+
+def test_when_inside_a_question_is_not_its_question_word():
+    assert expected_kind("What state should the tank be in when I return it?")[0] == "open"
+    assert expected_kind("By when must I report it?")[0] == "date"
+    assert expected_kind("When is the branch open?")[0] == "date"
+
+
+def test_an_age_is_an_amount_and_a_condition_answers_yes_or_no():
+    assert expected_kind("How old do I have to be to rent a car?")[0] == "amount"
+    assert answers_question("How old do I have to be to rent a car?", "23 or over.", _RENTAL).value == 1.0
+    # no word of the question is in the clause that answers it (France / mainland Europe): the answer's form is
+    assert answers_question("Can I drive the car to France?", "Only with written permission beforehand.",
+                            _RENTAL).value == 1.0
+    assert answers_question("Can I drive the car to France?", "Every four weeks.", _RENTAL).value == 0.0
+
+
+def test_a_no_with_a_negated_claim_of_its_own_is_checked():
+    q = "Can I return the car when the branch is closed?"
+    s = unsupported_facts(q, "No, out-of-hours returns are not accepted.", _RENTAL)
+    assert [f["kind"] for f in s.details["facts"] if not f["supported"]] == ["polarity"]
+    assert unsupported_facts(q, "No.", _RENTAL).value == 0.0  # a bare "no" is not read (see _polarity_fact)
+    # "No withdrawals ... are allowed" is a negation in the context, as "not" is
+    assert unsupported_facts("Can I withdraw the deposit before the check?",
+                             "No, withdrawals of the deposit aren't allowed before the car is checked.",
+                             _RENTAL).value == 0.0
+
+
+def test_a_negation_holds_over_its_part_of_the_sentence():
+    q = "Do I get my money back if I cancel the day before?"
+    assert unsupported_facts(q, "Not in full: you lose the first day's rental.", _RENTAL).value == 0.0
+    assert unsupported_facts(q, "Yes: you don't lose the first day's rental.", _RENTAL).value > 0
+    # "no more than" is a bound, not a negation: the context does not say the opposite of the answer
+    ctx = ["Apply between one and four centimetres of gel, no more than three times a day."]
+    assert unsupported_facts("Can I apply the gel three times a day?", "Yes, you can apply the gel three times a "
+                             "day.", ctx).value == 0.0
+
 def test_declining_and_empty_rows():
     assert unsupported_facts("Q?", "", CTX).value is None
     d = decide_answer("Unfortunately, that isn't covered in the leaflet.")
