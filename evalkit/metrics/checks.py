@@ -393,6 +393,77 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
                 f"{clauses[rival]}", clauses[best])
 
 
+_SEGMENT_CUT = re.compile(r",?\s+(?:and|or|while|whereas)\s+|,\s+|;\s*", re.I)
+_RANGE_BETWEEN = re.compile(r"^\s*(?:-|–|—|to|till|until)\s*$", re.I)
+
+
+def _segments(clause: str, spans: list[tuple[int, int]]) -> list[tuple[list[int], frozenset[str]]] | None:
+    """A clause giving one kind of value for several items ("£11,500 for home students and £24,000 for
+    international students", "7am to 7pm Monday to Saturday and 9am to 4pm on Sundays", "one year full-time or
+    two years part-time") cut between its values: each segment's values (indices into ``spans``) and the words
+    that are its own (the item after its values, or before them when every segment names its item first, "adult
+    tickets £12, concession tickets £9"). None when the clause is not so cut ("between 5 and 35 °C", one value)."""
+    cuts = []
+    for (_, end), (start, _) in zip(spans, spans[1:]):
+        found = list(_SEGMENT_CUT.finditer(clause, end, start))
+        if not found and not _RANGE_BETWEEN.match(clause[end:start]):
+            return None  # "three items ...: two large items": a count and its parts, not items side by side
+        cuts.append(found[-1] if found else None)
+    if not any(cuts) or _COMPLEMENT.search(clause):  # "in London and £110 elsewhere": _complement's to read
+        return None
+    groups, bounds, start = [[0]], [], 0
+    for i, cut in enumerate(cuts, start=1):
+        if cut is None:  # "7am to 7pm": values of one segment
+            groups[-1].append(i)
+            continue
+        bounds.append((start, cut.start()))
+        groups.append([i])
+        start = cut.end()
+    bounds.append((start, len(clause)))
+    before = [clause[a:spans[g[0]][0]] for g, (a, _) in zip(groups, bounds)]
+    after = [clause[spans[g[-1]][1]:b] for g, (_, b) in zip(groups, bounds)]
+    if not any(map(_plain_words, before[1:])):
+        own = after  # the items after the values; the clause's head before the first is every segment's
+    elif not any(map(_plain_words, after)):
+        own = before
+    else:
+        return None
+    return list(zip(groups, own)) if all(map(_plain_words, own)) else None
+
+
+_PLAIN_STOPS = frozenset("the a an of to for on in at is are be and or per with by it its from this that".split())
+
+
+def _plain_words(text: str) -> frozenset[str]:
+    """Stems of the words of ``text`` but a few function words: what tells one item of a clause from another
+    ("full-time" and "part-time", which the stop-word lists drop)."""
+    return stems(w for w in re.findall(r"[a-z]+", text.lower()) if w not in _PLAIN_STOPS and len(w) > 1)
+
+
+def _in_another_segment(clause: str, spans: list[tuple[int, int]], mine: set[int], wanted: frozenset[str]) -> str:
+    """The words of the segment of ``clause`` that states the answer's value (``mine``, indices into ``spans``)
+    when the question or answer (``wanted``, stems) names the item of another segment and not its own; else ''."""
+    segs = _segments(clause, spans)
+    if not segs or _OTHER in wanted:
+        return ""
+    own = [_plain_words(words) for _, words in segs]
+    distinct = [o - frozenset().union(*(x for j, x in enumerate(own) if j != k)) for k, o in enumerate(own)]
+    hits = [k for k, d in enumerate(distinct) if d & wanted]
+    if len(hits) != 1 or mine & set(segs[hits[0]][0]):
+        return ""
+    return next(words for g, words in segs if mine & set(g)).strip(" ,;.")
+
+
+def _bound_in_clause(fact: Fact, wanted: frozenset[str], text: str, spans: list[tuple[int, int]],
+                     mine: set[int]) -> Fact:
+    """A supported fact whose clause (``text``, with ``spans`` its values and ``mine`` the answer's) gives its value
+    for another item than the one the question or the answer's clause names (``wanted``) is unsupported."""
+    other = _in_another_segment(text, spans, mine, wanted) if mine else ""
+    if not other:
+        return fact
+    return Fact(fact.kind, fact.text, False, f"in the context {fact.text} goes with \"{other}\"", fact.sentence)
+
+
 def _listed_count(q: Quantity, answer: str) -> bool:
     """A count followed by the list it counts: "Three: slate, sand and moss." states its own count."""
     m = re.search(re.escape(q.text) + r"(?:\s+things)?\s*[:\-–—]\s*(.+)", with_digits(answer))
@@ -436,7 +507,7 @@ def _same(q: Quantity, a: Quantity) -> bool:
 _FREE = re.compile(r"\bfree(?:\s+of\s+charge)?\b(?!-)|\bno\s+charge\b|\bat\s+no\s+(?:extra\s+)?cost\b", re.I)
 
 
-def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> list[Fact]:
+def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted: frozenset[str]) -> list[Fact]:
     clauses, lemmas, amounts, _, names, _, prev = ctx
     out = []
     for q in read_quantities(sent):
@@ -449,8 +520,25 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts) -> lis
         rivals = [i for i, found in enumerate(amounts) if i not in matches
                   and (any(a.dimension == q.dimension and not _same(q, a) for a in found)
                        or (q.dimension in CURRENCY_CODES and _FREE.search(clauses[i]) is not None))]
-        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "amount", q.text))
+        fact = _check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "amount", q.text)
+        out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, q)) if fact.supported and
+                   fact.sentence else fact)
     return out
+
+
+def _amount_spans(clause: str, q: Quantity) -> tuple[str, list[tuple[int, int]], set[int]]:
+    """``clause`` with its number words as digits, where it states amounts of ``q``'s dimension, and which are
+    ``q``."""
+    text, spans, mine, pos = with_digits(clause), [], set(), 0
+    for a in read_quantities(clause):
+        at = text.find(a.text, pos)
+        if at < 0 or a.clock or a.dimension != q.dimension:
+            continue
+        pos = at + len(a.text)
+        if _same(q, a):
+            mine.add(len(spans))
+        spans.append((at, pos))
+    return text, spans, mine
 
 
 def _date_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
@@ -463,14 +551,19 @@ def _date_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
     return out
 
 
-def _time_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
+def _time_facts(sent: str, subject: tuple, ctx, wanted: frozenset[str]) -> list[Fact]:
     """Clock times ("9am–7pm") bound like amounts: the Sunday hours are not the weekday hours."""
     clauses, lemmas, _, _, names, times, prev = ctx
     out = []
     for t, start, end in _times(sent):
         matches = [i for i, found in enumerate(times) if t in found]
         rivals = [i for i, found in enumerate(times) if found and i not in matches]
-        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "time", sent[start:end]))
+        fact = _check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "time", sent[start:end])
+        if fact.supported and fact.sentence:
+            found = _times(fact.sentence)
+            fact = _bound_in_clause(fact, wanted, fact.sentence, [(a, b) for _, a, b in found],
+                                    {i for i, (key, _, _) in enumerate(found) if key == t})
+        out.append(fact)
     return out
 
 
@@ -693,9 +786,11 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
             subject = (_words_of(part) - _value_words(part) - _unit_words(part),
                        _lemmas(q_doc) | _words_of(question) | _complement(question),
                        _names_in(part) or _names_in(question))
-            facts += _amount_facts(answer, part, subject, ctx, q_amounts)
+            # the item a value is asked of, named in a clause ("outside London": the complement's, not London's)
+            wanted = _plain_words(f"{part} {question}") | _complement(f"{part} {question}")
+            facts += _amount_facts(answer, part, subject, ctx, q_amounts, wanted)
             facts += _date_facts(part, subject, ctx)
-            facts += _time_facts(part, subject, ctx)
+            facts += _time_facts(part, subject, ctx, wanted)
         facts += [f for part in _polarity_parts(sent)
                   if (f := _polarity_fact(part.text, part, question, q_doc, passages)) is not None]
     facts += _name_facts(doc, contexts_text, question)

@@ -582,6 +582,33 @@ def test_a_negation_holds_over_its_part_of_the_sentence():
     assert unsupported_facts("Can I apply the gel three times a day?", "Yes, you can apply the gel three times a "
                              "day.", ctx).value == 0.0
 
+
+def test_a_clause_giving_values_for_several_items_binds_each_to_its_own():
+    ctx = ["Our Leeds branch is open 7am to 7pm Monday to Saturday and 9am to 4pm on Sundays.",
+           "Tuition is £11,500 for home students and £24,000 for international students.",
+           "The programme lasts one year full-time or two years part-time."]
+    sunday = unsupported_facts("When is the branch open on Sundays?", "From 7am to 7pm.", ctx)
+    assert sunday.details["unsupported"] == ('time \'7am\': in the context 7am goes with "Monday to Saturday"',
+                                             'time \'7pm.\': in the context 7pm. goes with "Monday to Saturday"')
+    assert unsupported_facts("When is the branch open on Sundays?", "9am to 4pm.", ctx).value == 0.0
+    assert unsupported_facts("When is the branch open on Saturdays?", "7am to 7pm.", ctx).value == 0.0
+    assert unsupported_facts("What are the fees for home students?", "£24,000.", ctx).value == 1.0
+    assert unsupported_facts("What are the fees for home students?", "£11,500.", ctx).value == 0.0
+    assert unsupported_facts("How long does the part-time course take?", "One year.", ctx).value == 1.0
+    assert unsupported_facts("How long does the part-time course take?", "Two years.", ctx).value == 0.0
+    # the answer's own words name the item when the question does not
+    assert unsupported_facts("How long is the programme?", "Two years full-time.", ctx).value > 0
+    assert unsupported_facts("How long is the programme?", "One year full-time.", ctx).value == 0.0
+    # not such clauses (each was FAILed by a first version of the rule): a count and its parts
+    for context, question, answer in [
+            ("Each adult may take up to three items of luggage free of charge: two large items and one item of "
+             "hand luggage.", "How many pieces of luggage can an adult take for free?", "Three."),
+            # "outside London" is the complement's ("elsewhere"), not London's
+            ("Hotel costs are reimbursed up to £150 per night in London and £110 per night elsewhere in the UK.",
+             "What is the hotel limit per night outside London?", "£110."),
+            ("Store it between 5 and 35 °C in dry rooms.", "What temperature is allowed in dry rooms?", "5 to 35 °C.")]:
+        assert unsupported_facts(question, answer, [context]).value == 0.0, answer
+
 def test_declining_and_empty_rows():
     assert unsupported_facts("Q?", "", CTX).value is None
     d = decide_answer("Unfortunately, that isn't covered in the leaflet.")
