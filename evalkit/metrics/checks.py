@@ -431,7 +431,8 @@ def _segments(clause: str, spans: list[tuple[int, int]]) -> list[tuple[list[int]
     return list(zip(groups, own)) if all(map(_plain_words, own)) else None
 
 
-_PLAIN_STOPS = frozenset("the a an of to for on in at is are be and or per with by it its from this that".split())
+_PLAIN_STOPS = frozenset("the a an of to for on in at is are be and or per with by it its from this that up each "
+                         "then than as so any all only you your we our they".split())
 
 
 def _plain_words(text: str) -> frozenset[str]:
@@ -649,6 +650,8 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
     """A yes/no claim against the context sentence that speaks of the same thing: a polarity the context
     contradicts ("Yes, it can be used on 110 V" against "Do not use it on 110 V supplies") is unsupported."""
     yes, no = _YES.match(sent), _NO.match(sent)
+    if _CONDITIONAL.match(sent):  # "Only if it wasn't damaged by our crews": a condition, not a claim
+        return None
     if no and not _negated(doc[1:]):
         # "No." is often right by a reasoning lexical polarity cannot follow ("only valid after 10:00") ...
         return _no_to_a_price(sent, question, q_doc, passages)
@@ -694,6 +697,15 @@ def _clauses(doc) -> list:
     return out
 
 
+_COMMON_ZIPF = 5.4  # "run", "service", "stop", "work", "away": words any paraphrase may bring
+
+
+def _common(word: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= _COMMON_ZIPF
+
+
 def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
     out, known_stems = [], stems(known)  # "use" of the answer is "used" of the context
     for clause in _clauses(doc):
@@ -701,7 +713,8 @@ def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
         words = [t for t in clause if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop and len(t) > 2
                  and t.lemma_.lower() not in _FRAMING and not t.ent_type_ and t.lower_ not in units]
         novel = sorted({t.lemma_.lower() for t in words if t.lemma_.lower() not in known
-                        and t.lower_ not in known and stem(t.lower_) not in known_stems})
+                        and t.lower_ not in known and stem(t.lower_) not in known_stems
+                        and not _common(t.lemma_.lower())})
         if not words:
             continue
         bad = len(novel) >= _MIN_NOVEL and len(novel) >= 0.4 * len(words)

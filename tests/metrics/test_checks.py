@@ -609,6 +609,27 @@ def test_a_clause_giving_values_for_several_items_binds_each_to_its_own():
             ("Store it between 5 and 35 °C in dry rooms.", "What temperature is allowed in dry rooms?", "5 to 35 °C.")]:
         assert unsupported_facts(question, answer, [context]).value == 0.0, answer
 
+
+def test_common_words_of_a_paraphrase_are_not_novel_facts():
+    # "stop working" for "expire", "the service runs" for "is collected": words of everyday English (Zipf >= 5.4
+    # in wordfreq) are not facts the answer adds; rare words still are
+    ctx = ["Garden waste is collected fortnightly from March to November for subscribers."]
+    q = "Is garden waste collected in December?"
+    assert unsupported_facts(q, "No, the service runs from March to November only.", ctx).value == 0.0
+    added = unsupported_facts(q, "No, it is collected from March to November, and compost bins are ceramic.", ctx)
+    assert "clause" in [f["kind"] for f in added.details["facts"] if not f["supported"]]
+
+
+def test_a_condition_is_not_a_claim_and_up_names_no_item():
+    ctx = ["Replacement bins are free if yours was damaged by our crews; otherwise a new bin costs £25 including "
+           "delivery.",
+           "Bulky waste collections cost £35 for up to three items and £10 for each additional item."]
+    assert unsupported_facts("Do I have to pay for a replacement bin?", "Only if it wasn't damaged by the crews; "
+                             "then it's £25 with delivery.", ctx).value == 0.0
+    q = "How much does a bulky waste collection cost?"  # "up" (to three items) is no item of its own
+    assert unsupported_facts(q, "£35 for up to three items, then £10 per extra item.", ctx).value == 0.0
+    assert unsupported_facts("How much is each additional item?", "£35.", ctx).value == 1.0
+
 def test_declining_and_empty_rows():
     assert unsupported_facts("Q?", "", CTX).value is None
     d = decide_answer("Unfortunately, that isn't covered in the leaflet.")
