@@ -348,6 +348,9 @@ def _may_continue(best: int, rival: int, words: frozenset[str], lemmas: list[fro
     return bool((words & lemmas[best]) - before)
 
 
+_VALUE_FIRST = re.compile(r"\s*[£€$¥]?\d")  # a clause opening with its value has no subject of its own
+
+
 def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages_clauses, kind: str,
                  text: str) -> Fact:
     """A fact the contexts state in the clauses ``matches``: supported when one of them speaks of the answer's
@@ -387,6 +390,9 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
     rival = max(rivals, key=about, default=None)
     if rival is not None and about(best) < about(rival) and _may_continue(best, rival, own | question, lemmas, prev):
         lemmas[best] = lemmas[best] | prev[best][0]
+        if not prev[rival][1] or _VALUE_FIRST.match(clauses[rival]):
+            # the rival continues its clause too ("a subscription costs £48 a year, or £24 for residents ...")
+            lemmas[rival] = lemmas[rival] | prev[rival][0]
     if rival is None or about(best) >= about(rival):
         return Fact(kind, text, True, "stated in the context", clauses[best])
     return Fact(kind, text, False, f"the context gives {text} for something else; the clause about it says: "
@@ -397,7 +403,7 @@ _SEGMENT_CUT = re.compile(r",?\s+(?:and|or|while|whereas)\s+|,\s+|;\s*", re.I)
 _RANGE_BETWEEN = re.compile(r"^\s*(?:-|–|—|to|till|until)\s*$", re.I)
 
 
-def _segments(clause: str, spans: list[tuple[int, int]]) -> list[tuple[list[int], frozenset[str]]] | None:
+def _segments(clause: str, spans: list[tuple[int, int]]) -> list[tuple[list[int], str]] | None:
     """A clause giving one kind of value for several items ("£11,500 for home students and £24,000 for
     international students", "7am to 7pm Monday to Saturday and 9am to 4pm on Sundays", "one year full-time or
     two years part-time") cut between its values: each segment's values (indices into ``spans``) and the words
@@ -519,12 +525,18 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
             continue
         matches = [i for i, found in enumerate(amounts) if any(_same(q, a) for a in found)]
         rivals = [i for i, found in enumerate(amounts) if i not in matches
-                  and (any(a.dimension == q.dimension and not _same(q, a) for a in found)
+                  and (any(_comparable(a, q) and not _same(q, a) for a in found)
                        or (q.dimension in CURRENCY_CODES and _FREE.search(clauses[i]) is not None))]
         fact = _check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "amount", q.text)
         out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, q)) if fact.supported and
                    fact.sentence else fact)
     return out
+
+
+def _comparable(a: Quantity, q: Quantity) -> bool:
+    """Amounts that answer one question: of one dimension, or a time and a time in working days ("within a week"
+    against "within 2 working days")."""
+    return a.dimension == q.dimension or {a.dimension, q.dimension} == {"[time]", "[working_time]"}
 
 
 def _amount_spans(clause: str, q: Quantity) -> tuple[str, list[tuple[int, int]], set[int]]:

@@ -630,6 +630,30 @@ def test_a_condition_is_not_a_claim_and_up_names_no_item():
     assert unsupported_facts(q, "£35 for up to three items, then £10 per extra item.", ctx).value == 0.0
     assert unsupported_facts("How much is each additional item?", "£35.", ctx).value == 1.0
 
+
+def test_a_rival_clause_of_working_days_or_continuing_its_head_is_read_as_one():
+    ctx = [  # a bin-collection leaflet written for a try-out outside the repository
+        "Bins and recycling, Ashford Borough Council. General waste (the grey bin) is collected every two "
+        "weeks, alternating with recycling (the blue bin). Food waste caddies are emptied every week. Garden "
+        "waste is collected fortnightly from March to November for subscribers only; a subscription costs £48"
+        " a year, or £24 for residents receiving council tax support.",
+        "What goes in the blue bin: paper, cardboard, plastic bottles, tins and glass jars. Please rinse "
+        "containers before recycling them. Do not put plastic bags, nappies or textiles in the blue bin. "
+        "Batteries and small electrical items can be left in a clear bag on top of the blue bin lid.",
+        "Missed collections must be reported within 2 working days of the collection day, online or by "
+        "calling 01233 330000. Bulky waste collections cost £35 for up to three items and £10 for each "
+        "additional item, to a maximum of six items. Replacement bins are free if yours was damaged by our "
+        "crews; otherwise a new bin costs £25 including delivery.",
+    ]
+    q = "How long do I have to report a missed collection?"
+    assert unsupported_facts(q, "Within a week.", ctx).value == 1.0  # the food waste's week; 2 working days rival
+    assert unsupported_facts(q, "Two working days.", ctx).value == 0.0
+    q = "How much is the garden waste subscription if I get council tax support?"
+    assert unsupported_facts(q, "£48 a year.", ctx).value == 1.0  # '£24 for residents ...' continues its head
+    assert unsupported_facts(q, "£24 a year.", ctx).value == 0.0
+    assert unsupported_facts("How much is the garden waste subscription?", "£48 a year.", ctx).value == 0.0
+
+
 def test_declining_and_empty_rows():
     assert unsupported_facts("Q?", "", CTX).value is None
     d = decide_answer("Unfortunately, that isn't covered in the leaflet.")
