@@ -352,7 +352,7 @@ _VALUE_FIRST = re.compile(r"\s*[£€$¥]?\d")  # a clause opening with its valu
 
 
 def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages_clauses, kind: str,
-                 text: str) -> Fact:
+                 text: str, weak: frozenset[int] = frozenset()) -> Fact:
     """A fact the contexts state in the clauses ``matches``: supported when one of them speaks of the answer's
     subject (``subject``: the answer clause's words, the question's, and the items they name) at least as much as
     any clause stating a rival value of the same kind (``rivals``), and does not name another member of the
@@ -387,6 +387,12 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
         return (weigh(own), weigh(question))
 
     best = max(matches, key=about)
+    # a weak rival (a clause giving no price, only "free") rivals only if it has more of the question's words
+    # than the best clause: "Engineer visits are free on weekdays" against "a Saturday appointment costs £25"
+    # has, "Children under 18 ... receive free NHS treatment" against "Band 3 (crowns ...) costs £326.70" has not
+    # (a word once, whatever its forms: "NHS" is read as "nhs" and, by _words_of's plural rule, "nh")
+    shared = lambda i: len({stem(w.rstrip("s")) for w in question & lemmas[i]})  # noqa: E731
+    rivals = [i for i in rivals if i not in weak or shared(i) > shared(best)]
     rival = max(rivals, key=about, default=None)
     if rival is not None and about(best) < about(rival) and _may_continue(best, rival, own | question, lemmas, prev):
         lemmas[best] = lemmas[best] | prev[best][0]
@@ -518,19 +524,33 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
     clauses, lemmas, amounts, _, names, _, prev = ctx
     out = []
     for q in read_quantities(sent):
-        if q.clock or (q.dimension == "count" and q.magnitude <= 1):
+        if q.clock or (q.dimension == "count" and (q.magnitude <= 1 or _labels(q, sent))):
             continue
         if any(same_amount(q, a) for a in q_amounts) or (q.dimension == "count" and _listed_count(q, answer)):
             out.append(Fact("amount", q.text, True, "stated in the question or counted by the answer's list"))
             continue
         matches = [i for i, found in enumerate(amounts) if any(_same(q, a) for a in found)]
-        rivals = [i for i, found in enumerate(amounts) if i not in matches
-                  and (any(_comparable(a, q) and not _same(q, a) for a in found)
-                       or (q.dimension in CURRENCY_CODES and _FREE.search(clauses[i]) is not None))]
-        fact = _check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "amount", q.text)
+        valued = [i for i, found in enumerate(amounts) if i not in matches
+                  and any(_comparable(a, q) and not _same(q, a) for a in found)]
+        free = frozenset(i for i in range(len(clauses)) if i not in matches and i not in valued
+                         and q.dimension in CURRENCY_CODES and _FREE.search(clauses[i]) is not None)
+        fact = _check_bound(matches, sorted(valued + list(free)), subject, (clauses, lemmas, names, prev), "amount",
+                            q.text, weak=free)
         out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, q)) if fact.supported and
                    fact.sentence else fact)
     return out
+
+
+_LABEL_WORD = re.compile(r"\b([A-Z][a-z]+)\s+$")
+
+
+def _labels(q: Quantity, sent: str) -> bool:
+    """A bare number naming an item with the capitalised word before it ("a Band 3 treatment", "Platform 9"),
+    not counting anything."""
+    text = with_digits(sent)
+    found = re.search(rf"(?<![\w.,£€$¥]){re.escape(q.text)}(?![\w]|[.,]\d)", text)
+    m = _LABEL_WORD.search(text[:found.start()]) if found else None
+    return m is not None and m.group(1).lower() not in _NOT_NAMES
 
 
 def _comparable(a: Quantity, q: Quantity) -> bool:

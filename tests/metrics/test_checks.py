@@ -654,6 +654,33 @@ def test_a_rival_clause_of_working_days_or_continuing_its_head_is_read_as_one():
     assert unsupported_facts("How much is the garden waste subscription?", "£48 a year.", ctx).value == 0.0
 
 
+
+_DENTAL = [  # a dental practice's leaflet written for a try-out outside the repository
+    "Riverside Dental Practice. We are open Monday to Thursday 8.30am to 6pm and Friday 8.30am to 1pm; we are"
+    " closed at weekends. New patients should arrive 15 minutes early to complete a medical history form. "
+    "Appointments cancelled with less than 24 hours' notice are charged a £30 fee.",
+    "NHS charges from April 2025: Band 1 (examination, diagnosis and advice, including X-rays and a scale and"
+    " polish if needed) costs £27.40. Band 2 (fillings, root canal work and extractions) costs £75.30. Band 3"
+    " (crowns, dentures and bridges) costs £326.70. Children under 18, pregnant women and those who have had "
+    "a baby in the last 12 months receive free NHS dental treatment.",
+    "Private hygiene appointments last 30 minutes and cost £65. Tooth whitening is available privately only, "
+    "from £295 for home whitening trays. Emergency appointments are kept free every weekday morning; call "
+    "from 8.30am. Out of hours, ring NHS 111.",
+]
+
+
+def test_a_free_clause_rivals_a_price_only_where_it_speaks_of_the_item():
+    # "Children under 18 ... receive free NHS dental treatment" names no crown and no band: it is no rival of the
+    # band's price; the clause naming "Band 2" states its price whatever the other clauses' words
+    assert unsupported_facts("How much is a crown on the NHS?", "£326.70.", _DENTAL).value == 0.0
+    assert unsupported_facts("How much does a Band 2 treatment cost?", "£75.30.", _DENTAL).value == 0.0
+    assert unsupported_facts("How much does a Band 3 treatment cost?", "£75.30.", _DENTAL).value == 1.0  # Band 2's
+    # a number naming an item ("a Band 3 treatment") counts nothing
+    assert unsupported_facts("How much is a crown on the NHS?", "£326.70, as a Band 3 treatment.",
+                             _DENTAL).value == 0.0
+    ctx = ["Engineer visits are free on weekdays; a Saturday appointment costs £25."]
+    assert unsupported_facts("How much is an engineer visit on a weekday?", "£25.", ctx).value == 1.0
+
 def test_declining_and_empty_rows():
     assert unsupported_facts("Q?", "", CTX).value is None
     d = decide_answer("Unfortunately, that isn't covered in the leaflet.")
