@@ -153,6 +153,8 @@ class _Passage:
     # value of "adult tickets cost £12 and concession tickets £9": a contrast, not a continuation), and whether the
     # clause has a subject of its own ("Do not take more than 8 tablets" has none)
     before: list[tuple[frozenset[str], bool]] = field(default_factory=list)
+    # the stems of each phrase of the passage's clauses (see :func:`_speaks_of_another`)
+    phrase_stems: list[frozenset[str]] = field(default_factory=list)
 
 
 def _items_in(text: str) -> list[str]:
@@ -321,6 +323,7 @@ def _read_passage(text: str, nlp) -> _Passage:
             p.times.append([t for t, _, _ in _times(part)])
             p.clause_names.append(carried_names)
     p.clause_stems = [stems(lem) for lem in p.clause_lemmas]
+    p.phrase_stems = [stems(_words_of(x)) for c in p.clauses for x in _PHRASE_CUT.split(c)]
     p.continued = _continued(p)
     return p
 
@@ -1067,7 +1070,7 @@ def _speaks_of_another(question: str, doc, q_doc, passages: list[_Passage]) -> s
     if own in stems(_lemmas(q_doc) | _words_of(question)) or named & q_nouns:
         return None
     # the contexts' phrases: "Books are lent for three weeks and DVDs for one week" speaks of books, then of DVDs
-    phrases = [stems(_words_of(x)) for p in passages for c in p.clauses for x in _PHRASE_CUT.split(c)]
+    phrases = [st for p in passages for st in p.phrase_stems]
     if any(own in st and st & q_nouns for st in phrases) or not any(own in st for st in phrases) or not any(
             st & q_nouns for st in phrases):
         return None
