@@ -728,7 +728,7 @@ def _evalkit_verdicts(rows):
     return res["verdict"].tolist()
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.88), ("heldout", 0.80)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.88), ("heldout", 0.84)])
 def test_golden_verdicts_agree_with_careful_readers(split, floor):
     """The evalkit profile's agreement with the careful reader, measured: issue #38's target is 0.85 on the
     held-out third; this floor is the level reached so far (a drop fails), not the target."""
