@@ -232,12 +232,17 @@ def _no_det(t) -> bool:
     return (t.text == "no" or (t.text == "No" and t.is_sent_start)) and t.pos_ == "DET" and after not in _NO_BOUND
 
 
+_PER_WORD = {"daily": "day", "nightly": "night", "weekly": "week", "monthly": "month", "yearly": "year",
+             "annual": "year", "annually": "year", "hourly": "hour", "quarterly": "quarter"}
+
+
 def _words_of(text: str) -> frozenset[str]:
     """A clause's lower-cased content words and item codes, without a parse (the lemmas' stand-in for binding)."""
     from evalkit.text import stop_words
 
     stops = stop_words("sklearn")
     words = {w for w in re.findall(r"[a-z]+", text.lower()) if w not in stops and len(w) > 1}
+    words |= {_PER_WORD[w] for w in words if w in _PER_WORD}  # "the daily penalty" is the penalty for each day
     return frozenset(words | {w[:-1] for w in words if w.endswith("s")}) | frozenset(_items_in(text)) | frozenset(
         _VERSION.findall(text.lower()))
 
@@ -334,7 +339,7 @@ def _by_stem(words: frozenset[str]) -> dict[str, list[str]]:
     """``words`` grouped by their stem (sorted, so that the grouping does not depend on the hash seed)."""
     out: dict[str, list[str]] = {}
     for w in sorted(words):
-        out.setdefault(stem(w), []).append(w)
+        out.setdefault(stem(_PER_WORD.get(w, w)), []).append(w)  # "daily" is one word with "day"
     return out
 
 

@@ -681,6 +681,13 @@ def test_a_free_clause_rivals_a_price_only_where_it_speaks_of_the_item():
     ctx = ["Engineer visits are free on weekdays; a Saturday appointment costs £25."]
     assert unsupported_facts("How much is an engineer visit on a weekday?", "£25.", ctx).value == 1.0
 
+
+def test_daily_is_for_each_day():
+    ctx = ["If your return is up to 3 months late you pay a fixed £100 penalty. After 3 months, you pay £10 for each "
+           "day it is late, up to a maximum of £900."]
+    assert unsupported_facts("How much can the daily penalties add up to?", "At most £900.", ctx).value == 0.0
+    assert unsupported_facts("How much is the daily penalty?", "Ten pounds for each day.", ctx).value == 0.0
+
 def test_declining_and_empty_rows():
     assert unsupported_facts("Q?", "", CTX).value is None
     d = decide_answer("Unfortunately, that isn't covered in the leaflet.")
