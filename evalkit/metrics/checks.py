@@ -553,12 +553,12 @@ _LABEL_WORD = re.compile(r"\b([A-Z][a-z]+)\s+$")
 
 
 def _labels(q: Quantity, sent: str) -> bool:
-    """A bare number naming an item with the capitalised word before it ("a Band 3 treatment", "Platform 9"),
-    not counting anything."""
+    """A bare number naming an item with the capitalised word before it ("a Band 3 treatment", "at Platform 9"),
+    not counting anything; not the sentence's first word ("About 5.", "Nearly 300.")."""
     text = with_digits(sent)
     found = re.search(rf"(?<![\w.,£€$¥]){re.escape(q.text)}(?![\w]|[.,]\d)", text)
     m = _LABEL_WORD.search(text[:found.start()]) if found else None
-    return m is not None and m.group(1).lower() not in _NOT_NAMES
+    return m is not None and bool(text[:m.start()].strip()) and m.group(1).lower() not in _NOT_NAMES
 
 
 def _comparable(a: Quantity, q: Quantity) -> bool:

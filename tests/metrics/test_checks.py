@@ -678,6 +678,9 @@ def test_a_free_clause_rivals_a_price_only_where_it_speaks_of_the_item():
     # a number naming an item ("a Band 3 treatment") counts nothing
     assert unsupported_facts("How much is a crown on the NHS?", "£326.70, as a Band 3 treatment.",
                              _DENTAL).value == 0.0
+    # ... but a sentence's first word is no name ("About 5." counts)
+    members = ["The club has about 1,200 members across two workshops."]
+    assert unsupported_facts("How many members does the club have?", "About 5.", members).value == 1.0
     ctx = ["Engineer visits are free on weekdays; a Saturday appointment costs £25."]
     assert unsupported_facts("How much is an engineer visit on a weekday?", "£25.", ctx).value == 1.0
 
