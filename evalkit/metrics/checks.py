@@ -2,8 +2,10 @@
 
 * :func:`unsupported_facts` -- does the answer assert anything the contexts do not support? Its facts are
   amounts (units converted by pint, number words read by text2num, rates: "twice a year" = "every six
-  months", compound durations: "1 hour 45 minutes"), dates, clock times, names, subject-object relations (the
-  hallucination metric's claim reader), the polarity of a yes/no claim, and each clause's content words. An
+  months", compound durations: "1 hour 45 minutes"; simple arithmetic on stated figures: "60 mg" for a 15 kg dog
+  dosed 4 mg per kg, see :func:`evalkit.text.quantities.derivation`), dates, clock times, names, subject-object
+  relations where a name takes part (the hallucination metric's claim reader), the polarity of a yes/no claim
+  (read in the part of the context sentence the answer speaks of), and each clause's content words. An
   amount, date or time counts as supported only where the context binds it to the same item (the nearest
   product, person or place name before it in the context sentence, or the passage's last named item; a clause
   may continue the one before it), so a price moved from the KT-30 to the KT-40 is unsupported; a relation
@@ -33,7 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences, stem, stems
-from evalkit.text.quantities import CURRENCY_CODES, Quantity, dimension_of, read_quantities, same_amount, with_digits
+from evalkit.text.quantities import (CURRENCY_CODES, Quantity, derivation, dimension_of, figures_in, read_quantities,
+                                     same_amount, with_digits)
 from evalkit.metrics.base import Details, Metric, Score, VerdictRole
 from evalkit.metrics.guard import NOT_ENGLISH, guard_rows
 
@@ -155,6 +158,8 @@ class _Passage:
     before: list[tuple[frozenset[str], bool]] = field(default_factory=list)
     # the stems of each phrase of the passage's clauses (see :func:`_speaks_of_another`)
     phrase_stems: list[frozenset[str]] = field(default_factory=list)
+    # each sentence's parts with their lemmas and polarity (see :func:`_polarity_parts_of`)
+    polar_parts: list[tuple[tuple[frozenset[str], bool], ...]] = field(default_factory=list)
 
 
 def _items_in(text: str) -> list[str]:
@@ -218,6 +223,7 @@ def _lemmas(doc) -> frozenset[str]:
         _items_in(doc.text))
 
 
+_PRICE_WORDS = frozenset({"cost", "charge", "extra", "additional", "fee"})
 _NO_BOUND = frozenset({"more", "less", "fewer", "later", "earlier", "longer", "sooner", "greater", "higher", "lower"})
 
 
@@ -229,6 +235,9 @@ def _no_det(t) -> bool:
     """"No withdrawals are allowed": "no" as a determiner negates as "not" does; "no more than three times a day"
     is a bound, not a negation, and "No" inside a sentence begins a title ("No One Is to Blame")."""
     after = t.doc[t.i + 1].lower_ if t.i + 1 < len(t.doc) else ""
+    before = t.doc[t.i - 1].lower_ if t.i > 0 else ""
+    if before in ("at", "for") and after in _PRICE_WORDS:  # "at no cost", "for no extra charge": free, not denied
+        return False
     return (t.text == "no" or (t.text == "No" and t.is_sent_start)) and t.pos_ == "DET" and after not in _NO_BOUND
 
 
@@ -302,6 +311,7 @@ def _read_passage(text: str, nlp) -> _Passage:
     sents = sentences(text) or [text]
     docs = nlp.parse_contexts(sents)
     p = _Passage(sents, [_lemmas(d) for d in docs], [_negated(d) for d in docs], [], [], [], [], [], [])
+    p.polar_parts = [_polarity_parts_of(d) for d in docs]
     i = 0
     for d in docs:  # the passage's words in order, for the relations check (subject and object near each other)
         for t in d:
@@ -360,7 +370,7 @@ _VALUE_FIRST = re.compile(r"\s*[£€$¥]?\d")  # a clause opening with its valu
 
 
 def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages_clauses, kind: str,
-                 text: str, weak: frozenset[int] = frozenset()) -> Fact:
+                 text: str, weak: frozenset[int] = frozenset(), why: str = "stated in the context") -> Fact:
     """A fact the contexts state in the clauses ``matches``: supported when one of them speaks of the answer's
     subject (``subject``: the answer clause's words, the question's, and the items they name) at least as much as
     any clause stating a rival value of the same kind (``rivals``), and does not name another member of the
@@ -408,7 +418,7 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
             # the rival continues its clause too ("a subscription costs £48 a year, or £24 for residents ...")
             lemmas[rival] = lemmas[rival] | prev[rival][0]
     if rival is None or about(best) >= about(rival):
-        return Fact(kind, text, True, "stated in the context", clauses[best])
+        return Fact(kind, text, True, why, clauses[best])
     return Fact(kind, text, False, f"the context gives {text} for something else; the clause about it says: "
                 f"{clauses[rival]}", clauses[best])
 
@@ -520,6 +530,8 @@ def _same(q: Quantity, a: Quantity) -> bool:
         return True
     if {q.dimension, a.dimension} == {"[time]", "[working_time]"}:  # "10 days" for "10 working days"
         return q.written == a.written and q.text.split()[-1].rstrip("s") == a.text.split()[-1].rstrip("s")
+    if q.dimension == "count" and not a.clock and a.written == q.magnitude:  # "25 paid days" for "25 days"
+        return True
     return same_amount(q, a) or (not a.clock and a.dimension in ("count", "%")
                                  and a.magnitude == (q.magnitude if q.dimension == "count" else q.written))
 
@@ -528,23 +540,65 @@ def _same(q: Quantity, a: Quantity) -> bool:
 _FREE = re.compile(r"\bfree(?:\s+of\s+charge)?\b(?!-)|\bno\s+charge\b|\bat\s+no\s+(?:extra\s+)?cost\b", re.I)
 
 
-def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted: frozenset[str]) -> list[Fact]:
+_NEVER = re.compile(r"(?!)")
+_PERIOD_WORDS = {w: re.compile(rf"\b(?:{pat})\b", re.I) for w, pat in (
+    ("year", "years?|yearly|annual|annually|per annum"), ("annually", "years?|yearly|annual|annually|per annum"),
+    ("yearly", "years?|yearly|annual|annually|per annum"), ("month", "months?|monthly"), ("monthly", "months?|monthly"),
+    ("week", "weeks?|weekly"), ("weekly", "weeks?|weekly"), ("day", "days?|daily"), ("daily", "days?|daily"))}
+
+
+def _clock_span(q: Quantity, answer: str) -> str | None:
+    """The two clock times of the answer that ``q`` lies between ("open from 09:00 until 13:00, so four hours"); the
+    times themselves are checked as times."""
+    times = [t for t, _, _ in _times(answer)]
+    for (h1, m1), (h2, m2) in zip(times, times[1:]):
+        if math.isclose(((h2 * 60 + m2) - (h1 * 60 + m1)) * 60, q.magnitude, rel_tol=0.005):
+            return f"{h1:02d}:{m1:02d} and {h2:02d}:{m2:02d}"
+    return None
+
+
+def _bare_period(q: Quantity) -> bool:
+    """A period without a number of its own ("each year", "annually", "daily"): what a price or rule is given
+    for, which the context says in its own words ("£52 a year", "per annum"), not an amount to match."""
+    return q.dimension == _PER_TIME and (not any(c.isdigit() for c in q.text) or q.text.startswith("every 1 "))
+
+
+def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted: frozenset[str],
+                  question: str = "", contexts_text: str = "") -> list[Fact]:
     clauses, lemmas, amounts, _, names, _, prev = ctx
     out = []
-    for q in read_quantities(sent):
+    read = read_quantities(sent)
+    for q in read:
+        # the numbers a reader may multiply by: the question's and the answer's own, not this amount's
+        factors = [f for f in figures_in(f"{question} {answer}") if not math.isclose(f, q.written or q.magnitude)]
         if q.clock or (q.dimension == "count" and (q.magnitude <= 1 or _labels(q, sent))):
             continue
-        if any(same_amount(q, a) for a in q_amounts) or (q.dimension == "count" and _listed_count(q, answer)):
+        if any(_same(q, a) for a in q_amounts) or (q.dimension == "count" and _listed_count(q, answer)):
             out.append(Fact("amount", q.text, True, "stated in the question or counted by the answer's list"))
             continue
+        if q.dimension == "[time]" and (span := _clock_span(q, answer)):
+            out.append(Fact("amount", q.text, True, f"the time between {span}"))
+            continue
+        if _bare_period(q) and _PERIOD_WORDS.get(q.text.split()[-1].lower(), _NEVER).search(contexts_text):
+            out.append(Fact("amount", q.text, True, "the context gives a price or rule for each such period"))
+            continue
         matches = [i for i, found in enumerate(amounts) if any(_same(q, a) for a in found)]
+        why, operand = "stated in the context", q
+        if not matches:  # "60 mg" for a 15 kg dog where the context doses 4 mg per kg: computed, as a reader does
+            derived = [derivation(q, found, factors, q_amounts) for found in amounts]
+            matches = [i for i, d in enumerate(derived) if d]
+            if matches:
+                how = derived[matches[0]]
+                why = f"computed from the context: {how}"
+                # the stated amount it is computed from is bound to its item as a stated one would be
+                operand = next((a for a in amounts[matches[0]] if how.startswith(a.text)), q)
         valued = [i for i, found in enumerate(amounts) if i not in matches
                   and any(_comparable(a, q) and not _same(q, a) for a in found)]
         free = frozenset(i for i in range(len(clauses)) if i not in matches and i not in valued
                          and q.dimension in CURRENCY_CODES and _FREE.search(clauses[i]) is not None)
         fact = _check_bound(matches, sorted(valued + list(free)), subject, (clauses, lemmas, names, prev), "amount",
-                            q.text, weak=free)
-        out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, q)) if fact.supported and
+                            q.text, weak=free, why=why)
+        out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, operand)) if fact.supported and
                    fact.sentence else fact)
     return out
 
@@ -623,17 +677,34 @@ def _related_in(passage: _Passage, subject: tuple[str, ...], obj: tuple[str, ...
     return False
 
 
+_RELATED_LABELS = frozenset({"PERSON", "ORG", "GPE", "NORP", "FAC", "LOC", "EVENT", "WORK_OF_ART"})
+
+
+def _named_subject(head) -> bool:
+    """A subject a misattribution moves an object to: a name (a person, organisation, place, work: tagged so, or a
+    proper noun), not an amount nor a product's code ("the CG-40", "the V8")."""
+    from evalkit.metrics.anchors import NUMERIC_LABELS
+
+    if head.ent_type_ in NUMERIC_LABELS or any(c.isdigit() for c in head.text):
+        return False
+    return head.ent_type_ in _RELATED_LABELS or head.pos_ == "PROPN"
+
+
 def _relation_facts(doc, passages: list[_Passage]) -> list[Fact]:
     """The answer's subject-verb-object claims (the hallucination metric's reader, :func:`anchors.extract_claims`):
     supported where a context puts the subject near the object ("Howard Kazanjian was a businessman" is not,
     where the contexts call Gerard Cafesjian the businessman). The verb may differ: a paraphrase changes it."""
-    from evalkit.metrics.anchors import NUMERIC_LABELS, extract_claims
+    from evalkit.metrics.anchors import extract_claims
 
     out = []
     for _, claim in extract_claims(doc):
         subj_l, _verb, obj_l, subj_t, obj_t = claim.key
         head = next((t for t in doc if t.lower_ == subj_t), None)
-        if head is not None and head.ent_type_ in NUMERIC_LABELS:  # "Thirty-five pounds covers ...": an amount
+        tail = next((t for t in doc if t.lower_ == obj_t), None)
+        if head is None or not (_named_subject(head) or (tail is not None and _named_subject(tail))):
+            # "Thirty-five pounds covers ..." is an amount; "the config file has the lowest priority", "the CG-40
+            # has to be plugged into a 240 V supply" rephrase a sentence whose words lie apart: only a named
+            # person, organisation or place is a subject whose object a misattribution moves
             continue
         subject, obj = (subj_l, subj_t, *claim.forms[0]), (obj_l, obj_t, *claim.forms[1])
         ok = any(_related_in(p, subject, obj) for p in passages)
@@ -657,14 +728,45 @@ def _name_facts(doc, contexts_text: str, question: str) -> list[Fact]:
 
 
 def _best_sentence(lemmas: frozenset[str], passages: list[_Passage]) -> tuple[float, str | None, bool]:
-    """The context sentence sharing most of ``lemmas``: ``(share of lemmas, sentence, negated)``."""
-    best = (0.0, None, False)
+    """The context sentence sharing most of ``lemmas``: ``(share of lemmas, sentence, negated)``; a sentence is
+    negated where the part of it that shares most of ``lemmas`` is ("RFID cards cost £5 and must be linked to an
+    account; they cannot be used in guest mode" does not deny "A linked RFID card is five pounds")."""
+    best, parts = (0.0, None, False), ()
     for p in passages:
-        for s, lem, neg in zip(p.sentences, p.lemmas, p.negated):
+        for s, lem, neg, polar in zip(p.sentences, p.lemmas, p.negated, p.polar_parts):
             share = len(lemmas & lem) / len(lemmas) if lemmas else 0.0
             if share > best[0]:
-                best = (share, s, neg)
+                best, parts = (share, s, neg), polar
+    if best[2] and parts:
+        most = max(len(lemmas & lem) for lem, _ in parts)
+        best = (best[0], best[1], any(neg for lem, neg in parts if len(lemmas & lem) == most))
     return best
+
+
+_PART_BREAKS = frozenset({",", ";", ":", "(", ")", "—", "–", "and", "or", "but", "while", "whereas", "although"})
+
+
+def _polarity_parts_of(doc) -> tuple[tuple[frozenset[str], bool], ...]:
+    """A sentence's parts between commas, brackets and conjunctions, each with its content lemmas and whether a
+    negation stands in it. A part of fewer than two content words joins the next, so that a negation keeps what
+    it negates ("You must not, ever, use it on 110 V" is one negated part)."""
+    pieces: list[list] = [[]]
+    for t in doc:
+        if t.lower_ in _PART_BREAKS:
+            pieces.append([])
+        elif not t.is_space:
+            pieces[-1].append(t)
+    out: list[tuple[frozenset[str], bool]] = []
+    carry: list = []
+    for piece in pieces:
+        tokens = carry + piece
+        lem = frozenset(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop and len(t) > 1)
+        carry = tokens if len(lem) < 2 else []
+        if not carry:
+            out.append((lem, _negated(tokens)))
+    if carry and out:  # a short last part belongs to the one before it
+        out[-1] = (out[-1][0], out[-1][1] or _negated(carry))
+    return tuple(out)
 
 
 _EXEMPT = re.compile(r"\b(?:waived|exempt|except|unless|only|free|no charge|refunded)\b", re.I)
@@ -841,7 +943,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
                        _names_in(part) or _names_in(question))
             # the item a value is asked of, named in a clause ("outside London": the complement's, not London's)
             wanted = _plain_words(f"{part} {question}") | _complement(f"{part} {question}")
-            facts += _amount_facts(answer, part, subject, ctx, q_amounts, wanted)
+            facts += _amount_facts(answer, part, subject, ctx, q_amounts, wanted, question, contexts_text)
             facts += _date_facts(part, subject, ctx)
             facts += _time_facts(part, subject, ctx, wanted)
         facts += [f for part in _polarity_parts(sent)

@@ -27,6 +27,16 @@ _DATE_PATTERNS = [
 ]
 
 
+_ORDINALS = {w: i for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(), start=1)}
+_ORDINALS.update({f"twenty-{w}": 20 + i for w, i in list(_ORDINALS.items())[:9]})
+_ORDINALS.update({"thirtieth": 30, "thirty-first": 31})
+_DAY_WORD = r"(?:the\s+)?(?P<day>" + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + r")"
+# a day in words ("the fourteenth of June 2024", "June the first"): read only where asked, as below
+_SPOKEN_DAY = [re.compile(rf"\b{_DAY_WORD}\s+(?:of\s+)?{_MON},?(?:\s+{_YEAR})?\b", re.I),
+               re.compile(rf"\b{_MON}\s+{_DAY_WORD}\b(?:,?\s+{_YEAR}\b)?", re.I)]
+
 # "31 March", "1st of April": read only where asked (``day_month=True``): the seed's metrics never read them, and
 # their values stay as they were
 _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?!,?\s*\d)|"
@@ -76,6 +86,10 @@ def _last_day(pat: re.Pattern, mon: int | None, year: str | None) -> int | None:
     return calendar.monthrange(int(year) if year else 2001, mon)[1]
 
 
+def _day_of(day: str) -> int:
+    return _ORDINALS[day.lower()] if day.lower() in _ORDINALS else int(day)
+
+
 def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMention]:
     """Calendar dates in ``text``: ISO, "March 3, 2021", "3 March 2021", "3/15/2021",
     "March 2021", "March 3" and bare years 1500-2099, and with ``day_month`` also "31 March"
@@ -91,12 +105,14 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
     [(2024, 6, 30)]
     >>> [d.key for d in extract_dates("Prices rise every April.", day_month=True)]
     [(None, 4, None)]
+    >>> [d.key for d in extract_dates("It opens on the fourteenth of June 2024, or June the first.", day_month=True)]
+    [(2024, 6, 14), (None, 6, 1)]
     """
     if not text:
         return []
     taken: list[tuple[int, int]] = []
     out: list[DateMention] = []
-    for pat in ([_END_OF] if day_month else []) + _DATE_PATTERNS + ([_MONTH_ALONE] if day_month else []):
+    for pat in ([_END_OF] + _SPOKEN_DAY if day_month else []) + _DATE_PATTERNS + ([_MONTH_ALONE] if day_month else []):
         if pat is None:
             if not day_month:
                 continue
@@ -110,7 +126,7 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
             mon = _month(g["mon"]) if g.get("mon") else None
             if g.get("mon") and mon is None:
                 continue
-            day = int(g["day"]) if g.get("day") else _last_day(pat, mon, g.get("year"))
+            day = _day_of(g["day"]) if g.get("day") else _last_day(pat, mon, g.get("year"))
             if day is not None and not 1 <= day <= 31:
                 continue
             # "may" is also a modal verb: only accept it with a day or a year

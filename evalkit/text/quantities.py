@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Sequence
 from functools import lru_cache
 
 # words after a number that are English, not units, although pint knows a unit by that name or symbol
@@ -400,3 +401,70 @@ def same_amount(a: Quantity, b: Quantity, rel_tol: float = 0.005) -> bool:
 def dimension_of(unit: str) -> str:
     """The dimension :class:`Quantity` records for an amount in ``unit`` ("V" -> pint's voltage dimension)."""
     return str(_units().parse_units(unit).dimensionality)
+
+
+_FIGURE = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?![\w.]*\d)")
+
+
+def figures_in(text: str | None) -> list[float]:
+    """Every number ``text`` writes, number words as digits: the factors a careful reader multiplies by ("a
+    15 kg dog", "over the 12-month term", "two adults and one child").
+
+    >>> figures_in("two adults and one child, 40 kWh, £1,250.50")
+    [2.0, 1.0, 40.0, 1250.5]
+    """
+    return [float(m.group(0).replace(",", "")) for m in _FIGURE.finditer(with_digits(text or ""))]
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=0.005, abs_tol=1e-12)  # relative only: a base unit's magnitudes are tiny
+
+
+# a bare count or a percentage matches some product of the figures about by chance; a rate times a number is no
+# rate ("every month" × 6 is not "every six months")
+_NOT_DERIVED = frozenset({"count", "%", "1 / [time]"})
+
+
+def derivation(amount: Quantity, stated: Sequence[Quantity], factors: Sequence[float],
+               bases: Sequence[Quantity] = ()) -> str | None:
+    """How ``amount`` follows by simple arithmetic from amounts a text states (``stated``: the context's) and
+    numbers the asker or the answer gives (``factors``; ``bases``: their amounts), or None. A careful reader
+    accepts three steps, each with stated figures only: a stated amount times a given number ("4 mg per kg"
+    for "a 15 kg dog": 60 mg; "£11 a month" over "12 months": £132), a stated percentage of a given amount
+    (0.35% of "a £100,000 portfolio": £350), and a total of two stated amounts of one kind, each times a given
+    number (2 × £18 + 1 × £9 for "two adults and one child": £45). Magnitudes compare within 0.5%.
+
+    >>> q = lambda text: read_quantities(text)[0]
+    >>> derivation(q("60 mg"), [q("4 mg per kg")], [15.0])
+    '4 mg × 15'
+    >>> derivation(q("£350"), [q("0.35%")], [], [q("£100,000")])
+    '0.35% of £100,000'
+    >>> derivation(q("£45"), [q("£18 adult"), q("£9 child")], [2.0, 1.0])
+    '2 × £18 + 1 × £9'
+    >>> derivation(q("£46"), [q("£18 adult"), q("£9 child")], [2.0, 1.0]) is None
+    True
+    >>> derivation(q("75 mg"), [q("4 mg per kg")], [15.0]) is None, derivation(q("every 6 months"), [q("monthly")], [6.0])
+    (True, None)
+    """
+    if amount.clock or amount.dimension in _NOT_DERIVED:
+        return None
+    same = [s for s in stated if s.dimension == amount.dimension and not s.clock and s.magnitude > 0]
+    counts = sorted({f for f in factors if f > 0})
+    for s in same:
+        for f in counts:
+            if f != 1 and _close(amount.magnitude, s.magnitude * f):
+                return f"{s.text} × {f:g}"
+    for p in (s for s in stated if s.dimension == "%"):
+        for b in (b for b in bases if b.dimension == amount.dimension):
+            if _close(amount.magnitude, p.magnitude / 100 * b.magnitude):
+                return f"{p.text} of {b.text}"
+    # each given number counts one item once ("two adults and one child": 2 and 1, not 2 and 2); "a child" is 1
+    given = [f for f in factors if f > 0]
+    pairs = {(given[i], given[j]) for i in range(len(given)) for j in range(len(given)) if i != j}
+    pairs |= {(f, 1.0) for f in given} | {(1.0, f) for f in given}
+    for i, s in enumerate(same):
+        for t in same[i + 1:]:
+            for f, g in sorted(pairs - {(1.0, 1.0)}):
+                if _close(amount.magnitude, f * s.magnitude + g * t.magnitude):
+                    return f"{f:g} × {s.text} + {g:g} × {t.text}"
+    return None

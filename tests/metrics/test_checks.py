@@ -738,7 +738,7 @@ def _evalkit_verdicts(rows):
     return res["verdict"].tolist()
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.88), ("heldout", 0.84)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.89), ("heldout", 0.85)])
 def test_golden_verdicts_agree_with_careful_readers(split, floor):
     """The evalkit profile's agreement with the careful reader, measured: issue #38's target is 0.85 on the
     held-out third; this floor is the level reached so far (a drop fails), not the target."""
@@ -850,3 +850,88 @@ def test_unsupported_facts_does_not_depend_on_the_hash_seed():
                           env={**os.environ, "PYTHONHASHSEED": str(seed), "HF_HUB_OFFLINE": "1"}).stdout
            for seed in (0, 1)}  # seed 0 gave 0.167 and seed 1 gave 0.333 before the fix
     assert len(out) == 1, out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# simple arithmetic, periods, spans, polarity by part, relations of names (stop 54; contexts written for these tests)
+DOSE = ["Corvex tablets (for dogs only): the dose is 4 mg per kg of body weight once daily. Tablets come in 20 mg "
+        "and 50 mg strengths.", "Home-charging tariff: £0.45 per kWh on AC posts and £0.69 per kWh on rapid chargers."]
+
+
+@pytest.mark.parametrize("question,answer,bad", [
+    ("My dog weighs 15 kg. What is its daily dose of Corvex?", "60 mg once a day.", 0),   # 4 mg x 15 = 60 mg
+    ("My dog weighs 15 kg. What is its daily dose of Corvex?", "0.06 g a day.", 0),       # the same, in grams
+    ("My dog weighs 15 kg. What is its daily dose of Corvex?", "75 mg once a day.", 1),   # 4 x 15 is not 75
+    ("What does 40 kWh cost on an AC post?", "£18.", 0),                                 # 0.45 x 40 = 18
+    ("What does 40 kWh cost on an AC post?", "£27.60.", 1),                              # 0.69 x 40: the rapid rate
+    ("What does 40 kWh cost on an AC post?", "£19.", 1),
+])
+def test_an_amount_computed_from_stated_figures_is_supported(question, answer, bad):
+    s = unsupported_facts(question, answer, DOSE)
+    assert len(s.details["unsupported"]) == bad, dict(s.details)
+
+
+def test_a_percentage_of_the_askers_amount_and_a_total_of_two_prices():
+    fees = ["Platform fee: 0.35% a year on the first £250,000 and 0.15% above that."]
+    assert unsupported_facts("What is the fee on a £100,000 portfolio?", "£350 a year.", fees).value == 0.0
+    assert unsupported_facts("What is the fee on a £100,000 portfolio?", "£300 a year.", fees).value == 1.0
+    fares = ["Day return fares: £18 adult, £9 child. Cars: £74."]
+    q = "What do two adults and one child pay in total?"
+    assert unsupported_facts(q, "£45 (2 x £18 + £9).", fares).value == 0.0  # 2 x 18 + 1 x 9 = 45
+    assert unsupported_facts(q, "£54.", fares).value > 0  # 2 x 18 + 2 x 9: the question gives no second 2
+
+
+def test_a_period_without_a_number_is_what_the_price_is_given_for():
+    ctx = ["The garden waste service costs £52 per bin per year."]
+    for answer in ("£52 per bin annually.", "You pay £52 for each bin every year."):
+        assert unsupported_facts("How much is garden waste collection?", answer, ctx).value == 0.0, answer
+    # a period the context never speaks of is still a fact of its own
+    assert unsupported_facts("How much is garden waste collection?", "£52 per bin, collected daily.", ctx).value > 0
+
+
+def test_a_duration_between_two_clock_times_of_the_answer():
+    ctx = ["On Saturdays the clinic is open from 09:00 to 13:00."]
+    q = "When is the clinic open on Saturdays?"
+    assert unsupported_facts(q, "From 09:00 until 13:00, so four hours.", ctx).value == 0.0
+    assert unsupported_facts(q, "From 09:00 until 13:00, so five hours.", ctx).value > 0
+
+
+def test_a_bare_count_is_the_number_of_an_amount():
+    ctx = ["Full-time staff receive 25 days of annual leave plus the 8 public holidays."]
+    assert unsupported_facts("How much leave do full-time staff get?", "25 paid days a year.", ctx).value == 0.0
+    assert unsupported_facts("What is the dose for a 3-year-old?", "For a child of 3, 5 ml.",
+                             ["Children aged 1 to 5: 5 ml three times a day."]).value == 0.0
+
+
+def test_a_negation_counts_in_the_part_of_the_sentence_the_answer_matches():
+    ctx = ["Access cards cost £5 and must be linked to an account; they cannot be used in guest mode.",
+           "For surgery (not first visits), pets should have no food from 20:00, with water allowed until 07:00."]
+    assert unsupported_facts("How much is an access card?", "A linked access card is five pounds.", ctx).value == 0.0
+    assert unsupported_facts("Until when can my dog drink before surgery?", "Until 7 am.", ctx).value == 0.0
+    # the part that speaks of it is still negated
+    q = "Can I use an access card in guest mode?"
+    assert unsupported_facts(q, "Yes, access cards can be used in guest mode.", ctx).value > 0
+    # "at no cost" is free, not a denial
+    plan = ["The plan includes 2 nurse clinics a year free of charge."]
+    assert unsupported_facts("What does the plan include?", "Two nurse clinics a year at no cost.", plan).value == 0.0
+
+
+def test_a_relation_is_checked_where_a_name_takes_part():
+    ctx = ["Gerard Cafesjian was a businessman who founded a museum of glass art in Yerevan and "
+           "collected American studio glass for forty years. Howard Kazanjian was a film producer."]
+    # a feature's sentence rephrased ("feature" for "function"): no name takes part, so nothing is moved
+    kettle = ["The Kelvo K17 kettle has a capacity of 1.7 litres. The keep-warm function holds water at 80 °C for up "
+              "to 30 minutes."]
+    s = unsupported_facts("How long does the K17 keep water warm?", "The keep-warm feature holds your water at 80 °C "
+                          "for a maximum of 30 minutes.", kettle)
+    assert not [f for f in s.details["facts"] if f["kind"] == "relation"], dict(s.details)
+    s = unsupported_facts("Who was the businessman?", "Howard Kazanjian was a businessman.", ctx)
+    assert any(f["kind"] == "relation" and not f["supported"] for f in s.details["facts"]), dict(s.details)
+
+
+def test_a_day_in_words_is_a_date():
+    ctx = ["The Reading site opens on 14 June 2024 with ten chargers; the Slough site opens on 2 July 2024."]
+    q = "When does the Reading site open?"
+    assert unsupported_facts(q, "On the fourteenth of June 2024.", ctx).value == 0.0
+    assert unsupported_facts(q, "On the second of June 2024.", ctx).value > 0
+    assert reference_conflict(q, "It opens on the fourteenth of June 2024.", "14 June 2024").value == 0.0
