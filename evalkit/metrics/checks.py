@@ -497,9 +497,14 @@ def _bound_in_clause(fact: Fact, wanted: frozenset[str], text: str, spans: list[
 
 def _listed_count(q: Quantity, answer: str) -> bool:
     """A count followed by the list it counts: "Three: slate, sand and moss." states its own count."""
-    m = re.search(re.escape(q.text) + r"(?:\s+things)?\s*[:\-–—]\s*(.+)", with_digits(answer))
+    # "Three: ...", "three connector types: ...", "You have three options:" and a list
+    m = re.search(re.escape(q.text) + r"(?:(?:\s+things)?\s*[\-–—]|(?:\s+[\w-]+){0,3}\s*:)\s*(.+)", with_digits(answer))
     if not m:
         return False
+    rest = with_digits(answer)[m.start(1):]
+    lines = [x for x in rest.splitlines() if x.strip()]
+    if len(lines) > 1:  # "three options:" and a list, a line an item
+        return len(lines) == int(q.magnitude)
     items = [x for x in re.split(r",\s*|\s+and\s+|\s+or\s+", m.group(1).strip(" .")) if x.strip()]
     return len(items) == int(q.magnitude)
 
@@ -713,10 +718,20 @@ def _relation_facts(doc, passages: list[_Passage]) -> list[Fact]:
     return out
 
 
+def _capitalised_word(e) -> bool:
+    """An everyday word capitalised because it opens a sentence ("Twice a year, in March."), not a name."""
+    from wordfreq import zipf_frequency
+
+    return len(e) == 1 and e[0].is_sent_start and zipf_frequency(e.text.lower(), "en") >= _FIRST_WORD_ZIPF
+
+
+_FIRST_WORD_ZIPF = 4.0  # "twice" 4.4, "every" 5.6; names: "harrow" 3.1, "fenwick" 2.4
+
+
 def _name_facts(doc, contexts_text: str, question: str) -> list[Fact]:
     out = []
     for e in doc.ents:
-        if e.label_ not in _NAME_LABELS:
+        if e.label_ not in _NAME_LABELS or _capitalised_word(e):
             continue
         words = [w for w in re.findall(r"[^\W_]+", e.text.lower()) if w not in ("the", "of", "and")]
         inside = find_entity(e.text, contexts_text) or find_entity(e.text, question) or \
@@ -925,6 +940,9 @@ def _value_words(text: str) -> frozenset[str]:
     return _words_of(" ".join(spans)) if spans else frozenset()
 
 
+_LIST_MARKER = re.compile(r"(?m)\s*^\s*(?:[-*•]\s*)?\d{1,2}[.)](?=\s)")
+
+
 def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -> list[Fact]:
     """Every fact of ``answer`` checked against the read ``passages`` (see the module docstring)."""
     contexts_text = " ".join(" ".join(p.sentences) for p in passages)
@@ -936,7 +954,9 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
     q_amounts = read_quantities(question)
     facts: list[Fact] = []
     for sent in doc.sents:
-        for part in (c for c in _CLAUSE_CUT.split(sent.text) for c in _VALUE_CUT.split(c) if c and c.strip()):
+        # "1. 10 monthly instalments": the numbering is no amount, and an item ends where the next begins
+        text = _LIST_MARKER.sub(";", sent.text)
+        for part in (c for c in _CLAUSE_CUT.split(text) for c in _VALUE_CUT.split(c) if c and c.strip()):
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
             subject = (_words_of(part) - _value_words(part) - _unit_words(part),
                        _lemmas(q_doc) | _words_of(question) | _complement(question),
@@ -965,7 +985,8 @@ def _fact_score(facts: list[Fact]) -> Score:
 # answers_question
 _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensions that kind accepts)
     # a question opening with its verb asks yes or no, whatever it speaks of ("Do under-16s pay?")
-    (r"^\s*(?:can|could|is|are|was|were|does|do|did|will|would|should|may|might|must|has|have|had)\b", "yes/no", None),
+    (r"^\s*(?:can|could|is|are|am|was|were|does|do|did|will|would|should|may|might|must|has|have|had)\b", "yes/no",
+     None),
     (r"\bhow many\b", "count", None),
     (r"\bhow often\b|\bhow frequently\b|\bfrequency\b", "frequency", ("1/s",)),
     (r"\bhow long\b|\bduration\b|\bhow much time\b|\bhow soon\b", "duration", ("s", "m", "working_day")),
@@ -987,11 +1008,23 @@ def expected_kind(question: str) -> tuple[str, tuple[str, ...] | None]:
 
     >>> expected_kind("What supply voltage does the CG-40 need?")[0], expected_kind("How often should I descale it?")[0]
     ('amount', 'frequency')
+    >>> expected_kind("I'm in Millbrook — can I use the tap water for a bath?")[0]
+    'yes/no'
     """
     for pattern, kind, dims in _EXPECTS:
-        if re.search(pattern, question, re.I):
+        if any(re.search(pattern, part, re.I) for part in ([question] + _asking_parts(question) if kind == "yes/no"
+                                                          else [question])):
             return kind, dims
     return "open", None
+
+
+_PART_START = re.compile(r"(?<=[.!?])\s+|\s+[—–-]+\s+|:\s+")
+
+
+def _asking_parts(question: str) -> list[str]:
+    """The parts of a question after what the asker says of themselves, where a question opening with its verb
+    may stand: "I'm in Millbrook — can I bathe in it?", "I live in Zone C. Do I need a permit?"."""
+    return [p for p in _PART_START.split(question)[1:] if "?" in p]
 
 
 def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:

@@ -48,7 +48,7 @@ CURRENCY_CODES = frozenset({"EUR", "USD", "GBP", "CHF", "SEK", "NOK", "DKK", "JP
 _HUNDREDTHS = {"GBP/100": "GBP"}
 # unit words pint reads as another unit, or not at all: "2 mths" is no millithou, "3 kilos" no kiloseconds
 _UNIT_WORDS = {"wk": "week", "wks": "week", "mo": "month", "mos": "month", "mth": "month", "mths": "month",
-               "kilo": "kilogram", "kilos": "kilogram"}
+               "kilo": "kilogram", "kilos": "kilogram", "amp": "ampere", "amps": "ampere"}  # "amps": no attometre/ps
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "bn": 1e9}
 _ADVERB_RATES = {"hourly": "hour", "daily": "day", "weekly": "week", "fortnightly": "fortnight",
                  "monthly": "month", "quarterly": "quarter", "annually": "year", "yearly": "year"}
@@ -149,6 +149,8 @@ def unit_of(word: str):
     """pint's unit for ``word`` when it names a physical unit, else None ("members", "of", "pm")."""
     w = word.strip().replace(" ", "").rstrip(".")
     low = w.lower()
+    if w == "A":  # "16 A", "16A": amperes (the article is lower-case, or no unit after a number)
+        w = low = "ampere"
     if not w or low in _NOT_UNITS or w.isdigit():
         return None
     if low in _UNIT_WORDS:

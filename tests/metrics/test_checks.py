@@ -935,3 +935,38 @@ def test_a_day_in_words_is_a_date():
     assert unsupported_facts(q, "On the fourteenth of June 2024.", ctx).value == 0.0
     assert unsupported_facts(q, "On the second of June 2024.", ctx).value > 0
     assert reference_conflict(q, "It opens on the fourteenth of June 2024.", "14 June 2024").value == 0.0
+
+
+def test_a_yes_no_question_after_what_the_asker_says_of_themselves():
+    ctx = ["During the boil notice in Millbrook, boil water for drinking and cooking; water for bathing and flushing "
+           "need not be boiled."]
+    q = "I'm in Millbrook — can I use the tap water for a bath without boiling it?"
+    assert expected_kind(q)[0] == "yes/no" and expected_kind("Am I allowed to wash my car?")[0] == "yes/no"
+    assert answers_question(q, "Yes.", ctx).value == 1.0
+    # a statement before a wh-question keeps the wh-question's kind
+    assert expected_kind("My dog weighs 15 kg. How much should it get?")[0] == "amount"
+
+
+def test_an_everyday_word_opening_a_sentence_is_no_name():
+    ctx = ["Metered customers are billed every six months, in March and September."]
+    s = unsupported_facts("How often are metered customers billed?", "Twice a year, in March and September.", ctx)
+    assert s.value == 0.0, dict(s.details)
+    s = unsupported_facts("Who signs the bills?", "They are signed by Mark Ellison.", ctx)  # a name they lack
+    assert s.value > 0
+
+
+def test_a_numbered_list_is_counted_not_read_as_amounts():
+    ctx = ["You can pay in 10 monthly instalments from April to January, in 12 monthly instalments by Direct Debit, "
+           "or weekly in cash at PayPoint."]
+    answer = ("You have three options:\n1. 10 monthly instalments, April to January\n2. 12 monthly instalments by "
+              "Direct Debit\n3. Weekly payments in cash at PayPoint")
+    s = unsupported_facts("What payment options are there?", answer, ctx)
+    assert s.value == 0.0, dict(s.details)
+    s = unsupported_facts("What payment options are there?", answer.replace("three", "four"), ctx)
+    assert s.value > 0  # four options announced, three listed
+
+
+def test_amperes_are_read_as_a_unit():
+    assert same_amount(read_quantities("16 amps")[0], read_quantities("16A.")[0])
+    assert read_quantities("a 16 A hook-up")[0].dimension == read_quantities("16 amperes")[0].dimension
+    assert not same_amount(read_quantities("16 amps")[0], read_quantities("10 A")[0])
