@@ -307,6 +307,10 @@ def _context_clauses(sentence: str) -> list[tuple[str, bool]]:
     return out
 
 
+_OF_EVERY = re.compile(r"\b(?:both|all(?:\s+(?:of\s+)?(?:the|our))?\s+(?:models|plans|memberships|products|tiers|"
+                       r"accounts|cards|tariffs|options|versions)|either|each\s+of)\b", re.I)
+
+
 def _read_passage(text: str, nlp) -> _Passage:
     sents = sentences(text) or [text]
     docs = nlp.parse_contexts(sents)
@@ -331,12 +335,14 @@ def _read_passage(text: str, nlp) -> _Passage:
             items = _items_in(part)
             carried = items or carried
             carried_names = _names_in(part) or carried_names
+            # "Both memberships include a 14-day free trial": of every item the passage named, not of the last
+            shared = _OF_EVERY.search(part) is not None and not _names_in(part)
             p.clauses.append(part)
             p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(carried) | _complement(part))
             p.amounts.append(read_quantities(part))
             p.dates.append(_range_year([d.key for d in extract_dates(part, day_month=True)]))
             p.times.append([t for t, _, _ in _times(part)])
-            p.clause_names.append(carried_names)
+            p.clause_names.append(frozenset() if shared else carried_names)
     p.clause_stems = [stems(lem) for lem in p.clause_lemmas]
     p.phrase_stems = [stems(_words_of(x)) for c in p.clauses for x in _PHRASE_CUT.split(c)]
     p.continued = _continued(p)
@@ -505,7 +511,8 @@ def _listed_count(q: Quantity, answer: str) -> bool:
     lines = [x for x in rest.splitlines() if x.strip()]
     if len(lines) > 1:  # "three options:" and a list, a line an item
         return len(lines) == int(q.magnitude)
-    items = [x for x in re.split(r",\s*|\s+and\s+|\s+or\s+", m.group(1).strip(" .")) if x.strip()]
+    listed = re.sub(r"\s*\([^()]*\)", "", m.group(1))  # "Type 2 (on the AC posts, bring a cable)" is one item
+    items = [x for x in re.split(r",\s*|\s+and\s+|\s+or\s+", listed.strip(" .")) if x.strip()]
     return len(items) == int(q.magnitude)
 
 
@@ -937,7 +944,11 @@ def _value_words(text: str) -> frozenset[str]:
     measured in, not what it is about, so a rival clause in the same unit does not outweigh the clause about the
     question ("12 minutes in Boost mode" against "A full recharge takes 3.5 hours" for "210 minutes")."""
     spans = [q.text for q in read_quantities(text)] + [d.text for d in extract_dates(text, day_month=True)]
-    return _words_of(" ".join(spans)) if spans else frozenset()
+    # "15 months old", "from 12 weeks of age": an age's own words, as a unit is
+    return (_words_of(" ".join(spans)) | (_AGE_WORDS & _words_of(text))) if spans else frozenset()
+
+
+_AGE_WORDS = frozenset({"old", "age", "aged"})
 
 
 _LIST_MARKER = re.compile(r"(?m)\s*^\s*(?:[-*•]\s*)?\d{1,2}[.)](?=\s)")

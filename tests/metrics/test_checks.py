@@ -970,3 +970,26 @@ def test_amperes_are_read_as_a_unit():
     assert same_amount(read_quantities("16 amps")[0], read_quantities("16A.")[0])
     assert read_quantities("a 16 A hook-up")[0].dimension == read_quantities("16 amperes")[0].dimension
     assert not same_amount(read_quantities("16 amps")[0], read_quantities("10 A")[0])
+
+
+def test_an_age_is_bound_by_what_it_is_the_age_of_not_by_old():
+    ctx = ["Kitten course: first injection at 9 weeks, second at 12 weeks, and a booster at 15 months.",
+           "Puppy course: first injection at 8 weeks. We do not vaccinate puppies under 6 weeks old."]
+    assert unsupported_facts("When is my kitten's booster due?", "At 15 months old.", ctx).value == 0.0
+    assert unsupported_facts("When is my kitten's booster due?", "At 6 weeks old.", ctx).value > 0
+
+
+def test_a_bracketed_remark_is_part_of_its_list_item():
+    ctx = ["Harrow Park has CCS2 and CHAdeMO rapid chargers and Type 2 AC posts (bring your own cable)."]
+    q = "Which connector types can I use at Harrow Park?"
+    assert unsupported_facts(q, "Three connector types: CCS2, CHAdeMO and Type 2 (on the AC posts, bring your own "
+                             "cable).", ctx).value == 0.0
+    assert unsupported_facts(q, "Four connector types: CCS2, CHAdeMO and Type 2.", ctx).value > 0
+
+
+def test_a_clause_of_both_items_binds_its_value_to_each():
+    ctx = ["Amperly Go costs £4.99 per month. Amperly Plus costs £12.99 per month with a minimum term of 6 months. "
+           "Both memberships include a 14-day free trial."]
+    assert unsupported_facts("How long is the free trial for Amperly Go?", "A fortnight.", ctx).value == 0.0
+    # a value of one item still does not move to the other
+    assert unsupported_facts("How much is Amperly Go a month?", "£12.99.", ctx).value > 0
