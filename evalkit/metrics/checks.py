@@ -765,6 +765,20 @@ def _best_sentence(lemmas: frozenset[str], passages: list[_Passage]) -> tuple[fl
     return best
 
 
+def _sentence_lemmas(sentence: str, passages: list[_Passage]) -> frozenset[str]:
+    return next((lem for p in passages for s, lem in zip(p.sentences, p.lemmas) if s == sentence), frozenset())
+
+
+def _negated_where(span, lemmas: frozenset[str]) -> bool:
+    """Whether the parts of ``span`` that share most of ``lemmas`` hold a negation (see
+    :func:`_polarity_parts_of`)."""
+    parts = _polarity_parts_of(span)
+    if not parts:
+        return _negated(span)
+    most = max(len(lemmas & lem) for lem, _ in parts)
+    return any(neg for lem, neg in parts if len(lemmas & lem) == most)
+
+
 _PART_BREAKS = frozenset({",", ";", ":", "(", ")", "—", "–", "and", "or", "but", "while", "whereas", "although"})
 
 
@@ -830,6 +844,10 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
         share, best, ctx_negated = _best_sentence(_lemmas(q_doc), passages)
     if best is not None and share >= 0.5 and yes and _UNIVERSAL.search(sent) and _RESTRICTED.search(best):
         return Fact("polarity", sent, False, "the context restricts what the answer says holds always", best)
+    if best is not None and negated and not ctx_negated:
+        # the answer's negation counts in the part of it that speaks of what the context sentence says ("vehicles
+        # can't pass the barrier after 9pm, so you'd leave your car in the overflow car park")
+        negated = _negated_where(doc[1:] if yes or no else doc, _sentence_lemmas(best, passages))
     if best is None or share < 0.6 or negated == ctx_negated:
         return None
     return Fact("polarity", sent, False, "the context says the opposite" if ctx_negated else
@@ -873,7 +891,9 @@ def _common(word: str) -> bool:
 def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
     out, known_stems = [], stems(known)  # "use" of the answer is "used" of the context
     for clause in _clauses(doc):
-        units = _unit_words(clause.text)  # "fortnight" of "a fortnight": the amount's own word, checked as one
+        # "fortnight" of "a fortnight", "morning" of "half past seven in the morning": a value's own words, checked
+        # as the value
+        units = _unit_words(clause.text) | (_CLOCK_WORDS if _times(clause.text) else frozenset())
         words = [t for t in clause if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop and len(t) > 2
                  and t.lemma_.lower() not in _FRAMING and not t.ent_type_ and t.lower_ not in units]
         novel = sorted({t.lemma_.lower() for t in words if t.lemma_.lower() not in known
@@ -912,20 +932,35 @@ def _list_item_facts(clause: str, known: frozenset[str], known_stems: frozenset[
     return out
 
 
-_SPOKEN_TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s+(?:o'clock\s+)?"
+_HOUR_WORDS = {w: i for i, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(),
+                                           start=1)}
+_HOUR = r"(\d{1,2}|" + "|".join(_HOUR_WORDS) + r")"
+# "8 at night", "ten in the morning", "half past ten at night", "quarter to nine in the morning"
+_CLOCK_WORDS = frozenset("morning afternoon evening night midnight noon midday past quarter half o'clock".split())
+_SPOKEN_TIME = re.compile(r"\b(?:(half|quarter)\s+(past|to)\s+)?" + _HOUR + r"(?:[:.](\d\d))?\s+(?:o'clock\s+)?"
                           r"(?:in the (morning|afternoon|evening)|at (night))\b", re.I)
 
 
 def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
     """Clock times as :func:`evalkit.text.extract_times` reads them ("9am", "18:30"), and spoken ("4 in the
-    afternoon" = 16:00, "8 at night" = 20:00, "12 at night" = 00:00), each ``((hour, minute), start, end)``."""
+    afternoon" = 16:00, "8 at night" = 20:00, "12 at night" = 00:00, "half past ten at night" = 22:30, "quarter to
+    nine in the morning" = 08:45), each ``((hour, minute), start, end)``.
+
+    >>> [t for t, _, _ in _times("From half past ten at night until quarter to eight in the morning.")]
+    [(22, 30), (7, 45)]
+    """
     out = list(extract_times(text))
     for m in _SPOKEN_TIME.finditer(text):
-        hour, minute = int(m.group(1)), int(m.group(2) or 0)
-        if m.group(4):  # at night: the evening's hours, and midnight
+        fraction, side, said, minutes, day_part, night = m.groups()
+        hour = _HOUR_WORDS.get(said.lower()) or int(said)
+        minute = int(minutes or 0)
+        if fraction:  # "half past ten" is 10:30, "quarter to nine" 8:45
+            minute = 30 if fraction.lower() == "half" else 15 if side.lower() == "past" else 45
+            hour -= 1 if fraction.lower() == "quarter" and side.lower() == "to" else 0
+        if night:  # at night: the evening's hours, and midnight
             hour = 0 if hour == 12 else hour + 12 if 6 <= hour < 12 else hour
         else:
-            hour += 12 if m.group(3).lower() != "morning" and hour < 12 else 0
+            hour += 12 if day_part.lower() != "morning" and hour < 12 else 0
         if hour < 24 and minute < 60 and not any(a <= m.start() < b for _, a, b in out):
             out.append(((hour, minute), m.start(), m.end()))
     return sorted(out, key=lambda x: x[1])
@@ -1153,6 +1188,9 @@ def _answers_ask(ask: str, answer: str, doc, q_doc, passages: list[_Passage]) ->
         # free Wi-Fi?")
         stated = [q.text for q in a_amounts if (kind != "yes/no" or _CONDITIONAL.match(answer))
                   and any(_same(q, x) for x in read_quantities(c))]
+        if kind != "yes/no":  # "From half past ten at night ..." for the clause "Quiet hours run from 22:30 to 07:30"
+            clock = {t for t, _, _ in _times(c)}
+            stated += [answer[a:b] for t, a, b in _times(answer) if t in clock]
         if stated or (a_words and len(shared) >= 0.5 * len(a_words)):
             value = 1.0 if kind in ("open", "yes/no") or stated else 0.5
             return Score(value, AnswersDetails(kind, tuple(stated or shared), c,

@@ -993,3 +993,24 @@ def test_a_clause_of_both_items_binds_its_value_to_each():
     assert unsupported_facts("How long is the free trial for Amperly Go?", "A fortnight.", ctx).value == 0.0
     # a value of one item still does not move to the other
     assert unsupported_facts("How much is Amperly Go a month?", "£12.99.", ctx).value > 0
+
+
+def test_an_answers_negation_counts_in_its_part_that_speaks_of_the_context():
+    ctx = ["Guests arriving after 21:00 must leave their vehicle in the overflow car park by the main gate and drive "
+           "onto their pitch after 07:30 the next morning."]
+    q = "Can I still drive onto my pitch if I get there at 10pm?"
+    a = ("No — arriving vehicles can't get past the barrier after 9pm, so you'd leave your car in the overflow car "
+         "park by the main gate and drive onto your pitch after 07:30 the next morning.")
+    assert not [f for f in unsupported_facts(q, a, ctx).details["facts"] if f["kind"] == "polarity"]
+    # a negation in the part that speaks of it still contradicts the context
+    s = unsupported_facts(q, "Guests arriving after 21:00 must not leave their vehicle in the overflow car park.", ctx)
+    assert any(f["kind"] == "polarity" and not f["supported"] for f in s.details["facts"]), dict(s.details)
+
+
+def test_spoken_clock_times_answer_a_question_of_hours():
+    ctx = ["Quiet hours run from 22:30 to 07:30 every night.", "The bar closes at 22:00, or 23:00 on Saturdays."]
+    q = "What are the quiet hours?"
+    good = "From half past ten at night until half past seven in the morning."
+    assert unsupported_facts(q, good, ctx).value == 0.0 and answers_question(q, good, ctx).value == 1.0
+    assert unsupported_facts(q, "From half past nine at night until half past seven in the morning.", ctx).value > 0
+    assert unsupported_facts(q, "Until quarter to eight in the morning.", ctx).value > 0  # 07:45, not 07:30
