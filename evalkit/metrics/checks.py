@@ -52,6 +52,10 @@ _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.]*\d)")
 _TIME_UNITS = ("hour", "minute", "day", "week", "month", "year")
 _VALUE_CUT = re.compile(r"(?<![\d%])" + "".join(rf"(?<!\b{u})(?<!\b{u}s)" for u in _TIME_UNITS)
                         + r"\s+and\s+(?=[£€$¥]?\d)")
+# a reason or a consequence added to a value ("must not be used on 110 V, because it's built for 220–240 V"; "3 free
+# withdrawals a year, after which the rate drops to 1.00%"): each side speaks of its own value
+_REASON_CUT = re.compile(r",?\s+(?:because|since|so that)\s+|,\s+(?:so|which|after which|though|although|dropping|"
+                         r"rising|falling)\s+|\s+[—–]\s+", re.I)
 # a context clause giving one price per item ("adult tickets cost £12 and concession tickets £9"): each price is
 # about the words before it; a list of prices stays one clause ("£12 and £9"), and so do other values ("opened in
 # 1947 and operated until 1971": the clause speaks of both) and prices before their items ("£120 for the first
@@ -986,6 +990,13 @@ def _value_words(text: str) -> frozenset[str]:
 _AGE_WORDS = frozenset({"old", "age", "aged"})
 
 
+def _value_parts(text: str) -> list[str]:
+    """An answer sentence's parts that each bind their own values: cut at clauses, at a second value and at a
+    reason or consequence."""
+    return [p for c in _CLAUSE_CUT.split(text) for v in _VALUE_CUT.split(c or "") for p in _REASON_CUT.split(v)
+            if p and p.strip()]
+
+
 _LIST_MARKER = re.compile(r"(?m)\s*^\s*(?:[-*•]\s*)?\d{1,2}[.)](?=\s)")
 
 
@@ -1002,7 +1013,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
     for sent in doc.sents:
         # "1. 10 monthly instalments": the numbering is no amount, and an item ends where the next begins
         text = _LIST_MARKER.sub(";", sent.text)
-        for part in (c for c in _CLAUSE_CUT.split(text) for c in _VALUE_CUT.split(c) if c and c.strip()):
+        for part in _value_parts(text):
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
             subject = (_words_of(part) - _value_words(part) - _unit_words(part),
                        _lemmas(q_doc) | _words_of(question) | _complement(question),

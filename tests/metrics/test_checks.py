@@ -1014,3 +1014,12 @@ def test_spoken_clock_times_answer_a_question_of_hours():
     assert unsupported_facts(q, good, ctx).value == 0.0 and answers_question(q, good, ctx).value == 1.0
     assert unsupported_facts(q, "From half past nine at night until half past seven in the morning.", ctx).value > 0
     assert unsupported_facts(q, "Until quarter to eight in the morning.", ctx).value > 0  # 07:45, not 07:30
+
+
+def test_a_reason_after_a_value_binds_its_own_value():
+    ctx = ["The Brevio CG-40 grinder is designed for 220–240 V, 50 Hz mains supplies.",
+           "Do not use it on 110 V supplies, even with a travel adapter."]
+    q = "Can I use the CG-40 on a 110 V supply with a travel adapter?"
+    a = "No — the CG-40 must not be used on 110 V even with a travel adapter, because it's built for 220–240 V mains."
+    assert unsupported_facts(q, a, ctx).value == 0.0, dict(unsupported_facts(q, a, ctx).details)
+    assert unsupported_facts(q, a.replace("220–240", "100–120"), ctx).value > 0
