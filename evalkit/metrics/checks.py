@@ -546,8 +546,6 @@ def _same(q: Quantity, a: Quantity) -> bool:
         return True
     if {q.dimension, a.dimension} == {"[time]", "[working_time]"}:  # "10 days" for "10 working days"
         return q.written == a.written and q.text.split()[-1].rstrip("s") == a.text.split()[-1].rstrip("s")
-    if q.dimension == "count" and not a.clock and a.written == q.magnitude:  # "25 paid days" for "25 days"
-        return True
     return same_amount(q, a) or (not a.clock and a.dimension in ("count", "%")
                                  and a.magnitude == (q.magnitude if q.dimension == "count" else q.written))
 
@@ -589,7 +587,8 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
         factors = [f for f in figures_in(f"{question} {answer}") if not math.isclose(f, q.written or q.magnitude)]
         if q.clock or (q.dimension == "count" and (q.magnitude <= 1 or _labels(q, sent))):
             continue
-        if any(_same(q, a) for a in q_amounts) or (q.dimension == "count" and _listed_count(q, answer)):
+        if any(_same(q, a) or (q.dimension == "count" and a.written == q.magnitude) for a in q_amounts) or (
+                q.dimension == "count" and _listed_count(q, answer)):  # "a child of 3" for "a 3-year-old"
             out.append(Fact("amount", q.text, True, "stated in the question or counted by the answer's list"))
             continue
         if q.dimension == "[time]" and (span := _clock_span(q, answer)):
@@ -742,7 +741,8 @@ _FIRST_WORD_ZIPF = 4.0  # "twice" 4.4, "every" 5.6; names: "harrow" 3.1, "fenwic
 def _name_facts(doc, contexts_text: str, question: str) -> list[Fact]:
     out = []
     for e in doc.ents:
-        if e.label_ not in _NAME_LABELS or _capitalised_word(e):
+        if e.label_ not in _NAME_LABELS or _capitalised_word(e) or not any(t.pos_ == "PROPN" for t in e):
+            # "max 4", "Put 1 to 4 cm": the parser's entity holds no proper noun, so it names nothing
             continue
         words = [w for w in re.findall(r"[^\W_]+", e.text.lower()) if w not in ("the", "of", "and")]
         inside = find_entity(e.text, contexts_text) or find_entity(e.text, question) or \
@@ -1051,7 +1051,8 @@ _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensio
     (r"^(?:(?!\b(?:what|which|how|who|whom|where|why)\b).)*\bwhen\b|\bwhat (?:date|day|year|month|time)\b|"
      r"\bwhich (?:date|day|year|month)\b|\bdeadline\b", "date", ("s",)),
     (r"\bvoltage\b|\bvolts?\b", "amount", ("V",)),
-    (r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|\bpay\b|\brate\b|\binterest\b", "amount", None),
+    (r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|\bpay\b|\brate\b|\binterest\b|\bfares?\b|\btariff\b|"
+     r"\bpremium\b|\bexcess\b|\bdeposit\b|\bsurcharge\b", "amount", None),
     (r"\bhow (?:heavy|big|large|wide|tall|high|far|hot|cold|fast)\b|\bweigh|\btemperature\b|\bcapacity\b|"
      r"\bhold\b|\bpower\b|\bwattage\b|\bsize\b|\blimit\b|\bmaximum\b|\bminimum\b|\bhow old\b|\bwhat age\b",
      "amount", None),
@@ -1354,8 +1355,11 @@ def _part_in(part: Any, answer: str, a_amounts: list[Quantity], a_lemmas: frozen
         stated = [d.key for d in extract_dates(answer, day_month=True)]
         # "from March 1st to August 31st, 2023": a range's year, said once, holds for both ends
         years = {y for y, _, _ in stated if y is not None}
+        # and "From 24 May." states the day and month of "24 May to 15 September 2024" without its year
         return date_supported(part.key, stated) or (part.year in years and date_supported(
-            part.key, [(part.year, m, d) for y, m, d in stated if y is None]))
+            part.key, [(part.year, m, d) for y, m, d in stated if y is None])) or (part.key[2] is not None and any(
+                y is None and (m, d) == part.key[1:] for y, m, d in stated)) or any(
+            m is not None and date_supported((y, m, d), [part.key]) for y, m, d in stated)  # "March" of "1 March"
     codes = _items_in(part)
     if codes and set(codes) <= set(_items_in(answer)):  # "Model NL-3" is named by "the NL-3 model"
         return True

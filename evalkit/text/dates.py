@@ -36,6 +36,13 @@ _DAY_WORD = r"(?:the\s+)?(?P<day>" + "|".join(sorted(_ORDINALS, key=len, reverse
 # a day in words ("the fourteenth of June 2024", "June the first"): read only where asked, as below
 _SPOKEN_DAY = [re.compile(rf"\b{_DAY_WORD}\s+(?:of\s+)?{_MON},?(?:\s+{_YEAR})?\b", re.I),
                re.compile(rf"\b{_MON}\s+{_DAY_WORD}\b(?:,?\s+{_YEAR}\b)?", re.I)]
+# the first end of a range whose year is written once, after the second ("March–August 2023", "from May 25th until
+# September 8th, 2024"): the year is both ends' (read only where asked, as below)
+_ANY_MON = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_TO = r"\s*(?:–|—|-|to|until|till|through|and)\s*"
+_SECOND_END = rf"(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_ANY_MON}|{_ANY_MON}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?)"
+_FIRST_END = [re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?={_TO}{_SECOND_END},?\s+{_YEAR}\b)", re.I),
+              re.compile(rf"\b{_MON}(?:\s+{_DAY})?(?={_TO}{_SECOND_END},?\s+{_YEAR}\b)", re.I)]
 
 # "31 March", "1st of April": read only where asked (``day_month=True``): the seed's metrics never read them, and
 # their values stay as they were
@@ -107,12 +114,15 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
     [(None, 4, None)]
     >>> [d.key for d in extract_dates("It opens on the fourteenth of June 2024, or June the first.", day_month=True)]
     [(2024, 6, 14), (None, 6, 1)]
+    >>> [d.key for d in extract_dates("Sold March–August 2023; open 25 May to 8 September 2024.", day_month=True)]
+    [(2023, 3, None), (2023, 8, None), (2024, 5, 25), (2024, 9, 8)]
     """
     if not text:
         return []
     taken: list[tuple[int, int]] = []
     out: list[DateMention] = []
-    for pat in ([_END_OF] + _SPOKEN_DAY if day_month else []) + _DATE_PATTERNS + ([_MONTH_ALONE] if day_month else []):
+    for pat in ([_END_OF] + _SPOKEN_DAY + _FIRST_END if day_month else []) + _DATE_PATTERNS + (
+            [_MONTH_ALONE] if day_month else []):
         if pat is None:
             if not day_month:
                 continue

@@ -1023,3 +1023,23 @@ def test_a_reason_after_a_value_binds_its_own_value():
     a = "No — the CG-40 must not be used on 110 V even with a travel adapter, because it's built for 220–240 V mains."
     assert unsupported_facts(q, a, ctx).value == 0.0, dict(unsupported_facts(q, a, ctx).details)
     assert unsupported_facts(q, a.replace("220–240", "100–120"), ctx).value > 0
+
+
+def test_a_range_whose_year_is_written_once():
+    ref = "1 March 2023 to 31 August 2023"
+    q = "When were the affected night-lights sold?"
+    assert reference_conflict(q, "NL-3, sold March–August 2023.", ref).value == 0.0
+    assert question_coverage(q, "Sold March–August 2023.", ref).value == 1.0
+    assert question_coverage(q, "Sold April–August 2023.", ref).value < 1  # 1 March is not stated
+    # the day and month of a reference range's first end, said without the year the range writes once
+    assert reference_conflict("When does the summer timetable run?", "From 24 May.",
+                              "24 May to 15 September 2024.").value == 0.0
+
+
+def test_a_fare_is_an_amount_and_a_parsers_entity_without_a_proper_noun_is_no_name():
+    assert expected_kind("What is the total return fare for two adults?")[0] == "amount"
+    ctx = ["Apply 1–4 cm of Flexigel to the affected area up to 3 times a day, at least 4 hours apart."]
+    s = unsupported_facts("How much Flexigel should be applied?", "Put 1 to 4 cm of gel on the area you're treating, "
+                          "no more than three times a day.", ctx)
+    assert not [f for f in s.details["facts"] if f["kind"] == "name"], dict(s.details)
+    assert unsupported_facts("Who makes it?", "It is made by Corvane Pharma.", ctx).value > 0  # a name, unsupported
