@@ -508,7 +508,8 @@ def _bound_in_clause(fact: Fact, wanted: frozenset[str], text: str, spans: list[
 def _listed_count(q: Quantity, answer: str) -> bool:
     """A count followed by the list it counts: "Three: slate, sand and moss." states its own count."""
     # "Three: ...", "three connector types: ...", "You have three options:" and a list
-    m = re.search(re.escape(q.text) + r"(?:(?:\s+things)?\s*[\-–—]|(?:\s+[\w-]+){0,3}\s*:)\s*(.+)", with_digits(answer))
+    m = re.search(re.escape(q.text) + r"(?:(?:\s+things)?\s*[\-–—]|(?:\s+[\w-]+){0,3}\s*:)\s*(.+)",
+                  with_digits(answer))
     if not m:
         return False
     rest = with_digits(answer)[m.start(1):]

@@ -40,7 +40,8 @@ _SPOKEN_DAY = [re.compile(rf"\b{_DAY_WORD}\s+(?:of\s+)?{_MON},?(?:\s+{_YEAR})?\b
 # September 8th, 2024"): the year is both ends' (read only where asked, as below)
 _ANY_MON = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _TO = r"\s*(?:–|—|-|to|until|till|through|and)\s*"
-_SECOND_END = rf"(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_ANY_MON}|{_ANY_MON}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?)"
+_SECOND_END = (rf"(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_ANY_MON}|"
+               rf"{_ANY_MON}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?)")
 _FIRST_END = [re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?={_TO}{_SECOND_END},?\s+{_YEAR}\b)", re.I),
               re.compile(rf"\b{_MON}(?:\s+{_DAY})?(?={_TO}{_SECOND_END},?\s+{_YEAR}\b)", re.I)]
 
