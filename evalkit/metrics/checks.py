@@ -582,10 +582,9 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
                   question: str = "", contexts_text: str = "") -> list[Fact]:
     clauses, lemmas, amounts, _, names, _, prev = ctx
     out = []
-    read = read_quantities(sent)
-    for q in read:
-        # the numbers a reader may multiply by: the question's and the answer's own, not this amount's
-        factors = [f for f in figures_in(f"{question} {answer}") if not math.isclose(f, q.written or q.magnitude)]
+    given = figures_in(f"{question} {answer}")  # the numbers a reader may multiply by: the question's and answer's
+    for q in read_quantities(sent):
+        factors = [f for f in given if not math.isclose(f, q.written or q.magnitude)]  # not this amount's own
         if q.clock or (q.dimension == "count" and (q.magnitude <= 1 or _labels(q, sent))):
             continue
         if any(_same(q, a) or (q.dimension == "count" and a.written == q.magnitude) for a in q_amounts) or (
@@ -765,9 +764,14 @@ def _best_sentence(lemmas: frozenset[str], passages: list[_Passage]) -> tuple[fl
             if share > best[0]:
                 best, parts = (share, s, neg), polar
     if best[2] and parts:
-        most = max(len(lemmas & lem) for lem, _ in parts)
-        best = (best[0], best[1], any(neg for lem, neg in parts if len(lemmas & lem) == most))
+        best = (best[0], best[1], _most_shared_negated(parts, lemmas))
     return best
+
+
+def _most_shared_negated(parts: Sequence[tuple[frozenset[str], bool]], lemmas: frozenset[str]) -> bool:
+    """Whether a negation stands in the parts that share most of ``lemmas``."""
+    most = max(len(lemmas & lem) for lem, _ in parts)
+    return any(neg for lem, neg in parts if len(lemmas & lem) == most)
 
 
 def _sentence_lemmas(sentence: str, passages: list[_Passage]) -> frozenset[str]:
@@ -778,10 +782,7 @@ def _negated_where(span, lemmas: frozenset[str]) -> bool:
     """Whether the parts of ``span`` that share most of ``lemmas`` hold a negation (see
     :func:`_polarity_parts_of`)."""
     parts = _polarity_parts_of(span)
-    if not parts:
-        return _negated(span)
-    most = max(len(lemmas & lem) for lem, _ in parts)
-    return any(neg for lem, neg in parts if len(lemmas & lem) == most)
+    return _most_shared_negated(parts, lemmas) if parts else _negated(span)
 
 
 _PART_BREAKS = frozenset({",", ";", ":", "(", ")", "—", "–", "and", "or", "but", "while", "whereas", "although"})
