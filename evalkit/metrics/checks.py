@@ -315,9 +315,29 @@ _OF_EVERY = re.compile(r"\b(?:both|all(?:\s+(?:of\s+)?(?:the|our))?\s+(?:models|
                        r"accounts|cards|tariffs|options|versions)|either|each\s+of)\b", re.I)
 
 
-def _read_passage(text: str, nlp) -> _Passage:
+def _sentence_docs(sents: list[str], nlp, whole: str, start: int) -> list:
+    """Each sentence's tagged doc, cut from the parse of ``whole`` (the row's contexts joined, as hallucination
+    and grounding parse them: the run's pipeline caches that doc, so a context is tagged once per run, not once
+    more sentence by sentence), the sentences sought in order from character ``start``. A sentence not found
+    verbatim at token boundaries (one re-joined after an abbreviation across a line break) is parsed alone."""
+    doc = nlp.parse_contexts([whole])[0]
+    out = []
+    for s in sents:
+        at = whole.find(s, start)
+        span = doc.char_span(at, at + len(s)) if at >= 0 else None
+        if span is None or not len(span):
+            out.append(nlp.parse_contexts([s])[0])
+            continue
+        cut = span.as_doc()
+        cut[0].is_sent_start = True  # as the first token of a doc of its own, which _no_det reads
+        out.append(cut)
+        start = at + len(s)
+    return out
+
+
+def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _Passage:
     sents = sentences(text) or [text]
-    docs = nlp.parse_contexts(sents)
+    docs = _sentence_docs(sents, nlp, text if whole is None else whole, start)
     p = _Passage(sents, [_lemmas(d) for d in docs], [_negated(d) for d in docs], [], [], [], [], [], [])
     p.polar_parts = [_polarity_parts_of(d) for d in docs]
     i = 0
@@ -406,13 +426,17 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
         for w in lem:
             df[w] = df.get(w, 0) + 1
 
+    weighed: dict[int, tuple[float, float]] = {}  # about(i), asked of the best clause and its rival again
+
     def about(i: int) -> tuple[float, float]:  # how much a clause speaks of the answer's clause, then of the question
         # fsum: a sum over a set, exactly rounded, so that it does not depend on the set's order (Python's hash
         # seed): a tie between two clauses was decided by the last bit of the sum, and differed from run to run
         # a word counts once, however many of its forms both sides carry ("fees" and "fee")
-        weigh = lambda words: math.fsum(math.log(1 + n / max(df.get(w, 1) for w in forms)) for forms in  # noqa: E731
-                                        _by_stem(words & lemmas[i]).values())
-        return (weigh(own), weigh(question))
+        if i not in weighed:
+            weigh = lambda words: math.fsum(math.log(1 + n / max(df.get(w, 1) for w in forms))  # noqa: E731
+                                            for forms in _by_stem(words & lemmas[i]).values())
+            weighed[i] = (weigh(own), weigh(question))
+        return weighed[i]
 
     best = max(matches, key=about)
     # a weak rival (a clause giving no price, only "free") rivals only if it has more of the question's words
@@ -427,6 +451,7 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
         if not prev[rival][1] or _VALUE_FIRST.match(clauses[rival]):
             # the rival continues its clause too ("a subscription costs £48 a year, or £24 for residents ...")
             lemmas[rival] = lemmas[rival] | prev[rival][0]
+        weighed.clear()  # both clauses are read anew, with the clause before them
     if rival is None or about(best) >= about(rival):
         return Fact(kind, text, True, why, clauses[best])
     return Fact(kind, text, False, f"the context gives {text} for something else; the clause about it says: "
@@ -1562,14 +1587,20 @@ class _Column:
         return self.refs[i], self.ref_docs[i]
 
     def passages(self, i: int) -> list[_Passage]:
+        """Row ``i``'s non-blank contexts read into passages, each from the parse of the row's joined contexts
+        (so keyed by both: the same context beside other contexts is tagged in another neighbourhood)."""
+        from evalkit.metrics.anchors import joined_contexts
+
         contexts = (self.inputs.get("contexts") or [None] * len(self.answers))[i]
-        texts = [contexts] if isinstance(contexts, str) else list(contexts or [])
-        out = []
+        texts = [t for t in ([contexts] if isinstance(contexts, str) else list(contexts or [])) if t]
+        whole, start, out = joined_contexts(texts), 0, []
         for t in texts:
-            if t and t.strip():
-                if t not in self.memo:
-                    self.memo[t] = _read_passage(t, self.nlp)
-                out.append(self.memo[t])
+            if t.strip():
+                key = (whole, start, len(t))
+                if key not in self.memo:
+                    self.memo[key] = _read_passage(t, self.nlp, whole, start)
+                out.append(self.memo[key])
+            start += len(t) + 2  # joined_contexts' "\n\n"
         return out
 
 

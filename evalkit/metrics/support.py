@@ -218,6 +218,9 @@ class SupportModel:
         # pair -> probability: grounding_risk reads the support metric's score, so a run of both asks for the
         # same pairs twice; one pair at a time, a pair's probability does not depend on what ran beside it
         self._memo: dict[tuple[str, str], float] = {}
+        # text -> word pieces: windowing counts every sentence of a row's contexts, and RAG rows share contexts
+        # (26 distinct contexts for 200 golden dev rows), so each was tokenised once per row and per support call
+        self._lengths: dict[str, int] = {}
         # hashed once: every scored row names the model in its details, and hashing 14 MB per row cost more
         # CPU than the model itself on a QA row
         self._signature = f"support:{file_sha256(root / 'model.safetensors')[:12]}+{self.base_id}"
@@ -231,7 +234,17 @@ class SupportModel:
         the tokenizer's warning: the count only cuts windows (:func:`context_windows`), never feeds the network."""
         if not texts:
             return []
-        return [len(i) for i in self.tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]]
+        with self._lock:
+            known = {t: self._lengths[t] for t in texts if t in self._lengths}
+        todo = list(dict.fromkeys(t for t in texts if t not in known))
+        if todo:
+            known.update(zip(todo, (len(i) for i in self.tokenizer(todo, add_special_tokens=False,
+                                                                     verbose=False)["input_ids"])))
+            with self._lock:
+                if len(self._lengths) + len(todo) > MEMO_PAIRS:
+                    self._lengths.clear()
+                self._lengths.update((t, known[t]) for t in todo)
+        return [known[t] for t in texts]
 
     def predict(self, sentences_: Sequence[str], windows: Sequence[str]) -> np.ndarray:
         """P(window supports sentence) per pair, float64 in 0..1 (a pair seen before is not run again)."""
