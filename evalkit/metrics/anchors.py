@@ -525,8 +525,11 @@ def anchor_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
     return {"anchors": kinds, "aliases": alias_table(params.get("aliases"))}
 
 
+CONTEXT_SEPARATOR = "\n\n"  # between a row's contexts where they are read as one text
+
+
 def joined_contexts(contexts: Sequence[str] | None) -> str:
-    return "\n\n".join(c for c in (contexts or []) if c)
+    return CONTEXT_SEPARATOR.join(c for c in (contexts or []) if c)
 
 
 def context_indexes(joined: Sequence[str], nlp, cache: dict | None = None) -> dict[str, ContextIndex]:

@@ -1589,7 +1589,7 @@ class _Column:
     def passages(self, i: int) -> list[_Passage]:
         """Row ``i``'s non-blank contexts read into passages, each from the parse of the row's joined contexts
         (so keyed by both: the same context beside other contexts is tagged in another neighbourhood)."""
-        from evalkit.metrics.anchors import joined_contexts
+        from evalkit.metrics.anchors import CONTEXT_SEPARATOR, joined_contexts
 
         contexts = (self.inputs.get("contexts") or [None] * len(self.answers))[i]
         texts = [t for t in ([contexts] if isinstance(contexts, str) else list(contexts or [])) if t]
@@ -1600,7 +1600,7 @@ class _Column:
                 if key not in self.memo:
                     self.memo[key] = _read_passage(t, self.nlp, whole, start)
                 out.append(self.memo[key])
-            start += len(t) + 2  # joined_contexts' "\n\n"
+            start += len(t) + len(CONTEXT_SEPARATOR)
         return out
 
 

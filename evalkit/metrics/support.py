@@ -234,33 +234,34 @@ class SupportModel:
         the tokenizer's warning: the count only cuts windows (:func:`context_windows`), never feeds the network."""
         if not texts:
             return []
-        with self._lock:
-            known = {t: self._lengths[t] for t in texts if t in self._lengths}
-        todo = list(dict.fromkeys(t for t in texts if t not in known))
-        if todo:
-            known.update(zip(todo, (len(i) for i in self.tokenizer(todo, add_special_tokens=False,
-                                                                     verbose=False)["input_ids"])))
-            with self._lock:
-                if len(self._lengths) + len(todo) > MEMO_PAIRS:
-                    self._lengths.clear()
-                self._lengths.update((t, known[t]) for t in todo)
-        return [known[t] for t in texts]
+        def count(todo: list[str]) -> list[int]:
+            return [len(i) for i in self.tokenizer(todo, add_special_tokens=False, verbose=False)["input_ids"]]
+
+        return self._recalled(self._lengths, list(texts), count)
 
     def predict(self, sentences_: Sequence[str], windows: Sequence[str]) -> np.ndarray:
         """P(window supports sentence) per pair, float64 in 0..1 (a pair seen before is not run again)."""
         if self.batch_size != 1:
             return self._run(sentences_, windows)
-        keys = list(zip(sentences_, windows))
+        def run(todo: list[tuple[str, str]]) -> list[float]:
+            return self._run([k[0] for k in todo], [k[1] for k in todo]).tolist()
+
+        return np.array(self._recalled(self._memo, list(zip(sentences_, windows)), run), dtype=np.float64)
+
+    def _recalled(self, memo: dict, keys: list, compute: Callable[[list], list]) -> list:
+        """Every key's value, in order: ``compute`` runs once on the keys ``memo`` lacks (each once), whose values
+        then fill the memo (emptied first when it would pass ``MEMO_PAIRS``)."""
         with self._lock:
-            known = {k: self._memo[k] for k in keys if k in self._memo}
+            known = {k: memo[k] for k in keys if k in memo}
         todo = list(dict.fromkeys(k for k in keys if k not in known))
-        fresh = dict(zip(todo, self._run([k[0] for k in todo], [k[1] for k in todo]).tolist()))
-        with self._lock:
-            if len(self._memo) + len(fresh) > MEMO_PAIRS:
-                self._memo.clear()
-            self._memo.update(fresh)
-        known.update(fresh)
-        return np.array([known[k] for k in keys], dtype=np.float64)
+        if todo:
+            fresh = dict(zip(todo, compute(todo)))
+            with self._lock:
+                if len(memo) + len(fresh) > MEMO_PAIRS:
+                    memo.clear()
+                memo.update(fresh)
+            known.update(fresh)
+        return [known[k] for k in keys]
 
     def _run(self, sentences_: Sequence[str], windows: Sequence[str]) -> np.ndarray:
         import torch

@@ -229,7 +229,7 @@ def test_a_pair_seen_before_is_not_run_again():
         assert model.predict([sents[0], "A new one."], [windows[0], "Elsewhere."])[0] == fresh[0]
     finally:
         del model._run
-    assert calls == [sents, [], ["A new one."]]
+    assert calls == [sents, ["A new one."]]  # pairs all seen before: the network is not called at all
 
 
 def test_shipped_model_values_on_fixed_inputs():
@@ -261,6 +261,25 @@ def test_a_sentence_longer_than_the_network_is_counted_without_a_warning(capfd):
     long_sentence = "word " * 700
     assert model.token_lengths([long_sentence]) == [700]  # "word" is one piece; no special tokens
     assert "Token indices sequence length" not in capfd.readouterr().err
+
+
+def test_a_text_s_word_pieces_are_counted_once_per_run():
+    """RAG rows share contexts: a text counted before is not tokenised again, and keeps the tokenizer's count."""
+    model = _shipped()
+    texts = ["Descale the kettle every four weeks.", "It holds 1.7 litres."]
+    expected = [len(model.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
+    model._lengths.clear()
+    calls = []
+    real = model.tokenizer
+    model.tokenizer = lambda todo, **kw: calls.append(list(todo)) or real(todo, **kw)
+    try:
+        assert model.token_lengths(texts) == expected
+        assert model.token_lengths(texts[::-1] + ["Elsewhere."]) == expected[::-1] + [
+            len(real("Elsewhere.", add_special_tokens=False)["input_ids"])]
+        assert model.token_lengths(texts) == expected
+    finally:
+        model.tokenizer = real
+    assert calls == [texts, ["Elsewhere."]]
 
 
 def test_one_thread_gives_the_same_probabilities_and_restores_the_thread_count():
