@@ -68,29 +68,53 @@ def build_rows(n: int, path: Path) -> Path:
     return path
 
 
-def run_one(metrics: list[str], data: Path, chunk: int = 2000) -> dict:
-    """In this process: warm up, then score ``data``; wall and CPU seconds of the scoring, peak RSS in MB."""
+def run_one(metrics: list[str] | None, data: Path, chunk: int = 2000, profile: str | None = None) -> dict:
+    """In this process: warm up, then score ``data``; wall and CPU seconds of the scoring, peak RSS in MB.
+    ``metrics`` None: what a run that names none scores (each revision's own default); ``profile``: the named verdict
+    profile of this tree's config (a revision from before profiles is given none)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    try:
-        from evalkit.run.stream import score_chunks
-    except ImportError:  # a revision from before streaming (--against): the whole file in one score() call
-        from evalkit.run.runner import score
-
-        def score_chunks(path, metrics, chunk_size, progress):
-            import pandas as pd
-
-            return score(pd.read_json(path, lines=True), metrics, progress=progress)
-
+    score_chunks = _score_chunks()
+    config = {"profile": profile} if profile else None
     warm = Path(tempfile.mkdtemp()) / "warm.jsonl"
     with open(data) as f:
         warm.write_text("".join(next(f) for _ in range(8)))
-    score_chunks(warm, metrics, chunk_size=chunk, progress=False)
+    score_chunks(warm, metrics, config, chunk_size=chunk, progress=False)
     t0, c0 = time.perf_counter(), time.process_time()
-    out = score_chunks(data, metrics, chunk_size=chunk, progress=False)
+    out = score_chunks(data, metrics, config, chunk_size=chunk, progress=False)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     errors = int(out["error"].notna().sum())
-    return {"metrics": metrics, "rows": len(out), "wall_s": wall, "cpu_s": cpu, "peak_rss_mb": rss, "errors": errors}
+    named = [c for c in out.columns if c in _registered()]
+    return {"metrics": metrics if metrics is not None else named, "rows": len(out), "wall_s": wall, "cpu_s": cpu,
+            "peak_rss_mb": rss, "errors": errors}
+
+
+def _registered() -> set[str]:
+    from evalkit.metrics import REGISTRY
+
+    return set(REGISTRY)
+
+
+def _score_chunks():
+    """The evalkit on the path's streaming scorer, whichever house it lives in (a revision's checkout from
+    --against may be from before evalkit.run, or before streaming: then the whole file in one score() call)."""
+    try:
+        from evalkit.run.stream import score_chunks
+        return score_chunks
+    except ImportError:
+        pass
+    try:
+        from evalkit.stream import score_chunks  # before the package's folders were the pipeline
+        return score_chunks
+    except ImportError:
+        from evalkit.run.runner import score
+
+    def whole(path, metrics, config=None, chunk_size=None, progress=False):
+        import pandas as pd
+
+        return score(pd.read_json(path, lines=True), metrics, config, progress=progress)
+
+    return whole
 
 
 def scaling(metrics: list[str], data: Path, workers: list[int], chunk: int) -> list[dict]:
@@ -161,6 +185,35 @@ def against(rev: str, metrics: list[str], data: Path, repeats: int = 2, per_metr
         wb, wa = 1000 * b["wall_s"] / b["rows"], 1000 * a["wall_s"] / a["rows"]
         lines.append(f"| {name} | {cb:.2f} | {ca:.2f} | {cb / ca:.2f}x | {wb:.2f} | {wa:.2f} | {wb / wa:.2f}x | "
                      f"{b['peak_rss_mb']:.0f} | {a['peak_rss_mb']:.0f} |")
+    return "\n".join(lines)
+
+
+def default_run_against(rev: str, profile: str, data: Path, repeats: int = 3) -> str:
+    """A run that names no metrics: revision ``rev``'s (its own default set) against this tree's under ``profile``
+    and under the other named profile, interleaved, each in its own process with its models loaded on 8 rows
+    first; the median of ``repeats`` CPU ms per row (#38: the default profile's CPU against the default set of
+    the revision the target was set at)."""
+    import statistics
+
+    other = "seed" if profile == "evalkit" else "evalkit"
+    sides = {f"{rev}, default run": (None, None), f"this tree, profile: {profile}": (ROOT, profile),
+             f"this tree, profile: {other}": (ROOT, other)}
+    runs: dict[str, list[dict]] = {k: [] for k in sides}
+    with tempfile.TemporaryDirectory() as tmp:
+        old = worktree(rev, Path(tmp) / "old")
+        try:
+            for _ in range(repeats):
+                for name, (root, prof) in sides.items():
+                    runs[name].append(measure(None, data, root=root or old, profile=prof))
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, capture_output=True)
+    cpu = {k: statistics.median(1000 * r["cpu_s"] / r["rows"] for r in v) for k, v in runs.items()}
+    base = cpu[f"{rev}, default run"]
+    lines = [f"A run naming no metrics on {runs[next(iter(runs))][0]['rows']} rows (median of {repeats}, "
+             f"interleaved): revision {rev} against this tree", "",
+             "| run | metrics | CPU ms/row | vs the revision's |", "|---|---|---|---|"]
+    lines += [f"| {k} | {len(v[0]['metrics'])}: {', '.join(v[0]['metrics'])} | {cpu[k]:.1f} | {cpu[k] / base:.2f}x |"
+              for k, v in runs.items()]
     return "\n".join(lines)
 
 
@@ -272,14 +325,15 @@ def peak_rss(sizes: list[int], metrics: list[str], chunk: int, fmt: str = "parqu
     return "\n".join(lines)
 
 
-def measure(metrics: list[str], data: Path, chunk: int = 2000, root: Path = ROOT) -> dict:
+def measure(metrics: list[str] | None, data: Path, chunk: int = 2000, root: Path = ROOT,
+            profile: str | None = None) -> dict:
     """:func:`run_one` in a fresh process on the evalkit of ``root`` (this tree, or a revision's checkout)."""
-    r = subprocess.run([sys.executable, __file__, "--one", ",".join(metrics), "--data", str(data),
-                        "--chunk-size", str(chunk)], cwd=root,
-                       capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1",
-                                                            "PYTHONPATH": str(root)})
+    cmd = [sys.executable, __file__, "--one", "default" if metrics is None else ",".join(metrics), "--data",
+           str(data), "--chunk-size", str(chunk)] + (["--profile", profile] if profile else [])
+    r = subprocess.run(cmd, cwd=root, capture_output=True, text=True,
+                       env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(root)})
     if r.returncode:
-        raise SystemExit(f"{metrics} failed:\n{r.stderr[-2000:]}")
+        raise SystemExit(f"{metrics or 'the default run'} failed:\n{r.stderr[-2000:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
@@ -347,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="write the Markdown table here")
     p.add_argument("--scaling", type=int, help="instead: N rows on this process and on dask local:1 and local:2")
     p.add_argument("--against", metavar="REV", help="instead: this tree against git revision REV, side by side")
+    p.add_argument("--profile", choices=["seed", "evalkit"],
+                   help="with --against: the run that names no metrics, this tree under this verdict profile (and "
+                        "under the other), against the revision's own default run")
     p.add_argument("--per-metric", action="store_true", help="with --against: each metric alone as well; alone: "
                    "CPU ms per row of each of --metrics on QA rows and on summaries (--sizes QA,SUMMARIES)")
     p.add_argument("--parse-ratio", type=int, metavar="N", help="instead: hallucination vs bare nlp.pipe on N rows")
@@ -361,7 +418,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.one:
-        print(json.dumps(run_one(args.one.split(","), Path(args.data), args.chunk_size)))
+        named = None if args.one == "default" else args.one.split(",")
+        print(json.dumps(run_one(named, Path(args.data), args.chunk_size, args.profile)))
         return 0
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.peak_rss:
@@ -381,8 +439,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.against or args.parse_ratio:
         with tempfile.TemporaryDirectory() as tmp:
             data = build_rows(args.parse_ratio or sizes[0], Path(tmp) / "rows.jsonl")
-            text = parse_ratio(data) if args.parse_ratio else against(args.against, metrics, data,
-                                                                     per_metric=args.per_metric)
+            if args.parse_ratio:
+                text = parse_ratio(data)
+            elif args.profile:
+                text = default_run_against(args.against, args.profile, data)
+            else:
+                text = against(args.against, metrics, data, per_metric=args.per_metric)
         print(text)
         if args.out:
             Path(args.out).write_text(text + "\n")

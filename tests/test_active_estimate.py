@@ -105,8 +105,10 @@ def test_each_row_is_drawn_as_often_as_its_probability_says():
 def test_draws_are_combined_by_the_weighted_means_by_hand():
     """Two draws on 8 rows, computed here term by term: draw k estimates the mean of y - f over the rows not
     labelled before it by the 1/p-weighted mean m_k of its rows, c_k = (sum of y - f over the rows known before
-    it + M_k m_k) / N with variance (M_k / N)^2 sum((1 - p)(y - f - m_k)^2 / p^2) / sum(1 / p)^2; the draws are
-    weighted by their sizes (2 and 3 rows); the prediction's mean is added, with var(f) / N."""
+    it + M_k m_k) / N with variance (M_k / N)^2 sum((1 - p)(y - f - m_k)^2 / p^2) / sum(1 / p)^2 times
+    n_k / (n_k - 1) (m_k is fitted on the draw's own n_k rows); the draws are weighted by their sizes (2 and 3
+    rows); the prediction's mean is added, with var(f) / N; the quantile is Student's t with 5 - 1 degrees of
+    freedom (2.776445, from a t table), five rows drawn."""
     nan = np.nan
     y = np.array([1, 0, 1, nan, 0, 1, nan, 0], float)
     f = np.array([.8, .3, .6, .2, .1, .7, .5, .4])
@@ -116,13 +118,13 @@ def test_draws_are_combined_by_the_weighted_means_by_hand():
     r = y - f
     m0 = (r[1] / .5 + r[2] / .25) / (1 / .5 + 1 / .25)
     c0 = (r[0] + 7 * m0) / 8
-    v0 = (7 / 8) ** 2 * (.5 * (r[1] - m0) ** 2 / .25 + .75 * (r[2] - m0) ** 2 / .0625) / 6 ** 2
+    v0 = (7 / 8) ** 2 * (.5 * (r[1] - m0) ** 2 / .25 + .75 * (r[2] - m0) ** 2 / .0625) / 6 ** 2 * 2 / 1
     m1 = (r[4] / .4 + r[5] / .5 + r[7] / .8) / (1 / .4 + 1 / .5 + 1 / .8)
     c1 = (r[0] + r[1] + r[2] + 5 * m1) / 8
     v1 = (5 / 8) ** 2 * (.6 * (r[4] - m1) ** 2 / .16 + .5 * (r[5] - m1) ** 2 / .25
-                         + .2 * (r[7] - m1) ** 2 / .64) / (1 / .4 + 1 / .5 + 1 / .8) ** 2
+                         + .2 * (r[7] - m1) ** 2 / .64) / (1 / .4 + 1 / .5 + 1 / .8) ** 2 * 3 / 2
     est = f.mean() + 0.4 * c0 + 0.6 * c1
-    half = 1.959964 * np.sqrt(0.16 * v0 + 0.36 * v1 + f.var(ddof=1) / 8)
+    half = 2.776445 * np.sqrt(0.16 * v0 + 0.36 * v1 + f.var(ddof=1) / 8)
     import evalkit.decide.calibrate.estimate as E
 
     old, E.MIN_LABELLED = E.MIN_LABELLED, 3  # eight rows: below the floor a real study needs

@@ -55,3 +55,32 @@ def test_active_labels_benchmark_runs_and_writes_its_table(tmp_path):
     text = out.read_text()
     assert "## halueval_qa" in text and "## halueval_summarization" in text and "**Target (at most 60%" in text
     assert (tmp_path / "active_labels_halueval_qa.png").exists()
+
+
+def _bench_estimates():
+    import importlib
+    import sys
+
+    here = Path(__file__).resolve().parents[1] / "benchmarks"
+    sys.path.insert(0, str(here))
+    try:
+        return importlib.import_module("bench_estimates")
+    finally:
+        sys.path.remove(str(here))
+
+
+def test_the_best_width_ratio_is_ppi_s_variance_at_its_best_lambda():
+    """#39's width target is read against what the population allows: sqrt(1 - rho^2 (N - n) / N), hand-computed."""
+    import numpy as np
+    import pandas as pd
+
+    bench = _bench_estimates()
+    perfect = pd.DataFrame({"s": [0.0, 1.0, 2.0, 3.0], "bad": [0.0, 0.0, 1.0, 1.0]})
+    assert bench.best_width_ratio(perfect, "s", 1) == pytest.approx(0.5)  # rho^2 = 1: sqrt(1 - 3/4)
+    # isotonic fit 0, .5, .5, 1: cov .125, var(fit) .125, var(y) .25, so rho^2 = .125^2 / (.125 * .25) = .5
+    mixed = pd.DataFrame({"s": [0.0, 1.0, 2.0, 3.0], "bad": [0.0, 1.0, 0.0, 1.0]})
+    assert bench.best_width_ratio(mixed, "s", 2) == pytest.approx(np.sqrt(1 - 0.5 * 2 / 4))
+    falling = pd.DataFrame({"s": [3.0, 2.0, 1.0, 0.0], "bad": [0.0, 1.0, 0.0, 1.0]})
+    # a score falling as the label rises is read the other way round (AUC < 0.5): the same bound as `mixed`
+    assert bench.best_width_ratio(falling, "s", 2) == pytest.approx(np.sqrt(0.75))
+    assert bench.monte_carlo_se(0.95, 500) == pytest.approx(np.sqrt(0.95 * 0.05 / 500))

@@ -205,14 +205,16 @@ def _one_drawn(group: str, y: np.ndarray, pred: np.ndarray, alpha: float, design
     """A group's estimates when its labels come from draws with known probabilities (``label_next(...,
     mode="estimate")``; ``design``: see :func:`drawn_design_of`): the prediction's mean on every row, corrected by
     the draws' estimates of its mean error (:func:`drawn_mean`); labels_only is the same with a constant
-    prediction, the labels' weighted mean."""
-    from scipy.stats import norm
+    prediction, the labels' weighted mean. The interval's quantile is Student's t with (drawn rows - 1) degrees
+    of freedom, not the normal's: the variance is estimated from the draws' few rows (a survey's usual small-sample
+    choice; at 50 labels 2.5% wider than the normal's, at 400 0.3%)."""
+    from scipy.stats import t as student
 
     drawn = ~np.isnan(design[:, 0])
     if drawn.sum() < MIN_LABELLED:
         raise EstimateError(f"{group}: {int(drawn.sum())} rows drawn for the estimate; an interval needs at least "
                             f"{MIN_LABELLED} (draw more: label_next(..., mode='estimate'))")
-    z = norm.ppf(1 - alpha / 2)
+    z = student.ppf(1 - alpha / 2, int(drawn.sum()) - 1)
     labelled = ~np.isnan(y)
     n_lab = int(labelled.sum())
     weight = np.where(drawn, 1 / np.where(drawn, design[:, 0], 1.0), 1.0)[labelled]
@@ -235,7 +237,11 @@ def drawn_mean(r: np.ndarray, design: np.ndarray) -> tuple[float, float]:
         c_k = (sum of r over the rows labelled before draw k + M_k m_k) / N,
 
     with the linearised variance of Poisson sampling v_k = (M_k / N)^2 sum((1 - p)(r - m_k)^2 / p^2) / sum(1 / p)^2
-    (Sarndal, Swensson & Wretman 1992, sections 3.3 and 5.7). The draws are combined in proportion to their sizes,
+    (Sarndal, Swensson & Wretman 1992, sections 3.3 and 5.7) times n_k / (n_k - 1), n_k the draw's rows: m_k is
+    fitted on the same rows, and without the factor a pilot draw of a dozen rows understates its variance as a
+    variance with ddof=0 does (at 50 labels the interval then covered 0.936-0.937 of 2,000 studies on the
+    development data, nominal 0.95; with it and :func:`_one_drawn`'s t quantile 0.946-0.949). The draws are
+    combined in proportion to their sizes,
     c = sum w_k c_k, v = sum w_k^2 v_k: each draw's error has mean zero given the draws before it, so the errors
     are uncorrelated (a martingale, as in active statistical inference, Zrnic & Candes 2024, with batches). One
     uniform draw with nothing labelled before gives the mean of ``r`` on the drawn rows, PPI's correction.
@@ -243,8 +249,8 @@ def drawn_mean(r: np.ndarray, design: np.ndarray) -> tuple[float, float]:
     >>> nan = float("nan")  # rows: known before the draw, unlabelled, drawn with p .5, drawn with p .25
     >>> c, v = drawn_mean(np.array([1.0, nan, 0.0, 1.0]), np.array([[nan, -1], [nan, nan], [.5, 0], [.25, 0]]))
     >>> round(c, 4), round(v, 4)  # by hand: m = (0 / .5 + 1 / .25) / 6 = 2/3; c = (1 + 3 * 2/3) / 4
-    (0.75, 0.0347)
-    >>> # v = (3/4)^2 (.5 (2/3)^2 / .25 + .75 (1/3)^2 / .0625) / 36 = .5625 * (8/9 + 12/9) / 36
+    (0.75, 0.0694)
+    >>> # v = (3/4)^2 (.5 (2/3)^2 / .25 + .75 (1/3)^2 / .0625) / 36 * 2 / (2 - 1) = .5625 * (20/9) / 36 * 2
     """
     prob, rnd = design[:, 0], design[:, 1]
     drawn = ~np.isnan(prob)
@@ -258,7 +264,8 @@ def drawn_mean(r: np.ndarray, design: np.ndarray) -> tuple[float, float]:
         m = (rd / pd_).sum() / (1 / pd_).sum()
         share = (len(r) - before.sum()) / len(r)
         c += w * (r[before].sum() / len(r) + share * m)
-        v += w ** 2 * share ** 2 * ((1 - pd_) * (rd - m) ** 2 / pd_ ** 2).sum() / (1 / pd_).sum() ** 2
+        small = len(rd) / (len(rd) - 1) if len(rd) > 1 else 1.0  # m was fitted on these rows (see above)
+        v += w ** 2 * share ** 2 * ((1 - pd_) * (rd - m) ** 2 / pd_ ** 2).sum() / (1 / pd_).sum() ** 2 * small
     return float(c), float(v)
 
 
