@@ -7,8 +7,6 @@ wide it is. A threshold with a guarantee (``false_pass<=0.1`` at delta 0.1, Lear
 chosen on a random half's labels and its false-PASS rate measured on the other half.
 
     .venv/bin/python benchmarks/bench_estimates.py --jobs 2   # -> benchmarks/results/estimates.md (+ .png)
-    cd benchmarks && ../.venv/bin/python bench_estimates.py --labels 200,400 --seeds 500 --jobs 2 \
-        --out results/estimates_large_n.md
 """
 from __future__ import annotations
 
@@ -27,8 +25,8 @@ sys.path.insert(0, str(HERE))
 OUT = HERE / "results" / "estimates.md"
 TASKS = ("halueval_qa", "halueval_summarization", "halueval_dialogue", "summedits")
 SCORES = ("support", "grounding_risk", "hallucination")
-# the few-label studies, at 2,000 seeds (a coverage read to +-0.005); the larger ones cost more per study and sit
-# nearer the normal limit: `--labels 200,400 --seeds 500 --out results/estimates_large_n.md`
+# the few-label studies, at 2,000 seeds (a coverage read to +-0.005), where a normal interval is most at risk;
+# larger studies cost more per study and sit nearer the normal limit: `--labels 200,400 --out ...` runs them
 NS = (50, 100)
 
 
