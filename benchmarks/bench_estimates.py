@@ -116,16 +116,15 @@ def best_width_ratio(res: pd.DataFrame, score: str, n: int) -> float:
 
 
 def auc_raw(x: np.ndarray, y: np.ndarray) -> float:
+    """The score's ROC AUC against the label, its direction kept (under 0.5: the score falls as the label rises)."""
     from sklearn.metrics import roc_auc_score
 
     return float(roc_auc_score(y, x))
 
 
 def auc_of(res: pd.DataFrame, score: str) -> float:
-    from sklearn.metrics import roc_auc_score
-
     d = res[res[score].notna()]
-    a = roc_auc_score(d["bad"], d[score])
+    a = auc_raw(d[score], d["bad"])
     return max(a, 1 - a)
 
 
