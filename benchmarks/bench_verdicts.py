@@ -5,7 +5,8 @@
 
 Scores through ``evalkit.evaluate`` (the path a user takes) with ``profile: seed`` and ``profile: evalkit``, and
 writes ``benchmarks/results/verdicts.md``: agreement, the confusion table (expected -> verdict) and agreement per
-kind of answer on ``tests/golden/verdicts/<split>.jsonl``, and the share of HaluEval QA dev answers FAILed, by
+kind of answer on ``tests/golden/verdicts/<split>.jsonl`` and on ``tests/golden/elsewhere/<split>.jsonl``
+(answers written the way RAG systems write, by writers who never saw the checks), and the share of HaluEval QA dev answers FAILed, by
 label, on a seeded random sample of ``../shared/bench/halueval_qa_dev.jsonl`` (development data only), and the
 CPU per row of each profile's metrics and of the default metric set with the evalkit profile's checks added
 (``--cpu N`` rows of the golden dev split, alternated rounds in one process).
@@ -26,6 +27,7 @@ from evalkit.metrics import verdict_roles
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "verdicts"
+ELSEWHERE = ROOT / "tests" / "golden" / "elsewhere"
 HALUEVAL = ROOT.parent / "shared" / "bench" / "halueval_qa_dev.jsonl"
 PROFILES = {p: [name for name, _ in verdict_roles(p)] for p in ("seed", "evalkit")}  # the registry's roles
 VERDICTS = ("PASS", "WARN", "FAIL", "ABSTAIN", "UNDETERMINED")
@@ -36,18 +38,18 @@ def verdicts(df: pd.DataFrame, profile: str) -> list[str]:
     return evalkit.evaluate(df, PROFILES[profile], cfg, progress=False)["verdict"].tolist()
 
 
-def golden(split: str) -> tuple[list[dict], pd.DataFrame]:
-    rows = [json.loads(line) for line in (GOLDEN / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
+def golden(split: str, folder: Path = GOLDEN) -> tuple[list[dict], pd.DataFrame]:
+    rows = [json.loads(line) for line in (folder / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
     df = pd.DataFrame({"id": [r["id"] for r in rows], "question": [r["user_input"] for r in rows],
                        "answer": [r["response"] for r in rows], "contexts": [r["retrieved_contexts"] for r in rows],
                        "ground_truth": [r.get("reference") for r in rows]})
     return rows, df
 
 
-def golden_section(split: str) -> list[str]:
-    rows, df = golden(split)
+def golden_section(split: str, folder: Path = GOLDEN, title: str = "Golden corpus") -> list[str]:
+    rows, df = golden(split, folder)
     got = {p: verdicts(df, p) for p in PROFILES}
-    lines = [f"## Golden corpus, {split} ({len(rows)} answers)", "", "| profile | agreement |", "|---|---|"]
+    lines = [f"## {title}, {split} ({len(rows)} answers)", "", "| profile | agreement |", "|---|---|"]
     lines += [f"| {p} | {sum(g == r['expected'] for g, r in zip(v, rows))}/{len(rows)} = "
               f"{sum(g == r['expected'] for g, r in zip(v, rows)) / len(rows):.3f} |" for p, v in got.items()]
     for p, v in got.items():
@@ -153,11 +155,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--halueval", type=int, default=1000, help="HaluEval QA dev rows to sample (0: none)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cpu", type=int, default=200, help="golden dev rows for the CPU comparison (0: none)")
+    ap.add_argument("--no-elsewhere", dest="elsewhere", action="store_false",
+                    help="leave out tests/golden/elsewhere/<split>.jsonl")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "verdicts.md"))
     args = ap.parse_args(argv)
     lines = ["# The verdict against careful readers", "", f"`python benchmarks/bench_verdicts.py --split {args.split} "
              f"--halueval {args.halueval} --seed {args.seed} --cpu {args.cpu}`", ""]
     lines += golden_section(args.split)
+    if args.elsewhere:  # answers written the way RAG systems write, by writers who never saw the checks
+        lines += [""] + golden_section(args.split, ELSEWHERE, "Answers written elsewhere (tests/golden/elsewhere)")
     if args.halueval:
         lines += [""] + halueval_section(args.halueval, args.seed)
     if args.cpu:

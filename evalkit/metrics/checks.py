@@ -65,21 +65,31 @@ _PRICE_BEFORE = re.compile(r"[£€$¥]\d[\d,.]*$")
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP", "EVENT", "WORK_OF_ART", "LAW"})
 # verbal negation and its imperative forms ("Do not use", "Never", "Avoid alcohol"); "no more than three" is a
 # limit, not a denial, so a bare "no" is not among them
-_NEGATIONS = frozenset({"not", "n't", "never", "cannot", "avoid", "nor", "neither"})
+# words that deny what they speak of; "abolished overdue charges" says there are none, as "no overdue charges" does
+_NEGATIONS = frozenset({"not", "n't", "never", "cannot", "avoid", "nor", "neither", "abolish", "abolished",
+                        "abolishes", "discontinued", "scrapped", "prohibited", "forbidden", "banned", "off-limits"})
 _YES = re.compile(r"^\s*(yes|yeah|correct|that's right|it can|it does|it is)\b", re.I)
 # "Yes, ... any weekday train" against "only valid on trains arriving after 10:00": a restriction made universal
 _UNIVERSAL = re.compile(r"\b(?:any|all|always|every|anytime|whenever|unlimited)\b", re.I)
 _RESTRICTED = re.compile(r"\b(?:only|except|unless|provided|as long as|but not|not on|restricted)\b", re.I)
 # a yes/no question answered by its condition ("Only if the journey takes longer than 180 minutes.")
-_CONDITIONAL = re.compile(r"^\s*(?:only\s+(?:if|when|with|without|after|before|by|for|on|in)|if|when|unless|"
+_CONDITIONAL = re.compile(r"^\s*(?:only\s+(?:if|when|with|without|after|before|by|for|on|in|up\s+to|within|under|"
+                          r"until)|if|when|unless|"
                           r"provided|as long as|not if|not when|not without)\b", re.I)
 _NO = re.compile(r"^\s*(no|nope)\b", re.I)
+# a no as an answer is worded gently ("Unfortunately not — ...", "I'm afraid not", "Sadly, no."); read only as
+# the answer to a yes/no question, not as a claim of its own (that is _NO's, for the polarity check)
+_SOFT_NO = re.compile(r"^\W*(?:(?:unfortunately|sadly|regrettably|i'm afraid|i am afraid|afraid)\W+)?"
+                      r"(?:no|nope|not)\b", re.I)
+_FRAMED = re.compile(r"^\W*(?:based on|according to|per|from|going by|looking at)\b[^,:;.]{0,80}[,:]\s*", re.I)
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"})
 # words an answer uses to frame what it says ("According to the leaflet, ..."), never facts of their own
 _FRAMING = frozenset("according document documents leaflet passage passages context text page guide manual "
                      "information say says state states mention mentions note notes also just only about "
                      "approximately around roughly up yes no".split())
 _MIN_NOVEL = 2  # content words absent from the contexts and the question that make a clause unsupported
+_CLAUSE_FRAMING = frozenset("base provide remember bear mind euro pound dollar cent pence penny quid thousand million "
+                            "billion hundred dozen".split())
 
 
 @dataclass(frozen=True)
@@ -232,7 +242,8 @@ _NO_BOUND = frozenset({"more", "less", "fewer", "later", "earlier", "longer", "s
 
 
 def _negated(tokens) -> bool:
-    return any(t.lower_ in _NEGATIONS or _no_det(t) for t in tokens)
+    # "off-limits" is three tokens to the parser
+    return any(t.lower_ in _NEGATIONS or _no_det(t) for t in tokens) or "off-limits" in getattr(tokens, "text", "")
 
 
 def _no_det(t) -> bool:
@@ -353,6 +364,7 @@ def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _
     for s, sent_doc in zip(sents, docs):
         clauses = _context_clauses(s)
         parts = [part for part, _ in clauses]
+        named_here: frozenset[str] = frozenset()
         for (part, contrast), doc in zip(clauses, _clause_spans(sent_doc, parts)):
             own_subject = _has_subject(doc)
             p.before.append((frozenset() if contrast or not p.clause_lemmas else p.clause_lemmas[-1], own_subject))
@@ -367,6 +379,10 @@ def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _
             p.dates.append(_range_year([d.key for d in extract_dates(part, day_month=True)]))
             p.times.append([t for t, _, _ in _times(part)])
             p.clause_names.append(frozenset() if shared else carried_names)
+            named_here |= _names_in(part)
+        # a sentence after one naming several items speaks of them all ("The Trek 500 uses a 500 Wh battery; the
+        # Trek 700 a 720 Wh one. With the 4 A charger, a 500 Wh battery charges in 5 hours ..."), not of the last
+        carried_names = named_here or carried_names
     p.clause_stems = [stems(lem) for lem in p.clause_lemmas]
     p.phrase_stems = [stems(_words_of(x)) for c in p.clauses for x in _PHRASE_CUT.split(c)]
     p.continued = _continued(p)
@@ -396,7 +412,52 @@ def _may_continue(best: int, rival: int, words: frozenset[str], lemmas: list[fro
     return bool((words & lemmas[best]) - before)
 
 
+def _item_decides(best: int, rival: int | None, clauses: list[str], wanted: frozenset[str]) -> bool | None:
+    """Whether the clause stating the value (``best``) wins against its ``rival`` by the items each names in its
+    own words: True when it names an item the answer speaks of (``wanted``) and the rival only others ("The KT-30
+    runs on 230 V" against "The KT-40 needs 120 V" for "It needs 230 volts", asked of the KT-30), False the other
+    way round (the KT-30's €79 for "The KT-40 costs €79"), None when the items do not tell them apart, and the
+    clauses' words decide. An item is a product code, or a name of the wanted one's family ("Trek 500" against
+    "Trek 700 S"): any other capitalised name in a clause is as often a side remark ("... or the Castle Hill
+    funicular") as its subject."""
+    if rival is None or not wanted:
+        return None
+    codes = [frozenset(_items_in(clauses[i])) for i in (best, rival)]
+    if all(codes):
+        mine, theirs = bool(codes[0] & wanted), bool(codes[1] & wanted)
+        if mine != theirs:
+            return mine
+    named = [_names_in(clauses[i]) for i in (best, rival)]
+    mine, theirs = bool(named[0] & wanted), bool(named[1] & wanted)
+    if mine and not theirs and _sibling(wanted, named[1]):
+        return True
+    if theirs and not mine and _sibling(wanted, named[0]):
+        return False
+    return None
+
+
 _VALUE_FIRST = re.compile(r"\s*[£€$¥]?\d")  # a clause opening with its value has no subject of its own
+
+
+def _read_on(best: int, rival: int, about, words: frozenset[str], lemmas: list[frozenset[str]], prev,
+             clauses: list[str]) -> bool:
+    """Read the best clause and its rival with the clauses before them where their own words leave the value's
+    item open (``lemmas`` widened in place); whether any was widened.
+
+    - A tie: each is read with the clause before it ("Keep-warm mode holds 70 °C; you can change this to any value
+      between 60 °C and 90 °C" speaks of keep-warm mode), but not with the other's words (neighbours: "Tuition is
+      £11,500 ... A £1,000 deposit is deducted ...").
+    - A best clause that loses may continue the one before it (:func:`_may_continue`), and the rival then does too
+      where it has no subject of its own ("a subscription costs £48 a year, or £24 for residents ...")."""
+    if about(best) == about(rival) and abs(best - rival) > 1:
+        lemmas[best], lemmas[rival] = lemmas[best] | prev[best][0], lemmas[rival] | prev[rival][0]
+        return True
+    if about(best) < about(rival) and _may_continue(best, rival, words, lemmas, prev):
+        lemmas[best] = lemmas[best] | prev[best][0]
+        if not prev[rival][1] or _VALUE_FIRST.match(clauses[rival]):
+            lemmas[rival] = lemmas[rival] | prev[rival][0]
+        return True
+    return False
 
 
 def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages_clauses, kind: str,
@@ -446,12 +507,13 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
     shared = lambda i: len({stem(w.rstrip("s")) for w in question & lemmas[i]})  # noqa: E731
     rivals = [i for i in rivals if i not in weak or shared(i) > shared(best)]
     rival = max(rivals, key=about, default=None)
-    if rival is not None and about(best) < about(rival) and _may_continue(best, rival, own | question, lemmas, prev):
-        lemmas[best] = lemmas[best] | prev[best][0]
-        if not prev[rival][1] or _VALUE_FIRST.match(clauses[rival]):
-            # the rival continues its clause too ("a subscription costs £48 a year, or £24 for residents ...")
-            lemmas[rival] = lemmas[rival] | prev[rival][0]
-        weighed.clear()  # both clauses are read anew, with the clause before them
+    by_item = _item_decides(best, rival, clauses, wanted)
+    if by_item is not None:  # one clause names the item asked of, the other only other items: the item decides
+        return (Fact(kind, text, True, why, clauses[best]) if by_item else
+                Fact(kind, text, False, f"the context gives {text} for {', '.join(_CODE.findall(clauses[best]))}; "
+                     f"the clause about the item asked of says: {clauses[rival]}", clauses[best]))
+    if rival is not None and _read_on(best, rival, about, own | question, lemmas, prev, clauses):
+        weighed.clear()  # both clauses are read anew, with the clauses before them
     if rival is None or about(best) >= about(rival):
         return Fact(kind, text, True, why, clauses[best])
     return Fact(kind, text, False, f"the context gives {text} for something else; the clause about it says: "
@@ -539,11 +601,30 @@ def _listed_count(q: Quantity, answer: str) -> bool:
         return False
     rest = with_digits(answer)[m.start(1):]
     lines = [x for x in rest.splitlines() if x.strip()]
+    bullets = _bullet_run(lines)
+    if bullets:  # "Bring two things:" and a bulleted list, whatever follows it ("You can also join online ...")
+        return bullets == int(q.magnitude)
     if len(lines) > 1:  # "three options:" and a list, a line an item
         return len(lines) == int(q.magnitude)
     listed = re.sub(r"\s*\([^()]*\)", "", m.group(1))  # "Type 2 (on the AC posts, bring a cable)" is one item
     items = [x for x in re.split(r",\s*|\s+and\s+|\s+or\s+", listed.strip(" .")) if x.strip()]
     return len(items) == int(q.magnitude)
+
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+\S")
+
+
+def _bullet_run(lines: list[str]) -> int:
+    """How many bulleted or numbered lines follow one another from the first one that is (0 when none is)."""
+    start = next((i for i, x in enumerate(lines) if _BULLET.match(x)), None)
+    if start is None:
+        return 0
+    run = 0
+    for x in lines[start:]:
+        if not _BULLET.match(x):
+            break
+        run += 1
+    return run
 
 
 def _months_in_days(q: Quantity, a: Quantity) -> bool:
@@ -556,6 +637,15 @@ def _months_in_days(q: Quantity, a: Quantity) -> bool:
     return 30 * months.written <= days.written <= 31 * months.written
 
 
+def _period_of(q: Quantity, a: Quantity) -> bool:
+    """A duration and the rate it is the period of: "after 2 seconds" for "every 2 seconds", "12 months" for "once a
+    year" (a rate of one, not "three times a year" for "3 years")."""
+    if {q.dimension, a.dimension} != {"[time]", _PER_TIME}:
+        return False
+    duration, rate = (q, a) if q.dimension == "[time]" else (a, q)
+    return rate.written in (None, 1.0) and math.isclose(duration.magnitude * rate.magnitude, 1.0, rel_tol=0.005)
+
+
 def _same(q: Quantity, a: Quantity) -> bool:
     """Equal amounts; a count equals a count or a percentage of its number, or a clock time's hour, and an amount
     with a unit the same number without one ("10 seconds" for "timeout=10.0")."""
@@ -563,17 +653,54 @@ def _same(q: Quantity, a: Quantity) -> bool:
         return a.magnitude == q.magnitude
     if q.dimension == _PER_TIME and a.dimension == "count" and q.written is not None:
         return a.magnitude == q.written  # "three per year" for "3 free withdrawals per calendar year"
-    if {q.dimension, a.dimension} == {"[time]", _PER_TIME}:  # "after 2 seconds" for "every 2 seconds"
-        duration, rate = (q, a) if q.dimension == "[time]" else (a, q)
-        return rate.written is None and math.isclose(duration.magnitude * rate.magnitude, 1.0, rel_tol=0.005)
+    if {q.dimension, a.dimension} == {"[time]", _PER_TIME}:
+        return _period_of(q, a)
     if q.dimension == "[time]" and a.dimension == "count" and not a.clock and a.magnitude == q.magnitude:
         return True  # "10,000 milliseconds" for "timeout=10.0": a bare number of seconds
     if q.dimension == a.dimension == "[time]" and _months_in_days(q, a):
         return True
     if {q.dimension, a.dimension} == {"[time]", "[working_time]"}:  # "10 days" for "10 working days"
         return q.written == a.written and q.text.split()[-1].rstrip("s") == a.text.split()[-1].rstrip("s")
-    return same_amount(q, a) or (not a.clock and a.dimension in ("count", "%")
-                                 and a.magnitude == (q.magnitude if q.dimension == "count" else q.written))
+    return same_amount(q, a) or _converted_as_rounded(q, a) or (
+        not a.clock and a.dimension in ("count", "%") and a.magnitude == (q.magnitude if q.dimension == "count"
+                                                                         else q.written))
+
+
+_NUMBER_WRITTEN = re.compile(r"\d[\d,]*(?:\.(\d+))?")
+
+
+def _converted_as_rounded(q: Quantity, a: Quantity) -> bool:
+    """The answer's amount ``q`` is the context's ``a`` converted into another unit and rounded as written: "73 psi"
+    for 5.0 bar (72.5 psi), "about 100 miles" for 160 km (99.4 mi), "15.5 mph" for 25 km/h. The rounding allowed is
+    half a unit of the last digit written (of the tens for a round number: "100 miles" is 95-105), at most 1% of
+    the amount; the same unit must match exactly, and temperatures (an offset, not a factor) and money are left
+    to :func:`same_amount`.
+
+    >>> q = lambda text: read_quantities(text)[0]
+    >>> _converted_as_rounded(q("73 psi"), q("5.0 bar")), _converted_as_rounded(q("74 psi"), q("5.0 bar"))
+    (True, False)
+    >>> _converted_as_rounded(q("about 100 miles"), q("160 km")), _converted_as_rounded(q("73 bar"), q("72.5 bar"))
+    (True, False)
+    >>> _converted_as_rounded(q("an hour"), q("59 minutes"))
+    False
+    """
+    if q.dimension != a.dimension or q.clock or a.clock or not q.written or q.dimension in CURRENCY_CODES or \
+            "temperature" in q.dimension or q.dimension in ("count", "%"):
+        return False
+    number = _NUMBER_WRITTEN.search(with_digits(q.text))
+    if number is None or q.text.split()[-1].lower() == a.text.split()[-1].lower():
+        return False
+    digits = number.group(1)
+    if digits:
+        step = 10.0 ** -len(digits)
+    else:
+        whole = number.group(0).replace(",", "")
+        step = 10.0 if len(whole) > 1 and whole.endswith("0") else 1.0
+    allowed = min(0.5 * step * (q.magnitude / q.written), _ROUNDED_MAX * q.magnitude)
+    return abs(q.magnitude - a.magnitude) <= allowed * (1 + 1e-9)
+
+
+_ROUNDED_MAX = 0.01  # of the amount: "an hour" is no rounding of "59 minutes" (1.7%), "100 miles" of 160 km is (0.6%)
 
 
 # a clause giving a price of nothing ("Engineer visits are free on weekdays"): a rival of every price
@@ -632,8 +759,13 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
                 why = f"computed from the context: {how}"
                 # the stated amount it is computed from is bound to its item as a stated one would be
                 operand = next((a for a in amounts[matches[0]] if how.startswith(a.text)), q)
-        valued = [i for i, found in enumerate(amounts) if i not in matches
+        added = None if matches else _added(q, amounts, clauses)
+        if added:  # "£450" for the standard £250 "plus an additional excess of £200 ... on top of the standard excess"
+            i, operand, j, extra = added
+            matches, why = [i], f"computed from the context: {operand.text} + {extra.text}"
+        valued = [i for i, found in enumerate(amounts) if i not in matches and (not added or i != added[2])
                   and any(_comparable(a, q) and not _same(q, a) for a in found)]
+        matches, valued = _by_range(q, sent, matches, valued, clauses)
         free = frozenset(i for i in range(len(clauses)) if i not in matches and i not in valued
                          and q.dimension in CURRENCY_CODES and _FREE.search(clauses[i]) is not None)
         fact = _check_bound(matches, sorted(valued + list(free)), subject, (clauses, lemmas, names, prev), "amount",
@@ -641,6 +773,60 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
         out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, operand)) if fact.supported and
                    fact.sentence else fact)
     return out
+
+
+# a range as written: "5 °C to 32 °C", "between 5 and 20 °C", "10–12 weeks" (the ends as numbers, units aside)
+_RANGE = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s*[^\d\s;,.]{0,6}\s*(?:-|–|—|to|and|until|till)\s*"
+                    r"[£€$]?(\d[\d,]*(?:\.\d+)?)(?![\d,]*\.\d)")
+
+
+def _ranges(text: str) -> frozenset[tuple[float, float]]:
+    """The ranges ``text`` states, as (low, high) numbers as written (number words read as digits).
+
+    >>> sorted(_ranges("Setpoint range: 5 °C to 32 °C in 0.5 °C steps; any value between 5 and twenty °C"))
+    [(5.0, 20.0), (5.0, 32.0)]
+    """
+    out = set()
+    for m in _RANGE.finditer(with_digits(text)):
+        lo, hi = (float(g.replace(",", "")) for g in m.groups())
+        if lo < hi:
+            out.add((lo, hi))
+    return frozenset(out)
+
+
+def _by_range(q: Quantity, sent: str, matches: list[int], valued: list[int],
+              clauses: list[str]) -> tuple[list[int], list[int]]:
+    """An end of a range the answer states ("Between 5 and 32 °C.") is bound with the range: to the clauses
+    stating that whole range, against the clauses stating another range ("between 5 °C and 12 °C" for frost
+    protection), not against a clause giving one value of the same kind ("display resolution: 0.5 °C")."""
+    number = q.written if q.written is not None else q.magnitude
+    wanted = [r for r in _ranges(sent) if number in r]
+    ranged = [i for i in matches if any(r in _ranges(clauses[i]) for r in wanted)]
+    if not ranged:
+        return matches, valued
+    return ranged, [i for i in valued + [j for j in matches if j not in ranged] if _ranges(clauses[i])
+                    and not any(r in _ranges(clauses[i]) for r in wanted)]
+
+
+# a clause that gives an amount to be added to another ("an additional excess of £200 ..., payable on top of the
+# standard excess")
+_ADDITIVE = re.compile(r"\b(?i:additional|on top of|in addition to|added to|extra)\b|\bplus\b(?!\s+[A-Z])")
+
+
+def _added(q: Quantity, amounts: list[list[Quantity]], clauses: list[str]) -> tuple | None:
+    """An amount the contexts make by adding one stated amount to another, where the clause of the second says
+    it is added (:data:`_ADDITIVE`): ``(clause of the base, base, clause of the addition, addition)`` or None. The
+    base is then bound to its item as a stated value is (the Plus plan's £250, not the Essentials' £350)."""
+    for j, found in enumerate(amounts):
+        if not _ADDITIVE.search(clauses[j]):
+            continue
+        for extra in (x for x in found if x.dimension == q.dimension and not x.clock and x.magnitude > 0):
+            for i, base_found in enumerate(amounts):
+                for base in base_found:
+                    if base is not extra and base.dimension == q.dimension and not base.clock and \
+                            math.isclose(base.magnitude + extra.magnitude, q.magnitude, rel_tol=0.005):
+                        return i, base, j, extra
+    return None
 
 
 _LABEL_WORD = re.compile(r"\b([A-Z][a-z]+)\s+$")
@@ -721,13 +907,16 @@ _RELATED_LABELS = frozenset({"PERSON", "ORG", "GPE", "NORP", "FAC", "LOC", "EVEN
 
 
 def _named_subject(head) -> bool:
-    """A subject a misattribution moves an object to: a name (a person, organisation, place, work: tagged so, or a
-    proper noun), not an amount nor a product's code ("the CG-40", "the V8")."""
+    """A subject a misattribution moves an object to: a name the parser tags as a person, organisation, place or
+    work, not an amount nor a product's code ("the CG-40", "the V8")."""
     from evalkit.metrics.anchors import NUMERIC_LABELS
 
     if head.ent_type_ in NUMERIC_LABELS or any(c.isdigit() for c in head.text):
         return False
-    return head.ent_type_ in _RELATED_LABELS or head.pos_ == "PROPN"
+    # the parser's entity, not any proper noun: a plan, a model's suffix, a unit or a capitalised first word
+    # ("Premier covers ...", "the Pro", "59 °F", "Deferral isn't an option ...") is tagged PROPN too, and an answer
+    # paraphrasing its sentence puts the words apart
+    return head.ent_type_ in _RELATED_LABELS
 
 
 def _relation_facts(doc, passages: list[_Passage]) -> list[Fact]:
@@ -925,8 +1114,12 @@ def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
         # "fortnight" of "a fortnight", "morning" of "half past seven in the morning": a value's own words, checked
         # as the value
         units = _unit_words(clause.text) | (_CLOCK_WORDS if _times(clause.text) else frozenset())
-        words = [t for t in clause if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop and len(t) > 2
-                 and t.lemma_.lower() not in _FRAMING and not t.ent_type_ and t.lower_ not in units]
+        # an adverb ("typically", "completely") qualifies a claim and adds none; a value's words ("twelve euros",
+        # "fifty thousand") are the value's, and the words of a preamble ("Based on the provided documents",
+        # "Remember ...") frame it
+        words = [t for t in clause if t.pos_ in _CONTENT_POS and t.pos_ != "ADV" and t.is_alpha and not t.is_stop
+                 and len(t) > 2 and t.lemma_.lower() not in _FRAMING and t.lemma_.lower() not in _CLAUSE_FRAMING
+                 and not t.ent_type_ and t.lower_ not in units]
         novel = sorted({t.lemma_.lower() for t in words if t.lemma_.lower() not in known
                         and t.lower_ not in known and stem(t.lower_) not in known_stems
                         and not _common(t.lemma_.lower())})
@@ -1020,11 +1213,78 @@ _AGE_WORDS = frozenset({"old", "age", "aged"})
 def _value_parts(text: str) -> list[str]:
     """An answer sentence's parts that each bind their own values: cut at clauses, at a second value and at a
     reason or consequence."""
-    return [p for c in _CLAUSE_CUT.split(text) for v in _VALUE_CUT.split(c or "") for p in _REASON_CUT.split(v)
-            if p and p.strip()]
+    return [p for c in _CLAUSE_CUT.split(text) for v in _VALUE_CUT.split(c or "") for r in _REASON_CUT.split(v)
+            for p in _each_value(r) if p and p.strip()]
 
 
-_LIST_MARKER = re.compile(r"(?m)\s*^\s*(?:[-*•]\s*)?\d{1,2}[.)](?=\s)")
+_ITEM_CUT = re.compile(r",\s+(?:and\s+)?|\s+and\s+|\s+plus\s+", re.I)
+_HAS_NUMBER = re.compile(r"\d")
+_ENDS_NUMBER = re.compile(r"[\d%]\s*$")
+# what goes on about the same item: "a year and a half", "..., in 0.5 °C steps", "..., with a 3% fee", "..., including
+# a maximum of 4 DVDs"
+_SAME_ITEM = re.compile(r"(?:an?|one)\s+(?:half|quarter|third)\b|(?:in|on|at|with|without|for|from|to|by|of|up|under|"
+                        r"over|within|after|before|during|per|each|including|excluding|plus\s+vat|which|that|so)\b",
+                        re.I)
+
+
+def _each_value(part: str) -> list[str]:
+    """``part`` cut where a second item takes its own value: "Books are yours for 21 days, DVDs for 7." and "the
+    £250 standard excess plus the additional £200 ..." are two parts each, so each value is bound with its own
+    words; a range or a list of values ("between 5 and 32 °C", "£12 and £9") and a value straight after the cut
+    (the other cuts' business) are not cut.
+
+    >>> _each_value("Books are loaned for three weeks and DVDs for one.")
+    ['Books are loaned for three weeks', 'DVDs for one.']
+    >>> _each_value("Between 5 and 32 °C, in 0.5 °C steps.")
+    ['Between 5 and 32 °C, in 0.5 °C steps.']
+    >>> _each_value("On Plus you pay the £250 standard excess plus the additional £200 for escape of water")
+    ['On Plus you pay the £250 standard excess', 'the additional £200 for escape of water']
+    """
+    pieces, start = [], 0
+    for m in _ITEM_CUT.finditer(part):
+        left, right = part[start:m.start()], part[m.end():]
+        if ":" in part[:m.start()]:  # "Three connector types: CCS2, CHAdeMO and Type 2": one list, one claim
+            break
+        if _HAS_NUMBER.search(with_digits(left)) and not _ENDS_NUMBER.search(with_digits(left)) and \
+                _HAS_NUMBER.search(with_digits(right)) and not _VALUE_FIRST.match(with_digits(right)) and \
+                not _SAME_ITEM.match(right):
+            pieces.append(left)
+            start = m.end()
+    return pieces + [part[start:]]
+
+
+# the parser ends a sentence after "2." as often as before it ("... reads rSt.\n2."): a marker may end the text
+_LIST_MARKER = re.compile(r"(?m)\s*^\s*(?:[-*•]\s*)?\d{1,2}[.)](?=\s)|\n\s*(?:[-*•]\s*)?\d{1,2}[.)]\s*\Z")
+_LONE_MARKER = re.compile(r"^\s*\d{1,2}[.)]\s*$")
+
+
+def _list_text(sent) -> str:
+    """A sentence of the answer with its list numbering set aside: "1. 10 monthly instalments" (the numbering is no
+    amount, and an item ends where the next begins), "... reads rSt.\n2." and a sentence that is only the "2." of a
+    numbered line ("4." alone is an answer, not a marker)."""
+    if _LONE_MARKER.match(sent.text) and sent.doc.text[:sent.start_char].rstrip(" \t").endswith("\n"):
+        return ""
+    return _LIST_MARKER.sub(";", sent.text)
+
+
+_BARE_END = re.compile(r"\b\d[\d,]*(?:\.\d+)?\s*[.!]?\s*$")
+
+
+def _with_elided_unit(part: str, unit: str | None) -> tuple[str, str | None]:
+    """A part ending in a bare number takes the unit of the value before it in its sentence ("Books are yours for
+    21 days, DVDs for 7": 7 days); returns the part as read and the unit its own last value gives the next part.
+
+    >>> _with_elided_unit("DVDs for 7.", "days")
+    ('DVDs for 7 days.', 'days')
+    """
+    found = read_quantities(part)
+    end = _BARE_END.search(part)
+    if unit and end and found and all(q.dimension == "count" and not q.clock for q in found):
+        number = part[end.start():].rstrip(" .!")
+        part = f"{part[:end.start()]}{number} {unit}{part[end.start() + len(number):]}"
+        return part, unit
+    own = [q for q in found if q.dimension != "count" and not q.clock and " " in q.text]
+    return part, (own[-1].text.split(" ", 1)[1] if own else None)
 
 
 def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -> list[Fact]:
@@ -1038,9 +1298,10 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
     q_amounts = read_quantities(question)
     facts: list[Fact] = []
     for sent in doc.sents:
-        # "1. 10 monthly instalments": the numbering is no amount, and an item ends where the next begins
-        text = _LIST_MARKER.sub(";", sent.text)
+        text = _list_text(sent)
+        unit = None
         for part in _value_parts(text):
+            part, unit = _with_elided_unit(part, unit)
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
             subject = (_words_of(part) - _value_words(part) - _unit_words(part),
                        _lemmas(q_doc) | _words_of(question) | _complement(question),
@@ -1069,7 +1330,8 @@ def _fact_score(facts: list[Fact]) -> Score:
 # answers_question
 _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensions that kind accepts)
     # a question opening with its verb asks yes or no, whatever it speaks of ("Do under-16s pay?")
-    (r"^\s*(?:can|could|is|are|am|was|were|does|do|did|will|would|should|may|might|must|has|have|had)\b", "yes/no",
+    (r"^\s*(?:(?:if|when|once|after|before|while)\b[^,?]*,\s*)?"  # "If my bike is stolen, am I covered?"
+     r"(?:can|could|is|are|am|was|were|does|do|did|will|would|should|may|might|must|has|have|had)\b", "yes/no",
      None),
     (r"\bhow many\b", "count", None),
     (r"\bhow often\b|\bhow frequently\b|\bfrequency\b", "frequency", ("1/s",)),
@@ -1081,6 +1343,7 @@ _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensio
     (r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|\bpay\b|\brate\b|\binterest\b|\bfares?\b|\btariff\b|"
      r"\bpremium\b|\bexcess\b|\bdeposit\b|\bsurcharge\b", "amount", None),
     (r"\bhow (?:heavy|big|large|wide|tall|high|far|hot|cold|fast)\b|\bweigh|\btemperature\b|\bcapacity\b|"
+     r"\bspeed\b|\bdistance\b|\blength\b|\bheight\b|"
      r"\bhold\b|\bpower\b|\bwattage\b|\bsize\b|\blimit\b|\bmaximum\b|\bminimum\b|\bhow old\b|\bwhat age\b",
      "amount", None),
     (r"\bwho(?:m)?\b|\bwhich (?:company|person|firm|bank|provider)\b", "name", None),
@@ -1128,7 +1391,9 @@ def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
         labels = ("PERSON", "ORG") if kind == "name" else ("GPE", "LOC", "FAC", "ORG")
         return tuple(e.text for e in doc.ents if e.label_ in labels) + tuple(m.group(0) for m in _CODE.finditer(answer))
     if kind == "yes/no":  # "Only with written permission." is a yes on a condition
-        return ("yes/no",) if _YES.match(answer) or _NO.match(answer) or _CONDITIONAL.match(answer) else ()
+        said = _FRAMED.sub("", answer, count=1)  # "Based on the policy, yes: ..."
+        return ("yes/no",) if _YES.match(said) or _NO.match(said) or _CONDITIONAL.match(said) or \
+            _SOFT_NO.match(said) else ()
     return ()
 
 
@@ -1190,7 +1455,11 @@ def _asks(question: str) -> list[str]:
     >>> _asks("What are the dealing charges for shares and for funds?")
     ['What are the dealing charges for shares', 'for funds?']
     """
-    asks = [a for a in _ASK_SPLIT.split(question) if a and a.strip()] or [question]
+    # the sentences that ask: "Do I have to pay to apply? I did my undergrad elsewhere." asks one thing, and the
+    # statement before a question ("I'm on Premier. ...") sets its scene
+    sentences = [x for x in _SENTENCE_END.split(question.strip()) if x.strip()]
+    asking = [x for x in sentences if x.rstrip().endswith("?")] or [question]
+    asks = [a for x in asking for a in _ASK_SPLIT.split(x) if a and a.strip()] or [question]
     out = []
     for a in asks:
         # "Is it for adults and for children?" is one yes/no ask
@@ -1206,10 +1475,37 @@ def _ask_lemmas(ask: str, q_doc) -> frozenset[str]:
     return _lemmas(q_doc if span is None else span) | _words_of(ask)
 
 
+_EITHER_OR = re.compile(r",?\s+or\s+", re.I)
+
+
+def _alternative_chosen(ask: str, answer: str) -> tuple[str, ...]:
+    """The alternative of an either-or question the answer takes, by the words only that alternative has: "You'll
+    need the T5 Pro." to "Will the regular T5 work or do I need the Pro?" (need, pro); () when the question offers
+    no two alternatives or the answer takes neither.
+
+    >>> _alternative_chosen("Will the regular T5 work or do I need the Pro?", "The regular one is fine.")
+    ('Will the regular T5 work',)
+    """
+    sides = _EITHER_OR.split(ask.strip().rstrip("?"))
+    if len(sides) != 2:
+        return ()
+    words = [stems(_words_of(x) - _FRAMING) for x in sides]
+    said = stems(_words_of(answer))
+    return tuple(side for side, own, other in zip(sides, words, words[::-1]) if said & (own - other))
+
+
+_PASSAGE_SHARE = 0.75  # of an open answer's own words, in the passage that best answers the question
+_PASSAGE_WORDS = 6  # own words an open answer needs to be read against the passage, not a clause
+
+
+def _passage_of(clause: str | None, passages: list[_Passage]) -> _Passage | None:
+    return next((p for p in passages if clause in p.clauses), None) if clause else None
+
+
 def _answers_ask(ask: str, answer: str, doc, q_doc, passages: list[_Passage]) -> Score:
     """How well ``answer`` answers the one ask ``ask`` of the question ``q_doc`` (see :func:`answers_question`)."""
     kind, dims = expected_kind(ask)
-    found = _kind_found(kind, dims, answer, doc)
+    found = _kind_found(kind, dims, answer, doc) or (_alternative_chosen(ask, answer) if kind == "yes/no" else ())
     q_words = _ask_lemmas(ask, q_doc)
     # compared by stem: the parser's lemmas miss "retries" = "retry" and "used" = "use"
     a_words = stems((_lemmas(doc) | _words_of(answer)) - _FRAMING) - stems(q_words | _FRAMING)
@@ -1234,6 +1530,15 @@ def _answers_ask(ask: str, answer: str, doc, q_doc, passages: list[_Passage]) ->
             value = 1.0 if kind in ("open", "yes/no") or stated else 0.5
             return Score(value, AnswersDetails(kind, tuple(stated or shared), c,
                                                "says what the context clause answering the question says"))
+    # (an answer of a few words is a span, which a clause holds or not: the passage would pass any of its words)
+    passage = _passage_of(sentence, passages) if kind == "open" and len(a_words) >= _PASSAGE_WORDS else None
+    if passage is not None:
+        # steps or a description told over several sentences of the passage that best answers the question ("Hold
+        # the dial for 10 seconds until 'rSt' shows, then turn it to 'YES' ..."): no one clause holds them
+        shared = sorted(a_words & stems(frozenset().union(*passage.clause_lemmas)))
+        if len(shared) >= _PASSAGE_SHARE * len(a_words):
+            return Score(1.0, AnswersDetails(kind, tuple(shared), sentence,
+                                             "says what the context passage answering the question says"))
     if kind in ("open", "yes/no") and not a_words and (stems(q_words) & stems(_lemmas(doc))):
         return Score(0.5, AnswersDetails(kind, (), sentence, "restates the question"))
     named = _names_what_the_contexts_name(doc, kind, passages)
@@ -1316,18 +1621,30 @@ class _Clock:
     text: str
 
 
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+
+
 def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[list[Any], str]:
     """The parts of a reference an answer must state: its amounts, dates and names not already in the question,
     else its content words not in the question."""
     q_amounts = read_quantities(question)
-    parts: list[Any] = [q for q in _reference_amounts(reference) if not any(
+    # a bracketed remark is the reference's aside, not a part of the answer ("Yes, by 1 August (deferral isn't
+    # available for Medicine, Dentistry or Veterinary Science)"; "£450 (the £250 standard excess plus £200)")
+    asides = [m.span() for m in _ASIDE.finditer(reference) if len(re.findall(r"[A-Za-z]{2,}", m.group(0))) >= 3]
+    main = reference
+    for a, b in reversed(asides):  # "(£350)", "(max 4 DVDs)": another form of a part, or a part, stays
+        main = main[:a] + main[b:]
+    if not main.strip(" .;,"):
+        asides, main = [], reference
+    parts: list[Any] = [q for q in _reference_amounts(main) if not any(
         same_amount(x, y) for x in (q.options if isinstance(q, _Either) else (q,)) for y in q_amounts)]
-    parts += [d for d in extract_dates(reference, day_month=True) if not find_entity(d.text, question)]
+    parts += [d for d in extract_dates(main, day_month=True) if not find_entity(d.text, question)]
     q_times = {t for t, _, _ in _times(question)}
-    parts += [_Clock(t, reference[a:b]) for t, a, b in _times(reference) if t not in q_times]
+    parts += [_Clock(t, main[a:b]) for t, a, b in _times(main) if t not in q_times]
     amount_text = " ".join(q.text for q in parts if isinstance(q, (Quantity, _Either)))
     parts += [e.text for e in ref_doc.ents if e.label_ in _NAME_LABELS and not find_entity(e.text, question)
-              and e.text not in amount_text]  # "MB" of "100 MB" is the amount's unit, not a name
+              and e.text not in amount_text  # "MB" of "100 MB" is the amount's unit, not a name
+              and not any(a <= e.start_char < b for a, b in asides)]
     if parts:
         return parts, "the reference's amounts, dates, times and names"
     return sorted(_lemmas(ref_doc) - _lemmas(q_doc) - _FRAMING), "the reference's content words"
@@ -1374,7 +1691,8 @@ def _part_in(part: Any, answer: str, a_amounts: list[Quantity], a_lemmas: frozen
     if isinstance(part, Quantity):
         # "2 extra days" states the reference's "2 days": a count of the number as written, its unit word named
         unit_word = part.text.split()[-1].lower() if part.written is not None and " " in part.text else None
-        return any(same_amount(part, a) or (part.dimension == "count" and a.magnitude == part.magnitude)
+        return any(same_amount(part, a) or _period_of(part, a)
+                   or (part.dimension == "count" and a.magnitude == part.magnitude)
                    or (unit_word is not None and a.dimension == "count" and a.magnitude == part.written
                        and unit_word.rstrip("s") in answer.lower())
                    for a in a_amounts)
@@ -1409,7 +1727,8 @@ _FOR_EACH = re.compile(rf"^(?P<first>.*\b(?P<prep>{_ITEM_PREPS})(?:\s+[\w'-]+){{
 # the second half of a "for X and for Y" question: a preposition and its item, no question word of its own
 _SECOND_ITEM = re.compile(rf"^\s*(?:{_ITEM_PREPS})\s+(?!(?:how|what|when|where|which|who|whom|whose)\b)", re.I)
 # "..., and how many?", "..., and for how long ...?", "..., and by whom?"
-_ASK_SPLIT = re.compile(r"\?\s+|\s*,?\s+and\s+(?=(?:(?:for|by|from|in|at|to|with|on|until)\s+)?"
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z])")
+_ASK_SPLIT = re.compile(r"\?\s+|\s*,?\s+and\s+(?=(?:(?:for|by|from|in|at|to|with|on|until|up\s+to)\s+)?"
                         r"(?:how|what|when|where|which|who|whom|whether|is|are|can|does|do)\b)", re.I)
 
 
@@ -1429,8 +1748,10 @@ def _ask_covered(ask: str, answer: str, doc, q_doc, passages: list[_Passage] | N
         return True
     if kind not in ("open", "yes/no"):
         return False
-    if kind == "yes/no" or not passages:
+    if not passages:
         return True
+    # a yes/no ask with no yes or no given is covered as an open one is, by what the clause answering it says:
+    # "£12." to "how much will it be and can I pay cash?" leaves the cash unanswered
     q_words = _lemmas(q_doc) | _words_of(q_doc.text)
     a_words = stems((_lemmas(doc) | _words_of(answer)) - _FRAMING - _value_words(answer)) - stems(q_words | _FRAMING)
     # an ask without words of its own ("and by whom?") asks about what the whole question speaks of
@@ -1457,9 +1778,21 @@ def _asks_covered(asks: list[str], answer: str, doc, q_doc, passages: list[_Pass
     return got
 
 
+def _answer_amounts(answer: str, doc) -> list[Quantity]:
+    """The answer's amounts, a bare number after a value taking that value's unit ("DVDs for 7": 7 days; see
+    :func:`_with_elided_unit`), as the facts are read."""
+    out = []
+    for sent in doc.sents:
+        unit = None
+        for part in _value_parts(_list_text(sent)):
+            part, unit = _with_elided_unit(part, unit)
+            out += read_quantities(part)
+    return out or read_quantities(answer)
+
+
 def coverage_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc,
                          passages: list[_Passage] | None = None) -> Score:
-    a_amounts, a_lemmas = read_quantities(answer), _lemmas(doc)
+    a_amounts, a_lemmas = _answer_amounts(answer, doc), _lemmas(doc)
     if reference and reference.strip():
         parts, against = _reference_parts(reference, question, ref_doc, q_doc)
         words = _yes_no(reference, answer)

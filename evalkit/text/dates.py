@@ -47,7 +47,7 @@ _FIRST_END = [re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}(?={_TO}{_SECOND_END},?\s
 
 # "31 March", "1st of April": read only where asked (``day_month=True``): the seed's metrics never read them, and
 # their values stay as they were
-_DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?!,?\s*\d)|"
+_DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?!,?\s*\d{{4}})|"  # "15 March, 15 June" are two
                         r"\b(?P<day2>1[3-9]|2\d|3[01])/(?P<mon2>0?[1-9]|1[0-2])/(?P<year2>\d{4})\b", re.I)
 # (the second form: a day-first "24/05/2024", read only where the day cannot be a month)
 # "every April", "in January", "until March": a month alone, capitalised after a word that makes it a time (read only
@@ -148,7 +148,36 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
             year = int(g["year"]) if g.get("year") else None
             taken.append((m.start(), m.end()))
             out.append(DateMention(year, mon, day, m.group(0), m.start(), m.end()))
+    if day_month:
+        out += _listed_months(text, out, taken)
     out.sort(key=lambda d: d.start)
+    return out
+
+
+# the months listed after a date, which share its day and year: "the 15th of March, June, September and December",
+# "In July and August"
+_NEXT_MONTH = re.compile(r"(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)(?P<mon>January|February|March|April|May|June|July|"
+                         r"August|September|October|November|December)\b(?!\s*\d)")
+
+
+def _listed_months(text: str, found: list, taken: list[tuple[int, int]]) -> list:
+    """The dates a list of months after a read date states ("15th of March, June and September": 15 June, 15
+    September), each with the first date's day and year.
+
+    >>> [d.key for d in extract_dates("In July and August it opens daily; due 15th of March, June and December.",
+    ...                               day_month=True)]
+    [(None, 7, None), (None, 8, None), (None, 3, 15), (None, 6, 15), (None, 12, 15)]
+    """
+    out = []
+    for d in list(found):
+        if d.month is None:
+            continue
+        end = d.end
+        while (m := _NEXT_MONTH.match(text, end)) is not None and not any(m.start("mon") < e and s < m.end()
+                                                                          for s, e in taken):
+            out.append(DateMention(d.year, _month(m.group("mon")), d.day, m.group("mon"), m.start("mon"), m.end()))
+            taken.append((m.start("mon"), m.end()))
+            end = m.end()
     return out
 
 

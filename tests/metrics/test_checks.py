@@ -188,6 +188,18 @@ def test_a_value_is_bound_to_what_the_question_asks_not_to_its_unit():
     assert unsupported_facts("How long does it take to fully recharge the V8?", "40 minutes.", ctx).value == 1.0
 
 
+def test_a_pronoun_answer_is_bound_to_the_item_the_question_names():
+    # "It needs 230 volts": the answer names no item, so the question's KT-30 is what it speaks of; the clause that
+    # shares the answer's verb ("needs") is the KT-40's, so it is no rival (it had FAILed the row)
+    ctx = ["The KT-30 kettle runs on 230 V mains. The KT-40 needs 120 V."]
+    assert unsupported_facts("What voltage does the KT-30 need?", "It needs 230 volts.", ctx).value == 0.0
+    for question, answer in [("What voltage does the KT-30 need?", "It needs 120 volts."),
+                             ("What voltage does the KT-40 need?", "It runs on 230 V mains.")]:
+        s = unsupported_facts(question, answer, ctx)
+        assert [f["kind"] for f in s.details["facts"] if not f["supported"]] == ["amount"], dict(s.details)
+    assert "for KT-30" in unsupported_facts("What voltage does the KT-40 need?", "230 V.", ctx).details["unsupported"][0]
+
+
 def test_clock_times_are_bound_to_their_clause():
     ctx = ["The library is open Monday to Saturday 9am–7pm.", "On Sundays the library is open 11am–4pm."]
     assert unsupported_facts("When is the library open on Sundays?", "11am–4pm.", ctx).value == 0.0
@@ -752,6 +764,22 @@ def test_golden_verdicts_agree_with_careful_readers(split, floor):
             assert g == r["expected"] or r["kind"] == "non_english", r["id"]
 
 
+ELSEWHERE = GOLDEN.parent / "elsewhere"
+
+
+@pytest.mark.parametrize("split,floor", [("dev", 0.76), ("heldout", 0.66)])
+def test_answers_written_elsewhere_agree_with_careful_readers(split, floor):
+    """Agreement on answers written by writers who never saw the checks (tests/golden/elsewhere: 200 development
+    answers in ten domains, 120 held out in six more), measured at stop 57 as 153/200 and 80/120. Far below the
+    golden corpus's 0.85, which is why the floor is kept: a rule that loses agreement on how real systems write
+    fails the suite. No correct answer of these sets may be empty or non-English decided otherwise."""
+    rows = [json.loads(line) for line in (ELSEWHERE / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
+    got = _evalkit_verdicts(rows)
+    agree = sum(g == r["expected"] for g, r in zip(got, rows)) / len(rows)
+    assert agree >= floor, (agree, Counter(r["kind"] for g, r in zip(got, rows) if g != r["expected"]))
+    assert all(g == "UNDETERMINED" for g, r in zip(got, rows) if r["kind"] == "non_english")
+
+
 @pytest.mark.skipif(not BENCH.exists(), reason="../shared/bench not present")
 def test_halueval_qa_dev_targets():
     """Issue #38's HaluEval QA targets for the evalkit profile on 300 seeded dev rows (``../shared/bench``, the
@@ -1043,3 +1071,208 @@ def test_a_fare_is_an_amount_and_a_parsers_entity_without_a_proper_noun_is_no_na
                           "no more than three times a day.", ctx)
     assert not [f for f in s.details["facts"] if f["kind"] == "name"], dict(s.details)
     assert unsupported_facts("Who makes it?", "It is made by Corvane Pharma.", ctx).value > 0  # a name, unsupported
+
+
+# ---------------------------------------------------------------------------------------------------------
+# answers written as LLM-based RAG systems write them (stop 57: a new-domain development set of 100 answers had
+# 21 of 55 correct answers FAILed; each rule below was one of the causes, and each test failed before its rule)
+def test_a_plan_name_is_no_entity_whose_relation_a_paraphrase_must_keep():
+    # "Gold" and "Deferral" are tagged proper nouns; a paraphrase puts their words apart, and only a person,
+    # organisation or place the parser names is a subject a misattribution moves
+    ctx = ["Alternative accommodation. On HomeShield Premier, if your home cannot be lived in after a fire, flood or "
+           "other insured event, we will pay the reasonable cost of comparable alternative accommodation for you, "
+           "your family and your pets, up to £40,000 in total."]
+    s = unsupported_facts("How much will Premier pay towards somewhere else to stay?",
+                          "Premier covers the reasonable cost of comparable alternative accommodation for you, your "
+                          "family and your pets, up to £40,000.", ctx)
+    assert s.value == 0.0, s.details["unsupported"]
+    # a person the parser names is still such a subject
+    ctx2 = ["The bridge was designed by Elena Varga after a public competition that drew entries from eleven "
+            "countries and lasted two full years. Tomas Brandt's firm later built the ferry terminal on the far bank."]
+    s = unsupported_facts("Who designed the bridge?", "Tomas Brandt designed the bridge.", ctx2)
+    assert s.value > 0
+
+
+def test_a_count_of_a_bulleted_list_counts_its_bullets():
+    ctx = ["To join, bring photo ID and proof of address dated within the last 3 months. Membership is free for "
+           "residents. You can also register online for a digital card."]
+    q = "What do I need to bring to join?"
+    two = "Bring two things:\n- photo ID\n- proof of address from the last 3 months\n\nYou can also register online."
+    assert unsupported_facts(q, two, ctx).value == 0.0
+    three = "Bring three things:\n- photo ID\n- proof of address from the last 3 months\n\nYou can also register online."
+    assert unsupported_facts(q, three, ctx).value > 0   # three is not what the list counts
+
+
+def test_list_numbering_the_parser_puts_at_a_sentence_end_is_no_amount():
+    ctx = ["To pair the remote, hold the power button for 5 seconds until the light flashes blue, then press "
+           "the volume key once."]
+    # the parser ends the first step's sentence after "**blue**.\n2.": the "2." is the numbering, not an amount
+    answer = "To pair it:\n1. Hold the power button for 5 seconds until the light flashes **blue**.\n2. Press the volume key once."
+    assert unsupported_facts("How do I pair the remote?", answer, ctx).value == 0.0
+    # an answer that is only a number is an answer, not a marker
+    assert unsupported_facts("How many seconds do I hold the button?", "7.", ctx).value == 1.0
+
+
+def test_a_statement_after_the_question_is_no_ask():
+    ctx = ["Applications to taught master's programmes carry a £60 fee, waived for our own graduates."]
+    q = "Is there a fee to apply for a master's? I studied somewhere else."
+    assert question_coverage(q, "Yes, £60.", contexts=ctx).value == 1.0
+    # "and up to how much?" is a second ask
+    q2 = "If my phone is stolen abroad, am I covered and up to how much?"
+    ctx2 = ["Phones are covered worldwide up to £800 per claim."]
+    assert question_coverage(q2, "Yes, you are covered.", contexts=ctx2).value == 0.5
+    assert question_coverage(q2, "Yes, up to £800 per claim.", contexts=ctx2).value == 1.0
+
+
+@pytest.mark.parametrize("question,answer", [
+    ("If my phone is stolen abroad, am I covered?", "Yes, worldwide."),                 # yes/no after a condition
+    ("If my phone is stolen abroad, am I covered for its value?", "Only up to £800."),  # a yes on a limit
+    ("I'm 19 - can I rent a van?", "Unfortunately not: vans need drivers aged 25 or over."),  # a gentle no
+    ("Can I rent a van at 19?", "I'm afraid not."),
+    ("Can I rent a van at 19?", "Based on the rental terms, no: the minimum age for vans is 25."),
+    ("Will the basic hub work with my boiler or do I need the Plus hub?", "You'll need the Plus hub."),
+    ("Will the basic hub work with my boiler or do I need the Plus hub?", "The basic hub is fine."),
+])
+def test_a_yes_or_no_worded_as_people_word_it_answers(question, answer):
+    ctx = ["Drivers must be 25 or over to rent vans; cars can be rented from 21. Phones are covered worldwide.",
+           "Combination boilers work with the Plus hub only; the basic hub supports system boilers."]
+    assert answers_question(question, answer, ctx).value == 1.0
+
+
+def test_steps_told_over_several_sentences_answer_a_how_question():
+    ctx = ["Factory reset. Press and hold the crown for 12 seconds until the screen shows 'CLR'. Rotate the crown "
+           "to 'OK' and press once. The watch restarts within a minute and all pairings are deleted.",
+           "On the Pro model a reset can also be started from the companion app."]
+    q = "My watch keeps freezing and I want to wipe everything — how?"
+    a = "Hold the crown down for 12 seconds until 'CLR' appears, then rotate it to 'OK' and press once; it restarts and deletes every pairing."
+    assert answers_question(q, a, ctx).value == 1.0
+    assert answers_question(q, "Our opening hours are on the website.", ctx).value == 0.0
+
+
+def test_an_end_of_a_range_is_bound_with_the_range():
+    ctx = ["Specifications. The oven can be set from 50 °C to 250 °C on the R7. Display resolution is 1 °C (R7) or "
+           "0.5 °C (R9).", "Keep-warm mode holds 70 °C; you can change this to any value between 60 °C and 90 °C."]
+    q = "What temperatures can I set the R7 to?"
+    assert unsupported_facts(q, "Between 50 and 250 °C.", ctx).value == 0.0
+    q2 = "What temperature does keep-warm mode hold?"
+    assert unsupported_facts(q2, "70 °C by default, and you can pick anything from 60 to 90 °C.", ctx).value == 0.0
+    # the range of another setting is still unsupported for this one
+    assert unsupported_facts(q2, "You can pick anything from 50 to 250 °C.", ctx).value > 0
+
+
+def test_a_bracketed_aside_of_the_reference_is_not_a_part_it_asks_for():
+    q = "Can I defer my Law offer, and by when must I ask?"
+    ref = "Yes, by 1 August (deferral is not offered for Medicine or Dentistry)."
+    assert question_coverage(q, "Yes, by 1 August.", ref).value == 1.0
+    assert question_coverage(q, "Yes.", ref).value == 0.0     # the date stays a part
+    # an amount in brackets is another form of a part, and stays (see the 0.35% (£350) test above)
+    assert question_coverage("What is the fee?", "It is £30.", "£30 (€35).").value == 1.0
+
+
+def test_once_a_year_is_a_twelve_month_period():
+    ctx = ["Battery life is typically around 12 months."]
+    assert unsupported_facts("How often do I change the batteries?", "Typically around 12 months.", ctx).value == 0.0
+    ref = "About every 12 months."
+    assert question_coverage("How often do I change the batteries?", "Around 12 months.", ref).value == 1.0
+    assert reference_conflict("How often do I change the batteries?", "Around 12 months.", ref).value == 0.0
+    assert question_coverage("How often do I change the batteries?", "Around 6 months.", ref).value == 0.0
+
+
+def test_abolished_charges_are_no_charges():
+    ctx = ["The council abolished parking charges at the Riverside car park in May 2023. The Market Street car park "
+           "charges £2 an hour."]
+    q = "Will I be charged for parking at Riverside?"
+    assert unsupported_facts(q, "No. There are no parking charges at Riverside.", ctx).value == 0.0
+
+
+def test_a_decline_that_suggests_whom_to_ask_declines():
+    for answer in ["The guide doesn't give a date for that, so it's best to contact the front desk.",
+                   "The terms don't say; it is worth checking with the branch."]:
+        assert decide_answer(answer).abstained, answer
+    assert not decide_answer("Bikes are covered up to £900, so it is best to lock yours.").abstained
+
+
+def test_an_amount_does_not_answer_a_yes_or_no_ask_of_its_own():
+    ctx = ["Colour printing costs 50p per A4 page. Payment is by card or library account only; cash is not accepted."]
+    q = "How much would 10 colour pages cost and can I pay cash?"
+    assert question_coverage(q, "£5.", contexts=ctx).value == 0.5
+    assert question_coverage(q, "£5, and no, cash isn't accepted.", contexts=ctx).value == 1.0
+
+
+def test_each_item_of_a_sentence_binds_its_own_value():
+    ctx = ["Books and magazines are loaned for 3 weeks; DVDs are loaned for 1 week."]
+    q = "How long can I keep books and DVDs?"
+    assert unsupported_facts(q, "Books are loaned for three weeks and DVDs for one.", ctx).value == 0.0
+    assert unsupported_facts(q, "Books are yours for 21 days, DVDs for 7.", ctx).value == 0.0   # "7": 7 days
+    assert unsupported_facts(q, "Books are yours for 7 days, DVDs for 21.", ctx).value > 0      # swapped
+    assert question_coverage(q, "Books are yours for 21 days, DVDs for 7.", "Books 3 weeks, DVDs 1 week.").value == 1.0
+
+
+def test_an_amount_the_context_says_is_added_is_summed():
+    ctx = ["The standard excess is £300 on Basic, £150 on Plus and £50 on Max. Flood claims carry an additional "
+           "excess of £250 on every plan, payable on top of the standard excess."]
+    q = "What excess do I pay on a flood claim on Plus?"
+    assert unsupported_facts(q, "£400.", ctx).value == 0.0                                    # £150 + £250
+    assert unsupported_facts(q, "The £150 standard excess plus the £250 flood excess, so £400.", ctx).value == 0.0
+    assert unsupported_facts(q, "£550.", ctx).value > 0          # £300 + £250 is Basic's
+    assert unsupported_facts(q, "£450.", ctx).value > 0          # no sum the context makes
+
+
+def test_a_value_converted_and_rounded_as_written_is_the_same_amount():
+    ctx = ["Inflate the tyres to between 3.5 and 5.0 bar. Range in Eco mode is up to 160 km."]
+    assert unsupported_facts("What tyre pressure should I use?", "Roughly 51–73 psi.", ctx).value == 0.0
+    assert unsupported_facts("What tyre pressure should I use?", "Roughly 51–80 psi.", ctx).value > 0
+    assert unsupported_facts("How far does it go in Eco?", "About 100 miles.", ctx).value == 0.0   # 99.4 mi
+    assert unsupported_facts("How far does it go in Eco?", "About 110 miles.", ctx).value > 0
+
+
+def test_a_sentence_after_one_naming_two_items_speaks_of_both():
+    # the second sentence names neither model: it is not the Trekko 700's alone because that was named last
+    ctx = ["The Trekko 500 has a 500 Wh battery and the Trekko 700 a 720 Wh battery. With the supplied 4 A charger, a "
+           "500 Wh battery charges in about 5 hours and a 720 Wh battery in about 7 hours."]
+    q = "How long does the Trekko 500 take to charge?"
+    assert unsupported_facts(q, "About 5 hours with the supplied 4 A charger.", ctx).value == 0.0
+
+
+def test_the_item_asked_of_decides_against_a_sibling_of_its_family():
+    ctx = ["In the EU the Trekko 500 is a pedelec: assistance cuts out at 25 km/h. The Trekko 700 S is a speed pedelec "
+           "and assists up to 45 km/h."]
+    q = "I have a Trekko 500 in Germany. What's the top speed the motor assists to?"
+    assert unsupported_facts(q, "25 km/h.", ctx).value == 0.0
+    assert unsupported_facts(q, "45 km/h.", ctx).value > 0       # the Trekko 700 S's
+    assert answers_question(q, "25 km/h, which is about 15.5 mph.", ctx).value == 1.0   # "speed" asks an amount
+
+
+def test_months_listed_after_a_date_share_its_day():
+    from evalkit.text import extract_dates
+
+    keys = [d.key for d in extract_dates("due on the 15th of March, June, September and December", day_month=True)]
+    assert keys == [(None, 3, 15), (None, 6, 15), (None, 9, 15), (None, 12, 15)]
+    assert [d.key for d in extract_dates("15 March, 15 June and 15 September", day_month=True)] == [
+        (None, 3, 15), (None, 6, 15), (None, 9, 15)]
+    ctx = ["In July and August the gallery is open every day from 10:00 to 18:00."]
+    assert unsupported_facts("Is it open on Mondays in August?", "Yes, in August it's open daily.", ctx).value == 0.0
+    assert unsupported_facts("Is it open on Mondays in August?", "Yes, in October it's open daily.", ctx).value > 0
+
+
+def test_a_clause_is_not_novel_for_its_adverbs_preamble_or_currency_words():
+    ctx = ["The shuttle runs every 40 minutes. The fare is €12 per person each way."]
+    q = "How much is the shuttle?"
+    assert unsupported_facts(q, "Based on the provided documents, it typically costs twelve euros per person.",
+                             ctx).value == 0.0
+    # a clause with novel nouns is still unsupported
+    assert unsupported_facts(q, "€12, and the driver offers complimentary newspapers and bottled water.",
+                             ctx).value > 0
+
+
+def test_off_limits_and_prohibited_deny():
+    ctx = ["Photography is not permitted in temporary exhibitions."]
+    q = "Can I take photos in the temporary exhibitions?"
+    assert unsupported_facts(q, "No, temporary exhibitions are off-limits for photos.", ctx).value == 0.0
+    assert unsupported_facts(q, "No, photography is prohibited there.", ctx).value == 0.0
+
+
+def test_someone_else_who_can_confirm_is_a_referral():
+    assert decide_answer("The manual doesn't specify that, so I can't say for sure. Your dealer should be able to "
+                         "confirm.").abstained
+    assert not decide_answer("Your dealer should be able to confirm it costs £40.").abstained
