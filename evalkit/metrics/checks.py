@@ -79,8 +79,9 @@ _CONDITIONAL = re.compile(r"^\s*(?:only\s+(?:if|when|with|without|after|before|b
 _NO = re.compile(r"^\s*(no|nope)\b", re.I)
 # a no as an answer is worded gently ("Unfortunately not — ...", "I'm afraid not", "Sadly, no."); read only as
 # the answer to a yes/no question, not as a claim of its own (that is _NO's, for the polarity check)
-_SOFT_NO = re.compile(r"^\W*(?:(?:unfortunately|sadly|regrettably|i'm afraid|i am afraid|afraid)\W+)?"
-                      r"(?:no|nope|not)\b", re.I)
+_SOFT_NO = re.compile(r"^\W*(?:(?:unfortunately|sadly|regrettably|i'm afraid|i am afraid|afraid)\W+(?:no|nope|not)\b|"
+                      r"not\b(?!\s+(?:sure|only|mentioned|stated|specified|clear|known|certain|listed|given|"
+                      r"provided|covered|available)\b))", re.I)
 _FRAMED = re.compile(r"^\W*(?:based on|according to|per|from|going by|looking at)\b[^,:;.]{0,80}[,:]\s*", re.I)
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"})
 # words an answer uses to frame what it says ("According to the leaflet, ..."), never facts of their own
@@ -88,8 +89,9 @@ _FRAMING = frozenset("according document documents leaflet passage passages cont
                      "information say says state states mention mentions note notes also just only about "
                      "approximately around roughly up yes no".split())
 _MIN_NOVEL = 2  # content words absent from the contexts and the question that make a clause unsupported
-_CLAUSE_FRAMING = frozenset("base provide remember bear mind euro pound dollar cent pence penny quid thousand million "
-                            "billion hundred dozen".split())
+_VALUE_NOUNS = frozenset("euro pound dollar cent pence penny quid thousand million billion hundred dozen".split())
+_PREAMBLE = re.compile(r"^\W*(?:(?:based on|according to|going by|looking at)\b[^,:;.]{0,80}[,:]\s*|"
+                       r"(?:remember|note|keep in mind|bear in mind)(?:\s+that)?\s+)", re.I)
 
 
 @dataclass(frozen=True)
@@ -242,8 +244,12 @@ _NO_BOUND = frozenset({"more", "less", "fewer", "later", "earlier", "longer", "s
 
 
 def _negated(tokens) -> bool:
-    # "off-limits" is three tokens to the parser
-    return any(t.lower_ in _NEGATIONS or _no_det(t) for t in tokens) or "off-limits" in getattr(tokens, "text", "")
+    return any(t.lower_ in _NEGATIONS or _no_det(t) or _off_limits(t) for t in tokens)
+
+
+def _off_limits(t) -> bool:
+    """The "limits" of "off-limits", which the parser reads as three tokens."""
+    return t.lower_ == "limits" and t.i >= 2 and t.doc[t.i - 1].text == "-" and t.doc[t.i - 2].lower_ == "off"
 
 
 def _no_det(t) -> bool:
@@ -466,9 +472,11 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
     subject (``subject``: the answer clause's words, the question's, and the items they name) at least as much as
     any clause stating a rival value of the same kind (``rivals``), and does not name another member of the
     item's family instead ("PawPlus Puppy" for "PawPlus Adult"); so a value the context gives for another item or
-    another service is unsupported. A clause that loses to a rival is read once more with the clause before it in
-    its passage (``prev``), which it may continue ("Adults: take one or two tablets ... Do not take more than 8
-    tablets in 24 hours."; "Zone C permits cost £120 ... Electric vehicles pay £40.")."""
+    another service is unsupported. Where one of the two clauses names the item asked of and the other only
+    another (:func:`_item_decides`), the items decide. A clause that ties with its rival, or loses to it, is read
+    once more with the clause before it in its passage (``prev``, :func:`_read_on`), which it may continue
+    ("Adults: take one or two tablets ... Do not take more than 8 tablets in 24 hours."; "Zone C permits cost
+    £120 ... Electric vehicles pay £40.")."""
     clauses, lemmas, names, prev = passages_clauses
     if not matches:
         return Fact(kind, text, False, f"no context states {text}")
@@ -510,7 +518,8 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
     by_item = _item_decides(best, rival, clauses, wanted)
     if by_item is not None:  # one clause names the item asked of, the other only other items: the item decides
         return (Fact(kind, text, True, why, clauses[best]) if by_item else
-                Fact(kind, text, False, f"the context gives {text} for {', '.join(_CODE.findall(clauses[best]))}; "
+                Fact(kind, text, False, f"the context gives {text} for "
+                     f"{', '.join(_CODE.findall(clauses[best]) or sorted(_names_in(clauses[best])))}; "
                      f"the clause about the item asked of says: {clauses[rival]}", clauses[best]))
     if rival is not None and _read_on(best, rival, about, own | question, lemmas, prev, clauses):
         weighed.clear()  # both clauses are read anew, with the clauses before them
@@ -760,7 +769,7 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
                 # the stated amount it is computed from is bound to its item as a stated one would be
                 operand = next((a for a in amounts[matches[0]] if how.startswith(a.text)), q)
         added = None if matches else _added(q, amounts, clauses)
-        if added:  # "£450" for the standard £250 "plus an additional excess of £200 ... on top of the standard excess"
+        if added:  # "£450": the standard £250 and "an additional excess of £200 ... on top of the standard excess"
             i, operand, j, extra = added
             matches, why = [i], f"computed from the context: {operand.text} + {extra.text}"
         valued = [i for i, found in enumerate(amounts) if i not in matches and (not added or i != added[2])
@@ -776,8 +785,8 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
 
 
 # a range as written: "5 °C to 32 °C", "between 5 and 20 °C", "10–12 weeks" (the ends as numbers, units aside)
-_RANGE = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s*[^\d\s;,.]{0,6}\s*(?:-|–|—|to|and|until|till)\s*"
-                    r"[£€$]?(\d[\d,]*(?:\.\d+)?)(?![\d,]*\.\d)")
+_RANGE = re.compile(r"(?<![\d.,:])(\d[\d,]*(?:\.\d+)?)(?![\d,]*:\d)\s*[^\d\s;,.]{0,10}\s*(?:-|–|—|to|and|until|"
+                    r"till)\s*[£€$]?(\d[\d,]*(?:\.\d+)?)(?![\d,]*[.:]\d)")  # not clock times ("10:00-18:00")
 
 
 def _ranges(text: str) -> frozenset[tuple[float, float]]:
@@ -1108,17 +1117,25 @@ def _common(word: str) -> bool:
     return zipf_frequency(word, "en") >= _COMMON_ZIPF
 
 
+def _manner(t) -> bool:
+    """An adverb of manner or frequency ("typically", "completely"), not one of place ("online", "abroad")."""
+    return t.pos_ == "ADV" and t.lower_.endswith("ly")
+
+
 def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
     out, known_stems = [], stems(known)  # "use" of the answer is "used" of the context
     for clause in _clauses(doc):
         # "fortnight" of "a fortnight", "morning" of "half past seven in the morning": a value's own words, checked
         # as the value
         units = _unit_words(clause.text) | (_CLOCK_WORDS if _times(clause.text) else frozenset())
-        # an adverb ("typically", "completely") qualifies a claim and adds none; a value's words ("twelve euros",
-        # "fifty thousand") are the value's, and the words of a preamble ("Based on the provided documents",
-        # "Remember ...") frame it
-        words = [t for t in clause if t.pos_ in _CONTENT_POS and t.pos_ != "ADV" and t.is_alpha and not t.is_stop
-                 and len(t) > 2 and t.lemma_.lower() not in _FRAMING and t.lemma_.lower() not in _CLAUSE_FRAMING
+        # an adverb of manner ("typically", "completely") qualifies a claim and adds none; a value's words
+        # ("twelve euros", "fifty thousand") are the value's, and a preamble ("Based on the provided documents, ",
+        # "Remember that ") frames it
+        preamble = _PREAMBLE.match(clause.text)
+        start = clause.start_char + (preamble.end() if preamble else 0)
+        words = [t for t in clause if t.pos_ in _CONTENT_POS and not _manner(t) and t.is_alpha and not t.is_stop
+                 and len(t) > 2 and t.idx >= start
+                 and t.lemma_.lower() not in _FRAMING and t.lemma_.lower() not in _VALUE_NOUNS
                  and not t.ent_type_ and t.lower_ not in units]
         novel = sorted({t.lemma_.lower() for t in words if t.lemma_.lower() not in known
                         and t.lower_ not in known and stem(t.lower_) not in known_stems
@@ -1267,24 +1284,36 @@ def _list_text(sent) -> str:
     return _LIST_MARKER.sub(";", sent.text)
 
 
-_BARE_END = re.compile(r"\b\d[\d,]*(?:\.\d+)?\s*[.!]?\s*$")
+# a part that is an item and a bare number, its unit left out: "DVDs for 7", "children under 12", "the Pro up to 5"
+_ELIDED = re.compile(r"^\W*[A-Za-z][\w'’ -]{0,40}?\s+(?:for|under|over|up to|at|from)\s+"
+                     r"(\d[\d,]*(?:\.\d+)?)\s*[.!]?\s*$")
 
 
 def _with_elided_unit(part: str, unit: str | None) -> tuple[str, str | None]:
-    """A part ending in a bare number takes the unit of the value before it in its sentence ("Books are yours for
-    21 days, DVDs for 7": 7 days); returns the part as read and the unit its own last value gives the next part.
+    """A part of an item and a bare number takes the unit of the value before it in its sentence ("Books are
+    yours for 21 days, DVDs for 7": 7 days); returns the part as read and the unit its own last value gives the
+    next part. Any other bare number keeps its own reading ("use car park 2" is no 2 days).
 
-    >>> _with_elided_unit("DVDs for 7.", "days")
-    ('DVDs for 7 days.', 'days')
+    >>> _with_elided_unit("DVDs for 7.", "days"), _with_elided_unit("use car park 2.", "euros")
+    (('DVDs for 7 days.', 'days'), ('use car park 2.', None))
     """
     found = read_quantities(part)
-    end = _BARE_END.search(part)
+    end = _ELIDED.match(part)
     if unit and end and found and all(q.dimension == "count" and not q.clock for q in found):
-        number = part[end.start():].rstrip(" .!")
-        part = f"{part[:end.start()]}{number} {unit}{part[end.start() + len(number):]}"
-        return part, unit
+        return f"{part[:end.end(1)]} {unit}{part[end.end(1):]}", unit
     own = [q for q in found if q.dimension != "count" and not q.clock and " " in q.text]
-    return part, (own[-1].text.split(" ", 1)[1] if own else None)
+    return part, (own[-1].text.split()[1] if own else None)
+
+
+def _parts_as_read(doc):
+    """Each sentence of the answer with its parts that bind their own values (list numbering set aside, a bare
+    number after a value taking its unit): ``(sentence, parts)``, as the facts and the coverage read them."""
+    for sent in doc.sents:
+        parts, unit = [], None
+        for part in _value_parts(_list_text(sent)):
+            part, unit = _with_elided_unit(part, unit)
+            parts.append(part)
+        yield sent, parts
 
 
 def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -> list[Fact]:
@@ -1297,11 +1326,8 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
     ctx += ([x for p in passages for x in p.before],)  # the clause before each that it may continue
     q_amounts = read_quantities(question)
     facts: list[Fact] = []
-    for sent in doc.sents:
-        text = _list_text(sent)
-        unit = None
-        for part in _value_parts(text):
-            part, unit = _with_elided_unit(part, unit)
+    for sent, parts in _parts_as_read(doc):
+        for part in parts:
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
             subject = (_words_of(part) - _value_words(part) - _unit_words(part),
                        _lemmas(q_doc) | _words_of(question) | _complement(question),
@@ -1779,15 +1805,9 @@ def _asks_covered(asks: list[str], answer: str, doc, q_doc, passages: list[_Pass
 
 
 def _answer_amounts(answer: str, doc) -> list[Quantity]:
-    """The answer's amounts, a bare number after a value taking that value's unit ("DVDs for 7": 7 days; see
-    :func:`_with_elided_unit`), as the facts are read."""
-    out = []
-    for sent in doc.sents:
-        unit = None
-        for part in _value_parts(_list_text(sent)):
-            part, unit = _with_elided_unit(part, unit)
-            out += read_quantities(part)
-    return out or read_quantities(answer)
+    """The answer's amounts as the facts read them (:func:`_parts_as_read`: "DVDs for 7" is 7 days)."""
+    return [q for _, parts in _parts_as_read(doc) for part in parts for q in read_quantities(part)] or \
+        read_quantities(answer)
 
 
 def coverage_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc,

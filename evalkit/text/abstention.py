@@ -189,17 +189,24 @@ def _shapes(ab: dict[str, Any]) -> _Shapes:
         unknown=re.compile(rf"\b(?:{_alt(ab['unknown_words'])})\b(?P<rest>.*)$"),
         not_something=re.compile(rf"\bnot\s+something\s+(?:that\s+)?(?:i|we|(?:the|this|these|our|my)\s+(?:\w+\s+)?{doc})\b"),
         searched=re.compile(r"^(?:i|we)\s+(?:have\s+)?(?:searched|checked|looked|reviewed|went\s+through|read|scanned)\b"),
-        # "..., so it is best to contact the Admissions Office", "and it is worth checking with the branch"
         # "Your dealer should be able to confirm.", "the front desk can advise": someone else will answer
-        referral=re.compile(r"^(?:(?:your|the)\s+(?:\w+\s+){0,2}(?:should|can|could|will|may|might|would)\s+"
-                            r"(?:be\s+able\s+to\s+)?(?:confirm|advise|help|tell\s+you|answer\s+that|clarify)\b|"
-                            r"(?:(?:so|and|but|therefore)\s+)?(?:it\s+(?:is|would\s+be|may\s+be|might\s+be)\s+"
-                            r"(?:best|better|worth|advisable|a\s+good\s+idea)\s+(?:to\s+)?)?"
+        # "..., so it is best to contact the Admissions Office", "and it is worth checking with the branch"
+        referral=re.compile(r"^(?:(?:so|and|but|therefore)\s+)?(?:(?:your|the)\s+(?:\w+\s+)?(?:dealer|desk|office|team|staff|branch|agent|adviser|"
+                            r"advisor|provider|pharmacist|doctor|vet|landlord|broker|insurer|bank|school|council|"
+                            r"reception|support|helpline|manufacturer|retailer)s?\s+(?:should|can|could|will|may|might|"
+                            r"would)\s+(?:be\s+able\s+to\s+)?(?:confirm|advise|help|tell\s+you|answer\s+that|"
+                            r"clarify)\b|it\s+(?:is|would\s+be|may\s+be|might\s+be)\s+"
+                            r"(?:best|better|worth|advisable|a\s+good\s+idea)\s+(?:to\s+)?(?:contact|consult|check|ask|"
+                            r"call|email|visit|speak|talk|get\s+in\s+touch|reach\s+out)|(?:contacting|consulting|"
+                            r"checking|asking|calling|emailing|visiting|speaking|talking|getting\s+in\s+touch|"
+                            r"reaching\s+out)(?=\s+(?:with|to)\b)|(?:i|we)\s+(?:would\s+)?(?:recommend|suggest)\s+"
+                            r"(?:contacting|consulting|checking|asking|calling|emailing|visiting|speaking|talking|"
+                            r"getting\s+in\s+touch|reaching\s+out)\b|"
                             r"(?:please\s+|kindly\s+)?(?:you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+|"
                             r"need\s+to\s+|try\s+to\s+)?|i\s+(?:would\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?(?:you\s+)?|"
                             r"we\s+(?:would\s+)?recommend\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+)?"
                             r"(?:contact|consult|check|ask|refer|see|verify|reach\s+out|reach|call|email|visit|speak|talk|"
-                            r"get\s+in\s+touch|rephrase|provide|clarify|share)(?:ing)?\b)"),
+                            r"get\s+in\s+touch|rephrase|provide|clarify|share)\b)"),
         silent=frozenset(w.lower() for w in ab["silent_participles"]),
         missing=frozenset(w.lower() for w in ab["missing_participles"]),
         unknown_words=tuple(w.lower() for w in ab["unknown_words"]),

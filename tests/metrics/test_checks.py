@@ -1276,3 +1276,18 @@ def test_someone_else_who_can_confirm_is_a_referral():
     assert decide_answer("The manual doesn't specify that, so I can't say for sure. Your dealer should be able to "
                          "confirm.").abstained
     assert not decide_answer("Your dealer should be able to confirm it costs £40.").abstained
+    # a sentence opening with a gerund, or a tool that "can help", is a claim, not a referral (review of stop 57)
+    for answer in ["I am not sure about the fee. Asking for a refund is possible online.",
+                   "I am not sure about the fee. The app can help you track spending."]:
+        assert not decide_answer(answer).abstained, answer
+
+
+def test_only_an_item_and_a_bare_number_take_the_unit_before_them():
+    ctx = ["Parking costs 5 euros a day in car park 2."]
+    assert unsupported_facts("Where can I park?", "Parking costs 5 euros a day; use car park 2.", ctx).value == 0.0
+
+
+def test_not_sure_is_no_answer_to_a_yes_or_no_question():
+    ctx = ["Dogs are welcome in the Garden Annex."]
+    assert answers_question("Are dogs allowed?", "Not only that: the annex has a dog-washing station.", ctx).value == 0.0
+    assert answers_question("Are dogs allowed?", "Not in the main building, only in the Garden Annex.", ctx).value == 1.0
