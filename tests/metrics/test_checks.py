@@ -1228,10 +1228,12 @@ def test_a_value_converted_and_rounded_as_written_is_the_same_amount():
 
 def test_a_sentence_after_one_naming_two_items_speaks_of_both():
     # the second sentence names neither model: it is not the Trekko 700's alone because that was named last
-    ctx = ["The Trekko 500 has a 500 Wh battery and the Trekko 700 a 720 Wh battery. With the supplied 4 A charger, a "
-           "500 Wh battery charges in about 5 hours and a 720 Wh battery in about 7 hours."]
+    ctx = ["The Trekko 500 uses a 500 Wh battery; the Trekko 700 uses a 720 Wh battery. With the supplied 4 A "
+           "charger, a 500 Wh battery charges in about 5 hours and a 720 Wh battery in about 7 hours."]
     q = "How long does the Trekko 500 take to charge?"
     assert unsupported_facts(q, "About 5 hours with the supplied 4 A charger.", ctx).value == 0.0
+    assert unsupported_facts(q, "With the 4 A charger, an empty Trekko 500 battery takes around five hours.",
+                             ctx).value == 0.0
 
 
 def test_the_item_asked_of_decides_against_a_sibling_of_its_family():
@@ -1268,8 +1270,9 @@ def test_a_clause_is_not_novel_for_its_adverbs_preamble_or_currency_words():
 def test_off_limits_and_prohibited_deny():
     ctx = ["Photography is not permitted in temporary exhibitions."]
     q = "Can I take photos in the temporary exhibitions?"
-    assert unsupported_facts(q, "No, temporary exhibitions are off-limits for photos.", ctx).value == 0.0
-    assert unsupported_facts(q, "No, photography is prohibited there.", ctx).value == 0.0
+    assert unsupported_facts(q, "Temporary exhibitions are off-limits for photos.", ctx).value == 0.0
+    assert unsupported_facts(q, "Photography is prohibited in temporary exhibitions.", ctx).value == 0.0
+    assert unsupported_facts(q, "Photography is allowed in temporary exhibitions.", ctx).value > 0
 
 
 def test_someone_else_who_can_confirm_is_a_referral():
