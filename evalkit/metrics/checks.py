@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences, stem, stems
@@ -82,7 +83,9 @@ _NO = re.compile(r"^\s*(no|nope)\b", re.I)
 _SOFT_NO = re.compile(r"^\W*(?:(?:unfortunately|sadly|regrettably|i'm afraid|i am afraid|afraid)\W+(?:no|nope|not)\b|"
                       r"not\b(?!\s+(?:sure|only|mentioned|stated|specified|clear|known|certain|listed|given|"
                       r"provided|covered|available)\b))", re.I)
-_FRAMED = re.compile(r"^\W*(?:based on|according to|per|from|going by|looking at)\b[^,:;.]{0,80}[,:]\s*", re.I)
+# what an answer opens with to name its source ("Based on the policy, ...", "According to the guide: ...")
+_SOURCE_LEAD = r"\b[^,:;.]{0,80}[,:]\s*"
+_FRAMED = re.compile(rf"^\W*(?:based on|according to|per|from|going by|looking at){_SOURCE_LEAD}", re.I)
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"})
 # words an answer uses to frame what it says ("According to the leaflet, ..."), never facts of their own
 _FRAMING = frozenset("according document documents leaflet passage passages context text page guide manual "
@@ -90,7 +93,7 @@ _FRAMING = frozenset("according document documents leaflet passage passages cont
                      "approximately around roughly up yes no".split())
 _MIN_NOVEL = 2  # content words absent from the contexts and the question that make a clause unsupported
 _VALUE_NOUNS = frozenset("euro pound dollar cent pence penny quid thousand million billion hundred dozen".split())
-_PREAMBLE = re.compile(r"^\W*(?:(?:based on|according to|going by|looking at)\b[^,:;.]{0,80}[,:]\s*|"
+_PREAMBLE = re.compile(rf"^\W*(?:(?:based on|according to|going by|looking at){_SOURCE_LEAD}|"
                        r"(?:remember|note|keep in mind|bear in mind)(?:\s+that)?\s+)", re.I)
 
 
@@ -789,6 +792,7 @@ _RANGE = re.compile(r"(?<![\d.,:])(\d[\d,]*(?:\.\d+)?)(?![\d,]*:\d)\s*[^\d\s;,.]
                     r"till)\s*[£€$]?(\d[\d,]*(?:\.\d+)?)(?![\d,]*[.:]\d)")  # not clock times ("10:00-18:00")
 
 
+@lru_cache(maxsize=16384)
 def _ranges(text: str) -> frozenset[tuple[float, float]]:
     """The ranges ``text`` states, as (low, high) numbers as written (number words read as digits).
 
@@ -1259,13 +1263,12 @@ def _each_value(part: str) -> list[str]:
     """
     pieces, start = [], 0
     for m in _ITEM_CUT.finditer(part):
-        left, right = part[start:m.start()], part[m.end():]
         if ":" in part[:m.start()]:  # "Three connector types: CCS2, CHAdeMO and Type 2": one list, one claim
             break
-        if _HAS_NUMBER.search(with_digits(left)) and not _ENDS_NUMBER.search(with_digits(left)) and \
-                _HAS_NUMBER.search(with_digits(right)) and not _VALUE_FIRST.match(with_digits(right)) and \
-                not _SAME_ITEM.match(right):
-            pieces.append(left)
+        left, right = with_digits(part[start:m.start()]), with_digits(part[m.end():])
+        if _HAS_NUMBER.search(left) and not _ENDS_NUMBER.search(left) and _HAS_NUMBER.search(right) and \
+                not _VALUE_FIRST.match(right) and not _SAME_ITEM.match(part[m.end():]):
+            pieces.append(part[start:m.start()])
             start = m.end()
     return pieces + [part[start:]]
 

@@ -121,6 +121,12 @@ class _Shapes:
     source_pointer: re.Pattern     # "in the provided sources", "from the context"
 
 
+# the verbs of sending the asker elsewhere ("it is best to contact ...", "I'd recommend asking ..."), and their
+# gerunds
+_REFER_VERBS = "contact|consult|check|ask|call|email|visit|speak|talk"
+_REFERRING = rf"(?:(?:{_REFER_VERBS})ing|getting\s+in\s+touch|reaching\s+out)"
+
+
 def _shapes(ab: dict[str, Any]) -> _Shapes:
     docs = _alt(ab["documents"])
     doc = rf"(?:{docs})"
@@ -196,12 +202,9 @@ def _shapes(ab: dict[str, Any]) -> _Shapes:
                             r"reception|support|helpline|manufacturer|retailer)s?\s+(?:should|can|could|will|may|might|"
                             r"would)\s+(?:be\s+able\s+to\s+)?(?:confirm|advise|help|tell\s+you|answer\s+that|"
                             r"clarify)\b|it\s+(?:is|would\s+be|may\s+be|might\s+be)\s+"
-                            r"(?:best|better|worth|advisable|a\s+good\s+idea)\s+(?:to\s+)?(?:contact|consult|check|ask|"
-                            r"call|email|visit|speak|talk|get\s+in\s+touch|reach\s+out)|(?:contacting|consulting|"
-                            r"checking|asking|calling|emailing|visiting|speaking|talking|getting\s+in\s+touch|"
-                            r"reaching\s+out)(?=\s+(?:with|to)\b)|(?:i|we)\s+(?:would\s+)?(?:recommend|suggest)\s+"
-                            r"(?:contacting|consulting|checking|asking|calling|emailing|visiting|speaking|talking|"
-                            r"getting\s+in\s+touch|reaching\s+out)\b|"
+                            r"(?:best|better|worth|advisable|a\s+good\s+idea)\s+(?:to\s+)?"
+                            rf"(?:{_REFER_VERBS}|get\s+in\s+touch|reach\s+out)|{_REFERRING}(?=\s+(?:with|to)\b)|"
+                            rf"(?:i|we)\s+(?:would\s+)?(?:recommend|suggest)\s+{_REFERRING}\b|"
                             r"(?:please\s+|kindly\s+)?(?:you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+|"
                             r"need\s+to\s+|try\s+to\s+)?|i\s+(?:would\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?(?:you\s+)?|"
                             r"we\s+(?:would\s+)?recommend\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+)?"
