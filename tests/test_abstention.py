@@ -47,6 +47,16 @@ def test_the_issues_refusals_decline(answer):
     assert declines_to_answer(answer)[0] is True
 
 
+@pytest.mark.parametrize("answer,says", [
+    ("Unfortunately, the guidance provided doesn't state a retention period for receipts and invoices.", False),
+    ("The help docs don't mention a file size limit for uploads.", False),
+    ("The guidance says to keep receipts for 10 years.", True),
+    ("Follow the guidelines and do not state your password in an email.", True),
+])
+def test_guidance_and_help_docs_are_documents_that_may_be_silent(answer, says):
+    assert declines_to_answer(answer)[0] is not says
+
+
 @pytest.mark.parametrize("answer", [
     "We study the effect of unknown words on translation.",
     "The unknown soldier memorial was built in 1921.",

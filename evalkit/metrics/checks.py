@@ -3,12 +3,15 @@
 * :func:`unsupported_facts` -- does the answer assert anything the contexts do not support? Its facts are
   amounts (units converted by pint, number words read by text2num, rates: "twice a year" = "every six
   months", compound durations: "1 hour 45 minutes"; simple arithmetic on stated figures: "60 mg" for a 15 kg dog
-  dosed 4 mg per kg, see :func:`evalkit.text.quantities.derivation`), dates, clock times, names, subject-object
+  dosed 4 mg per kg, see :func:`evalkit.text.quantities.derivation`; a total or a share over a passage's clauses:
+  "2 × £14 + £7", "up to 20% less" of 60 km, see :func:`_computed_in_passage`; a clock time from a stated time and
+  duration: last entry "30 minutes before closing" at 21:00 is 20:30), dates, clock times, names, subject-object
   relations where a name takes part (the hallucination metric's claim reader), the polarity of a yes/no claim
   (read in the part of the context sentence the answer speaks of), and each clause's content words. An
   amount, date or time counts as supported only where the context binds it to the same item (the nearest
-  product, person or place name before it in the context sentence, or the passage's last named item; a clause
-  may continue the one before it), so a price moved from the KT-30 to the KT-40 is unsupported; a relation
+  product, person or place name before it in the context sentence, a plan named by one word among its siblings
+  ("Pro" against "Team"), or the passage's last named item; a clause may continue the one before it; each
+  bulleted item of the answer binds its own values), so a price moved from the KT-30 to the KT-40 is unsupported; a relation
   counts only where a context puts its subject near its object; a claim whose polarity the context contradicts
   ("can be used" against "Do not use"), or a "yes" that makes a restriction universal, is unsupported; a clause
   whose content words the contexts do not have is unsupported however many supported clauses stand beside it
@@ -21,7 +24,8 @@
   answers "What voltage ...?" although it shares no word with it.
 * :func:`question_coverage` -- does it answer all of it? Against ``ground_truth`` when the row has one (the
   share of the reference's amounts, dates, times and names, else of three in four of its content words, the
-  answer states); without one, the share of the question's several asks ("How much ... and when ...?") the
+  answer states; for a question asking one thing of a measured kind, the reference's amounts of that kind);
+  without one, the share of the question's several asks ("How much ... and when ...?") the
   answer gives, an open ask read against the context clause that answers it.
 
 Every value is a plain function of the strings; the details name each fact with the context sentence that
@@ -29,6 +33,7 @@ decided it.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -37,7 +42,7 @@ from typing import Any, Mapping, Sequence
 
 from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences, stem, stems
 from evalkit.text.quantities import (CURRENCY_CODES, Quantity, derivation, dimension_of, figures_in, read_quantities,
-                                     same_amount, with_digits)
+                                     same_amount, scaled, shares_in, with_digits)
 from evalkit.metrics.base import Details, Metric, Score, VerdictRole
 from evalkit.metrics.guard import NOT_ENGLISH, guard_rows
 
@@ -69,7 +74,8 @@ _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP
 # words that deny what they speak of; "abolished overdue charges" says there are none, as "no overdue charges" does
 _NEGATIONS = frozenset({"not", "n't", "never", "cannot", "avoid", "nor", "neither", "abolish", "abolished",
                         "abolishes", "discontinued", "scrapped", "prohibited", "forbidden", "banned", "off-limits"})
-_YES = re.compile(r"^\s*(yes|yeah|correct|that's right|it can|it does|it is)\b", re.I)
+_YES = re.compile(r"^\s*(yes|yeah|yep|yup|sure|absolutely|definitely|of course|correct|that's right|it can|it does|"
+                  r"it is)\b", re.I)
 # "Yes, ... any weekday train" against "only valid on trains arriving after 10:00": a restriction made universal
 _UNIVERSAL = re.compile(r"\b(?:any|all|always|every|anytime|whenever|unlimited)\b", re.I)
 _RESTRICTED = re.compile(r"\b(?:only|except|unless|provided|as long as|but not|not on|restricted)\b", re.I)
@@ -442,6 +448,49 @@ def _item_decides(best: int, rival: int | None, clauses: list[str], wanted: froz
         return True
     if theirs and not mine and _sibling(wanted, named[0]):
         return False
+    return _one_word_item_decides(best, rival, clauses, wanted)
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+_CAPITALISED_NEXT = re.compile(r"\b([A-Z][a-z]+)\s+([a-z]+)")
+_CAPITALISED_LISTED = re.compile(r"\b([A-Z][a-z]+)(?:,\s+|\s+(?:and|or)\s+)(?=([A-Z][a-z]+)\b)")
+
+
+def _one_word_names(text: str) -> frozenset[str]:
+    """The capitalised single words of ``text`` after its first word that may name an item ("Pro" of "How much is
+    Pro if I pay yearly?"), lower-cased; "I", articles, days and months set aside."""
+    words = _CAPITALISED.findall(text)[1:] if _CAPITALISED.match(text.lstrip(" \"'*-")) else _CAPITALISED.findall(text)
+    return frozenset(w.lower() for w in words if w.lower() not in _NOT_NAMES)
+
+
+def _one_word_siblings(word: str, clauses: list[str]) -> frozenset[str]:
+    """The capitalised words the contexts use as ``word`` is used, as other members of its family: before the same
+    word ("Plus costs ...", "Pro costs ...", "Team costs ...") or beside it in a list ("Plus, Pro or Team")."""
+    after: dict[str, set[str]] = {}
+    out: set[str] = set()
+    for clause in clauses:
+        for m in _CAPITALISED_NEXT.finditer(clause):
+            after.setdefault(m.group(2), set()).add(m.group(1).lower())
+        for m in _CAPITALISED_LISTED.finditer(clause):
+            pair = {m.group(1).lower(), m.group(2).lower()}
+            if word in pair:
+                out |= pair
+    out |= set().union(*(names for names in after.values() if word in names))
+    return frozenset(out - {word} - _NOT_NAMES)
+
+
+def _one_word_item_decides(best: int, rival: int, clauses: list[str], wanted: frozenset[str]) -> bool | None:
+    """:func:`_item_decides` for an item named by one capitalised word ("Pro" against "Team" among plans): the
+    clause naming the item asked of wins against a rival naming only another member of its family (see
+    :func:`_one_word_siblings`), and loses where it names only another member and the rival names the item."""
+    capitalised = [frozenset(w.lower() for w in _CAPITALISED.findall(clauses[i])) for i in (best, rival)]
+    for word in sorted(w for w in wanted if w.isalpha()):
+        siblings = _one_word_siblings(word, clauses)
+        mine, theirs = word in capitalised[0], word in capitalised[1]
+        if mine and not theirs and capitalised[1] & siblings:
+            return True
+        if theirs and not mine and capitalised[0] & siblings:
+            return False
     return None
 
 
@@ -520,9 +569,10 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
     rival = max(rivals, key=about, default=None)
     by_item = _item_decides(best, rival, clauses, wanted)
     if by_item is not None:  # one clause names the item asked of, the other only other items: the item decides
+        items = _CODE.findall(clauses[best]) or sorted(_names_in(clauses[best])) or sorted(
+            set(_CAPITALISED.findall(clauses[best])))  # a code, a name, else a one-word name ("Family")
         return (Fact(kind, text, True, why, clauses[best]) if by_item else
-                Fact(kind, text, False, f"the context gives {text} for "
-                     f"{', '.join(_CODE.findall(clauses[best]) or sorted(_names_in(clauses[best])))}; "
+                Fact(kind, text, False, f"the context gives {text} for {', '.join(items)}; "
                      f"the clause about the item asked of says: {clauses[rival]}", clauses[best]))
     if rival is not None and _read_on(best, rival, about, own | question, lemmas, prev, clauses):
         weighed.clear()  # both clauses are read anew, with the clauses before them
@@ -743,7 +793,7 @@ def _bare_period(q: Quantity) -> bool:
 
 
 def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted: frozenset[str],
-                  question: str = "", contexts_text: str = "") -> list[Fact]:
+                  question: str = "", contexts_text: str = "", groups: Sequence[range] = ()) -> list[Fact]:
     clauses, lemmas, amounts, _, names, _, prev = ctx
     out = []
     given = figures_in(f"{question} {answer}")  # the numbers a reader may multiply by: the question's and answer's
@@ -771,6 +821,10 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
                 why = f"computed from the context: {how}"
                 # the stated amount it is computed from is bound to its item as a stated one would be
                 operand = next((a for a in amounts[matches[0]] if how.startswith(a.text)), q)
+        if not matches and (computed := _computed_in_passage(q, (clauses, lemmas, amounts), groups, subject[0] |
+                                                             subject[1], factors, q_amounts)):
+            i, how, operand = computed  # "2 × €16 + €6" over two clauses; "up to 30% less" of the Eco range
+            matches, why = [i], f"computed from the context: {how}"
         added = None if matches else _added(q, amounts, clauses)
         if added:  # "£450": the standard £250 and "an additional excess of £200 ... on top of the standard excess"
             i, operand, j, extra = added
@@ -785,6 +839,31 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
         out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, operand)) if fact.supported and
                    fact.sentence else fact)
     return out
+
+
+def _computed_in_passage(q: Quantity, read: tuple, groups: Sequence[range], words: frozenset[str],
+                         factors: list[float], q_amounts: list[Quantity]) -> tuple[int, str, Quantity] | None:
+    """An amount a passage's clauses make together, as a reader works it out across a sentence or two: a total of
+    two stated amounts (:func:`derivation`; "2 × £14 + £7" from "adults £14; seniors £9; children aged 5-15 £7"
+    for "two adults and a child"), or a stated amount scaled by a share the passage states (:func:`scaled`; "up to
+    30% less" of "Eco up to 160 km"). Only amounts of clauses that speak of something the question or the answer
+    names (``words``) are taken: the seniors' £9 makes no total for "two adults and a child". Returns ``(clause of
+    the amount it is computed from, how, that amount)``, so that the amount is bound to its item as a stated one
+    would be; None where no passage makes it."""
+    clauses, lemmas, amounts = read
+    words = stems(words)
+    for group in groups:
+        found = [(i, a) for i in group if stems(lemmas[i]) & words for a in amounts[i]]
+        stated = [a for _, a in found]
+        how = derivation(q, stated, factors, q_amounts) or scaled(q, stated, shares_in(" ".join(clauses[i]
+                                                                                              for i in group)))
+        if not how:
+            continue
+        at = [(how.find(a.text), i, a) for i, a in found if a.dimension == q.dimension and a.text in how]
+        if at:
+            _, i, operand = min(at, key=lambda x: x[0])
+            return i, how, operand
+    return None
 
 
 # a range as written: "5 °C to 32 °C", "between 5 and 20 °C", "10–12 weeks" (the ends as numbers, units aside)
@@ -885,20 +964,57 @@ def _date_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
     return out
 
 
-def _time_facts(sent: str, subject: tuple, ctx, wanted: frozenset[str]) -> list[Fact]:
-    """Clock times ("9am–7pm") bound like amounts: the Sunday hours are not the weekday hours."""
-    clauses, lemmas, _, _, names, times, prev = ctx
+def _time_facts(sent: str, subject: tuple, ctx, wanted: frozenset[str], groups: Sequence[range] = ()) -> list[Fact]:
+    """Clock times ("9am–7pm") bound like amounts: the Sunday hours are not the weekday hours. A time no context
+    states may be one a passage makes with a stated time and a stated duration (:func:`_clock_computed`)."""
+    clauses, lemmas, amounts, _, names, times, prev = ctx
     out = []
     for t, start, end in _times(sent):
         matches = [i for i, found in enumerate(times) if t in found]
+        why = "stated in the context"
+        if not matches and (computed := _clock_computed(t, times, amounts, clauses, groups)):
+            matches, why = [computed[0]], f"computed from the context: {computed[1]}"
         rivals = [i for i, found in enumerate(times) if found and i not in matches]
-        fact = _check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "time", sent[start:end])
+        fact = _check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "time", sent[start:end],
+                            why=why)
         if fact.supported and fact.sentence:
             found = _times(fact.sentence)
             fact = _bound_in_clause(fact, wanted, fact.sentence, [(a, b) for _, a, b in found],
                                     {i for i, (key, _, _) in enumerate(found) if key == t})
         out.append(fact)
     return out
+
+
+_DAY_SECONDS = 86400.0
+_BEFORE = re.compile(r"\bbefore\b", re.I)
+_AFTER = re.compile(r"\bafter\b", re.I)
+
+
+def _clock_computed(t: tuple[int, int], times: list[list[tuple[int, int]]], amounts: list[list[Quantity]],
+                    clauses: list[str], groups: Sequence[range]) -> tuple[int, str] | None:
+    """A clock time a passage makes from a time it states and a duration it states, the duration's clause saying
+    which way ("Last admission is 45 minutes before closing" with "from 10:00 to 18:00": 17:15; "opens 30 minutes
+    after the museum"; either way where it says neither): ``(clause of the time, how)`` or None.
+
+    >>> from evalkit.text.quantities import read_quantities as rq
+    >>> clauses = ["open from 10:00 to 18:00", "Last admission is 45 minutes before closing"]
+    >>> _clock_computed((17, 15), [[(10, 0), (18, 0)], []], [rq(c) for c in clauses], clauses, [range(2)])
+    (0, '18:00 − 45 minutes')
+    >>> _clock_computed((18, 45), [[(10, 0), (18, 0)], []], [rq(c) for c in clauses], clauses, [range(2)]) is None
+    True
+    """
+    minutes = t[0] * 60 + t[1]
+    for group in groups:
+        stated = [(i, h * 60 + m) for i in group for h, m in times[i]]
+        for j in group:
+            ways = [w for w, pat in ((-1, _BEFORE), (1, _AFTER)) if pat.search(clauses[j])] or [-1, 1]
+            for d in (a for a in amounts[j] if a.dimension == "[time]" and not a.clock
+                      and 0 < a.magnitude < _DAY_SECONDS):
+                for i, at in stated:
+                    for way in ways:
+                        if math.isclose(at + way * d.magnitude / 60, minutes, abs_tol=0.01):
+                            return i, f"{at // 60:02d}:{at % 60:02d} {'+' if way > 0 else '−'} {d.text}"
+    return None
 
 
 def _related_in(passage: _Passage, subject: tuple[str, ...], obj: tuple[str, ...]) -> bool:
@@ -971,7 +1087,8 @@ def _name_facts(doc, contexts_text: str, question: str) -> list[Fact]:
         if e.label_ not in _NAME_LABELS or _capitalised_word(e) or not any(t.pos_ == "PROPN" for t in e):
             # "max 4", "Put 1 to 4 cm": the parser's entity holds no proper noun, so it names nothing
             continue
-        words = [w for w in re.findall(r"[^\W_]+", e.text.lower()) if w not in ("the", "of", "and")]
+        # a list the parser reads as one name ("Plus, Pro or Team") is named where each of its names is
+        words = [w for w in re.findall(r"[^\W_]+", e.text.lower()) if w not in ("the", "of", "and", "or")]
         inside = find_entity(e.text, contexts_text) or find_entity(e.text, question) or \
             (words and all(re.search(rf"(?<!\w){re.escape(w)}", contexts_text.lower() + " " + question.lower())
                            for w in words))
@@ -1278,13 +1395,17 @@ _LIST_MARKER = re.compile(r"(?m)\s*^\s*(?:[-*•]\s*)?\d{1,2}[.)](?=\s)|\n\s*(?:
 _LONE_MARKER = re.compile(r"^\s*\d{1,2}[.)]\s*$")
 
 
+_BULLET_MARKER = re.compile(r"(?m)\s*^[ \t]*[-*•][ \t]+(?=\S)")  # "- **Hotel shuttle**: €12 ...": an item of its own
+
+
 def _list_text(sent) -> str:
     """A sentence of the answer with its list numbering set aside: "1. 10 monthly instalments" (the numbering is no
     amount, and an item ends where the next begins), "... reads rSt.\n2." and a sentence that is only the "2." of a
-    numbered line ("4." alone is an answer, not a marker)."""
+    numbered line ("4." alone is an answer, not a marker); a bulleted line is an item of its own, as a numbered
+    one is."""
     if _LONE_MARKER.match(sent.text) and sent.doc.text[:sent.start_char].rstrip(" \t").endswith("\n"):
         return ""
-    return _LIST_MARKER.sub(";", sent.text)
+    return _BULLET_MARKER.sub(";", _LIST_MARKER.sub(";", sent.text))
 
 
 # a part that is an item and a bare number, its unit left out: "DVDs for 7", "children under 12", "the Pro up to 5"
@@ -1328,18 +1449,20 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
                                                                                 "dates", "clause_names", "times"))
     ctx += ([x for p in passages for x in p.before],)  # the clause before each that it may continue
     q_amounts = read_quantities(question)
+    starts = list(itertools.accumulate((len(p.clauses) for p in passages), initial=0))
+    groups = [range(a, b) for a, b in zip(starts, starts[1:])]  # each passage's clauses, for what they make together
     facts: list[Fact] = []
     for sent, parts in _parts_as_read(doc):
         for part in parts:
             # what the clause speaks of: its own words first, then the question's (a short answer's subject)
             subject = (_words_of(part) - _value_words(part) - _unit_words(part),
                        _lemmas(q_doc) | _words_of(question) | _complement(question),
-                       _names_in(part) or _names_in(question))
+                       (_names_in(part) or _names_in(question)) | _one_word_names(question))
             # the item a value is asked of, named in a clause ("outside London": the complement's, not London's)
             wanted = _plain_words(f"{part} {question}") | _complement(f"{part} {question}")
-            facts += _amount_facts(answer, part, subject, ctx, q_amounts, wanted, question, contexts_text)
+            facts += _amount_facts(answer, part, subject, ctx, q_amounts, wanted, question, contexts_text, groups)
             facts += _date_facts(part, subject, ctx)
-            facts += _time_facts(part, subject, ctx, wanted)
+            facts += _time_facts(part, subject, ctx, wanted, groups)
         facts += [f for part in _polarity_parts(sent)
                   if (f := _polarity_fact(part.text, part, question, q_doc, passages)) is not None]
     facts += _name_facts(doc, contexts_text, question)
@@ -1718,6 +1841,8 @@ def _part_in(part: Any, answer: str, a_amounts: list[Quantity], a_lemmas: frozen
     if isinstance(part, _Clock):
         return part.key in {t for t, _, _ in _times(answer)}
     if isinstance(part, Quantity):
+        if part.dimension == "%" and any(math.isclose(100 * share, part.magnitude) for share, _ in shares_in(answer)):
+            return True  # "half the nightly rate" states the reference's "50% of the nightly rate"
         # "2 extra days" states the reference's "2 days": a count of the number as written, its unit word named
         unit_word = part.text.split()[-1].lower() if part.written is not None and " " in part.text else None
         return any(same_amount(part, a) or _period_of(part, a)
@@ -1738,8 +1863,24 @@ def _part_in(part: Any, answer: str, a_amounts: list[Quantity], a_lemmas: frozen
     if codes and set(codes) <= set(_items_in(answer)):  # "Model NL-3" is named by "the NL-3 model"
         return True
     if " " in part or part[:1].isupper():
-        return find_entity(part, answer) is not None
+        return find_entity(part, answer) is not None or _clipped_in(part, answer)
     return part in a_lemmas
+
+
+_CLIP_MIN = 4  # letters a clipped name keeps ("Maths", "Uni" is too short to tell from a word)
+
+
+def _clipped_in(name: str, answer: str) -> bool:
+    """Whether ``answer`` names a one-word name by a clipped form of it: "Maths" for "Mathematics", "Chem" for
+    "Chemistry" (at least four letters, capitalised, the plural s aside).
+
+    >>> _clipped_in("Mathematics", "A*AA with an A* in Maths."), _clipped_in("Mathematics", "An A in Mat.")
+    (True, False)
+    """
+    if " " in name:
+        return False
+    return any(len(stemmed := w.rstrip("s")) >= _CLIP_MIN and name.lower().startswith(stemmed.lower())
+               and len(stemmed) < len(name) for w in re.findall(r"\b[A-Z][a-z]+\b", answer))
 
 
 def _label(part: Any) -> str:
@@ -1813,17 +1954,46 @@ def _answer_amounts(answer: str, doc) -> list[Quantity]:
         read_quantities(answer)
 
 
+_CONDITIONED = re.compile(r"\b(?:provided|providing|as long as|only if|if|unless|except|on condition)\b", re.I)
+
+
+def _parts_asked(parts: list[Any], question: str) -> list[Any]:
+    """The reference's main parts for a question with one ask of a measured kind: its amounts of that kind ("5
+    hours" of "About 5 hours with the supplied 4 A charger" to "How long does it take to charge?"; the charger's
+    4 A qualifies the answer, it is not asked for). Every part where the question asks several things, asks
+    another kind, or the reference has no amount of the kind asked.
+
+    >>> parts = _reference_amounts("About 5 hours with the supplied 4 A charger.")
+    >>> [q.text for q in _parts_asked(parts, "How long does it take to charge the battery?")]
+    ['5 hours']
+    >>> len(_parts_asked(parts, "How long does it take, and which charger do I need?"))
+    2
+    """
+    kind, dims = expected_kind(question)
+    if kind not in _COUNTED_KINDS or dims is None or len(_asks(question)) > 1:
+        return parts
+    wanted = {dimension_of(u) for u in dims}
+    asked = [p for p in parts if isinstance(p, (Quantity, _Either))
+             and (p.options[0] if isinstance(p, _Either) else p).dimension in wanted]
+    return asked or parts
+
+
 def coverage_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc,
                          passages: list[_Passage] | None = None) -> Score:
     a_amounts, a_lemmas = _answer_amounts(answer, doc), _lemmas(doc)
     if reference and reference.strip():
         parts, against = _reference_parts(reference, question, ref_doc, q_doc)
         words = _yes_no(reference, answer)
-        if parts and "amounts" not in against and words is not None and words[0].lower() == words[1].lower():
+        if parts and words is not None and words[0] == words[1] and ("amounts" not in against or (
+                len(_asks(question)) == 1 and not _CONDITIONED.search(reference))):
             # a yes/no reference without amounts, dates or names: the answer's same yes/no covers it, whatever
-            # words explain it ("No; it runs on Linux and macOS only." for "No, Windows is not supported.")
+            # words explain it ("No; it runs on Linux and macOS only." for "No, Windows is not supported."); so
+            # does it where the question asks that one thing: "Yes; in July and August it is open every day ...
+            # from 10:00 to 18:00" explains the yes to "Is the museum open on Mondays?", the hours are not asked
+            # (a reference's condition is: "No, provided ... is not expected to exceed €50,000")
             return Score(1.0, CoverageDetails("the reference's yes or no", (words[1],), ()))
         if parts:
+            parts = _parts_asked(parts, question)
             got = [_part_in(p, answer, a_amounts, a_lemmas) for p in parts]
             # every key fact (amount, date, name) must be stated; a paraphrase changes words, so three in four
             # of the reference's content words cover it
@@ -1882,14 +2052,17 @@ def _says_none_of(reference: str, question: str, answer: str, doc, q_doc, ref_do
 
 
 # a yes/no answer's first word (the reference's "No, Windows is not supported." against "No; it runs on Linux")
-_YES_OR_NO = re.compile(r"^\W*(yes|no)\b", re.I)
+_YES_OR_NO = re.compile(r"^\W*(yes|yeah|yep|yup|no|nope)\b", re.I)
 
 
 def _yes_no(reference: str, answer: str) -> tuple[str, str] | None:
-    """The yes/no words a yes/no reference and a yes/no answer begin with (as written), else None. The same word
-    gives the reference's verdict, whatever other words explain it; the other word contradicts it."""
+    """The yes/no words a yes/no reference and a yes/no answer begin with, as "yes" or "no" ("Yep" is a yes), else
+    None. The same word gives the reference's verdict, whatever other words explain it; the other word contradicts
+    it."""
     ref, ans = _YES_OR_NO.match(reference), _YES_OR_NO.match(answer)
-    return (ref.group(1), ans.group(1)) if ref and ans else None
+    if not (ref and ans):
+        return None
+    return tuple("no" if m.group(1).lower() in ("no", "nope") else "yes" for m in (ref, ans))  # type: ignore
 
 
 def conflict_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc) -> Score:

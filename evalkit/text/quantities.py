@@ -473,3 +473,42 @@ def derivation(amount: Quantity, stated: Sequence[Quantity], factors: Sequence[f
                 if _close(amount.magnitude, f * s.magnitude + g * t.magnitude):
                     return f"{f:g} × {s.text} + {g:g} × {t.text}"
     return None
+
+
+# a share a text states in words: "half the full charging time", "a third of the price", "a quarter less"
+_SHARE_WORDS = re.compile(r"\b(?:(half)|(?:a|one)[\s-]+(third|quarter|fifth))\b", re.I)
+_SHARE_OF = {"half": 0.5, "third": 1 / 3, "quarter": 0.25, "fifth": 0.2}
+
+
+def shares_in(text: str | None) -> list[tuple[float, str]]:
+    """The shares ``text`` states, as (fraction, text): its percentages and its fraction words.
+
+    >>> shares_in("In winter, expect up to 30% less range; 80% in roughly half the time, a third off")
+    [(0.3, '30%'), (0.8, '80%'), (0.5, 'half'), (0.3333333333333333, 'a third')]
+    """
+    found = [(q.magnitude / 100, q.text) for q in read_quantities(text) if q.dimension == "%" and 0 < q.magnitude < 100]
+    found += [(_SHARE_OF[(m.group(1) or m.group(2)).lower()], m.group(0)) for m in _SHARE_WORDS.finditer(text or "")]
+    return found
+
+
+def scaled(amount: Quantity, stated: Sequence[Quantity], shares: Sequence[tuple[float, str]]) -> str | None:
+    """How ``amount`` is a stated amount (``stated``) scaled by a stated share (``shares``, see :func:`shares_in`):
+    the share of it, or the amount less or more by the share, as a reader works out "up to 30% less" of 160 km
+    (112 km) or "half the full charging time" of 5 hours (2.5 hours); None otherwise. Magnitudes compare within
+    0.5%; counts, percentages and rates are never scaled (:data:`_NOT_DERIVED`).
+
+    >>> q = lambda text: read_quantities(text)[0]
+    >>> scaled(q("112 km"), [q("160 km")], [(0.3, "30%")]), scaled(q("2.5 hours"), [q("5 hours")], [(0.5, "half")])
+    ('160 km less 30%', 'half of 5 hours')
+    >>> scaled(q("208 km"), [q("160 km")], [(0.3, "30%")]), scaled(q("110 km"), [q("160 km")], [(0.3, "30%")])
+    ('160 km more 30%', None)
+    """
+    if amount.clock or amount.dimension in _NOT_DERIVED:
+        return None
+    for s in (s for s in stated if s.dimension == amount.dimension and not s.clock and s.magnitude > 0):
+        for share, text in shares:
+            for factor, how in ((share, f"{text} of {s.text}"), (1 - share, f"{s.text} less {text}"),
+                                (1 + share, f"{s.text} more {text}")):
+                if _close(amount.magnitude, s.magnitude * factor):
+                    return how
+    return None

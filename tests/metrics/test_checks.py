@@ -767,10 +767,11 @@ def test_golden_verdicts_agree_with_careful_readers(split, floor):
 ELSEWHERE = GOLDEN.parent / "elsewhere"
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.76), ("heldout", 0.66)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.82), ("heldout", 0.66)])
 def test_answers_written_elsewhere_agree_with_careful_readers(split, floor):
     """Agreement on answers written by writers who never saw the checks (tests/golden/elsewhere: 200 development
-    answers in ten domains, 120 held out in six more), measured at stop 57 as 153/200 and 80/120. Far below the
+    answers in ten domains, 120 held out in six more), measured at stop 57 as 153/200 and 80/120, at stop 58 as
+    166/200 and 80/120. Far below the
     golden corpus's 0.85, which is why the floor is kept: a rule that loses agreement on how real systems write
     fails the suite. No correct answer of these sets may be empty or non-English decided otherwise."""
     rows = [json.loads(line) for line in (ELSEWHERE / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -1294,3 +1295,107 @@ def test_not_sure_is_no_answer_to_a_yes_or_no_question():
     ctx = ["Dogs are welcome in the Garden Annex."]
     assert answers_question("Are dogs allowed?", "Not only that: the annex has a dog-washing station.", ctx).value == 0.0
     assert answers_question("Are dogs allowed?", "Not in the main building, only in the Garden Annex.", ctx).value == 1.0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# arithmetic over a passage, computed clock times, one-word item names, bulleted items (stop 58; contexts written
+# for these tests, expected values worked by hand)
+def test_a_total_two_clauses_of_a_passage_make_is_computed():
+    ctx = ["Entry: adults £14; seniors £9; children aged 5-15 £7; under-5s free. Guided tours cost £5 per person."]
+    q = "How much is it for two adults and a child?"
+    assert unsupported_facts(q, "That's £35 in total.", ctx).value == 0.0          # 2 × £14 + 1 × £7
+    assert "computed from the context: 2 × £14 + 1 × £7" in str(unsupported_facts(q, "£35.", ctx).details["facts"])
+    # £37 is 2 × £14 + £9, but the £9 is the seniors': a total only of amounts of what the question names
+    assert unsupported_facts(q, "That's £37 in total.", ctx).value > 0
+    assert unsupported_facts(q, "That's £36 in total.", ctx).value > 0
+
+
+def test_an_amount_a_stated_share_scales_is_computed():
+    ctx = ["The Vela 3 scooter has a range of up to 60 km on a full battery. In cold weather, expect up to 20% less "
+           "range.", "A full charge takes 6 hours; charging to 80% takes about half that time."]
+    q = "How far will the Vela 3 go in winter?"
+    assert unsupported_facts(q, "About 48 km.", ctx).value == 0.0                  # 60 km × (1 − 0.2)
+    assert unsupported_facts(q, "About 45 km.", ctx).value > 0
+    q = "How long does it take to charge the Vela 3 to 80%?"
+    assert unsupported_facts(q, "Three hours.", ctx).value == 0.0                  # half of 6 hours
+    assert unsupported_facts(q, "Four hours.", ctx).value > 0                   # 6 × 0.8 = 4.8, not 4
+
+
+def test_a_clock_time_a_stated_time_and_duration_make_is_computed():
+    ctx = ["The pool is open from 07:00 to 21:00 on weekdays. Last entry is 30 minutes before closing."]
+    q = "What's the latest I can get in on a weekday?"
+    s = unsupported_facts(q, "Last entry is at 20:30.", ctx)                      # 21:00 − 30 minutes
+    assert s.value == 0.0 and "21:00 − 30 minutes" in str(s.details["facts"])
+    assert unsupported_facts(q, "Last entry is at 20:00.", ctx).value > 0      # "before": not 21:00 + 30
+    assert unsupported_facts(q, "Last entry is at 21:30.", ctx).value > 0
+
+
+def test_an_informal_yes_answers_a_yes_no_question():
+    ctx = ["The pool is open every day, including Sundays, from 09:00 to 17:00."]
+    for answer in ("Yep, from 9 am to 5 pm.", "Sure, every day from 9 am.", "Absolutely, it opens at 9 am."):
+        assert answers_question("Is the pool open on Sundays?", answer, ctx).value == 1.0, answer
+
+
+def test_a_reference_qualifier_is_no_main_part_of_a_one_thing_question():
+    ref = "About 6 hours with the supplied 2 A charger."
+    # one ask, for a duration: the reference's duration is its main part, the charger's 2 A qualifies it
+    assert question_coverage("How long does it take to charge the Vela 3?", "About 6 hours.", ref).value == 1.0
+    assert question_coverage("How long does it take to charge the Vela 3?", "About 5 hours.", ref).value == 0.0
+    # two asks: every part of the reference is asked for
+    assert question_coverage("How long does it take to charge, and which charger should I use?", "About 6 hours.",
+                             ref).value == 0.5
+
+
+def test_an_item_named_by_one_word_binds_its_values():
+    ctx = ["Basic costs £4 per month and includes 50 GB. Max costs £12 per month and includes 1 TB. Family costs "
+           "£20 per month with 2 TB of shared storage."]
+    q = "How much storage does Max come with?"
+    assert unsupported_facts(q, "It comes with 1 TB of storage.", ctx).value == 0.0   # Max's, though "storage"
+    s = unsupported_facts(q, "It comes with 2 TB of storage.", ctx)                   # is the Family clause's word
+    assert s.value > 0 and "family" in s.details["unsupported"][0].lower()
+    assert unsupported_facts("How much is Max per month?", "£12 a month.", ctx).value == 0.0
+
+
+def test_each_bulleted_item_binds_its_own_values():
+    ctx = ["The Express bus to the airport costs £6 each way and leaves every 20 minutes.",
+           "A private taxi transfer for up to 4 passengers costs £30 each way."]
+    answer = ("There are two options:\n- **Express bus**: £6 each way, every 20 minutes\n"
+              "- **Private taxi transfer** for up to 4 passengers: £30 each way")
+    assert unsupported_facts("How do I get to the airport, and what does it cost?", answer, ctx).value == 0.0
+    swapped = answer.replace("£6", "£X").replace("£30", "£6").replace("£X", "£30")
+    assert unsupported_facts("How do I get to the airport, and what does it cost?", swapped, ctx).value > 0
+
+
+def test_a_list_of_names_is_named_where_each_name_is():
+    ctx = ["Share links can have a password on the Plus, Pro and Team plans. Free links are always public."]
+    q = "Can I put a password on a share link?"
+    assert unsupported_facts(q, "Yes, as long as you're on Plus, Pro or Team.", ctx).value == 0.0
+    assert unsupported_facts(q, "Yes, as long as you're on Plus, Pro or Business.", ctx).value > 0
+
+
+def test_the_same_yes_covers_a_one_thing_reference_unless_it_sets_a_condition():
+    q = "Is the pool open on Sundays?"
+    ref = "Yes; it is open every day, including Sundays, from 09:00 to 17:00."
+    # the hours explain the yes, they are not asked: "Yep" is the reference's yes
+    assert question_coverage(q, "Yep, it's open every day.", ref).value == 1.0
+    assert question_coverage(q, "Yes, it opens daily.", ref).value == 1.0
+    assert reference_conflict(q, "Yep, it's open every day.", ref).value == 0.0
+    assert reference_conflict(q, "Nope, it's closed on Sundays.", ref).value > 0     # the other word
+    # a reference's condition is a part of the answer: 1 of its 2 amounts given
+    ref = "No, provided last year's turnover was at most €22,000 and this year's is not expected to exceed €50,000."
+    assert question_coverage("Do I have to charge VAT?", "No, you're under the €22,000 threshold.", ref).value == 0.5
+    # two asks: the reference's amounts are asked for
+    ref = "Yes; up to £1,500 per cycle."
+    assert question_coverage("Is my bike covered, and up to how much?", "Yes, it is.", ref).value == 0.0
+
+
+def test_a_share_in_words_and_a_clipped_name_state_the_reference():
+    assert question_coverage("What does a late check-out until 18:00 cost?", "Half the nightly rate.",
+                             "50% of the nightly room rate.").value == 1.0
+    assert question_coverage("What does a late check-out until 18:00 cost?", "A third of the nightly rate.",
+                             "50% of the nightly room rate.").value == 0.0
+    ref = "A*AA, including an A* in Mathematics."
+    assert question_coverage("What grades do I need for Computer Science?", "A*AA with an A* in Maths.",
+                             ref).value == 1.0
+    assert question_coverage("What grades do I need for Computer Science?", "A*AA with an A* in Physics.",
+                             ref).value == 0.5
