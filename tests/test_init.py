@@ -88,3 +88,18 @@ def test_init_hints_the_command_lines_own_syntax(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--columns answer=YOUR_COLUMN on the command line" in err
     assert not (tmp_path / "mine.yaml").exists()
+
+
+def test_the_starter_pairs_systems_on_a_column_both_have():
+    """Ids that name the system ("q1-A", "q1-B") pair nothing: the starter pairs on `question_id` where the data
+    has one, else on the question (a try-out's report said "no pairs" with `pair_on: id`)."""
+    from evalkit.publish.experiment import starter_experiment
+
+    df = pd.DataFrame({"id": ["q1-A", "q1-B", "q2-A", "q2-B"], "question_id": ["q1", "q1", "q2", "q2"],
+                       "system": ["A", "B", "A", "B"], "question": ["Q1?", "Q1?", "Q2?", "Q2?"],
+                       "answer": ["a", "b", "c", "d"]})
+    assert "  pair_on: question_id\n" in starter_experiment(df, "/tmp/answers.csv", "/tmp/my.yaml")
+    no_qid = starter_experiment(df.drop(columns="question_id"), "/tmp/answers.csv", "/tmp/my.yaml")
+    assert "  pair_on: question\n" in no_qid
+    same_ids = starter_experiment(df.assign(id=["q1", "q1", "q2", "q2"]), "/tmp/answers.csv", "/tmp/my.yaml")
+    assert "  pair_on: id\n" in same_ids

@@ -845,18 +845,23 @@ def _computed_in_passage(q: Quantity, read: tuple, groups: Sequence[range], word
                          factors: list[float], q_amounts: list[Quantity]) -> tuple[int, str, Quantity] | None:
     """An amount a passage's clauses make together, as a reader works it out across a sentence or two: a total of
     two stated amounts (:func:`derivation`; "2 × £14 + £7" from "adults £14; seniors £9; children aged 5-15 £7"
-    for "two adults and a child"), or a stated amount scaled by a share the passage states (:func:`scaled`; "up to
-    30% less" of "Eco up to 160 km"). Only amounts of clauses that speak of something the question or the answer
-    names (``words``) are taken: the seniors' £9 makes no total for "two adults and a child". Returns ``(clause of
-    the amount it is computed from, how, that amount)``, so that the amount is bound to its item as a stated one
-    would be; None where no passage makes it."""
+    for "two adults and a child"), or a stated amount scaled by a share a context states (:func:`scaled`; "up to
+    30% less" of "Eco up to 160 km"; "50% off e-bike unlocks" of the £3 unlock another passage states). Only
+    amounts of clauses that speak of something the question or the answer names (``words``) are taken: the
+    seniors' £9 makes no total for "two adults and a child". Returns ``(clause of the amount it is computed from,
+    how, that amount)``, so that the amount is bound to its item as a stated one would be; None where no passage
+    makes it."""
     clauses, lemmas, amounts = read
     words = stems(words)
+    speaking = [i for i in range(len(clauses)) if stems(lemmas[i]) & words]
+    # a share may be stated in another passage, in a clause that speaks of it too ("50% off e-bike unlocks"; not
+    # an overdraft's "39.9% EAR" for a fee's waiver)
+    shares = shares_in(" ".join(clauses[i] for i in speaking))
     for group in groups:
-        found = [(i, a) for i in group if stems(lemmas[i]) & words for a in amounts[i]]
+        found = [(i, a) for i in group if i in speaking for a in amounts[i]]
         stated = [a for _, a in found]
-        how = derivation(q, stated, factors, q_amounts) or scaled(q, stated, shares_in(" ".join(clauses[i]
-                                                                                              for i in group)))
+        how = derivation(q, stated, factors, q_amounts) or scaled(q, stated, shares + shares_in(
+            " ".join(clauses[i] for i in group if i not in speaking)))
         if not how:
             continue
         at = [(how.find(a.text), i, a) for i, a in found if a.dimension == q.dimension and a.text in how]
@@ -1183,6 +1188,8 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
     if no and not _negated(doc[1:]):
         # "No." is often right by a reasoning lexical polarity cannot follow ("only valid after 10:00") ...
         return _no_to_a_price(sent, question, q_doc, passages)
+    if not (yes or no) and not any(t.pos_ in ("VERB", "AUX") for t in doc):
+        return None  # "A £150 non-return fee.": a phrase states a value, no polarity ("not returned" is the case)
     # ... but "No, returns are not accepted." makes a negated claim of its own, checked as any other
     negated = _negated(doc[1:] if yes or no else doc)
     lemmas = _lemmas(doc) | (_lemmas(q_doc) if yes else frozenset())
@@ -1954,7 +1961,9 @@ def _answer_amounts(answer: str, doc) -> list[Quantity]:
         read_quantities(answer)
 
 
-_CONDITIONED = re.compile(r"\b(?:provided|providing|as long as|only if|if|unless|except|on condition)\b", re.I)
+# a reference that restricts its yes or no: the restriction is a part of the answer ("Yes, within 14 days.")
+_CONDITIONED = re.compile(r"\b(?:provided|providing|as long as|only|if|unless|except|on condition|within|up to|until|"
+                          r"by|before|after|at least|at most|no later than|no more than)\b", re.I)
 
 
 def _parts_asked(parts: list[Any], question: str) -> list[Any]:
@@ -1984,13 +1993,14 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
     if reference and reference.strip():
         parts, against = _reference_parts(reference, question, ref_doc, q_doc)
         words = _yes_no(reference, answer)
-        if parts and words is not None and words[0] == words[1] and ("amounts" not in against or (
+        if parts and words is not None and _same_word(words) and ("amounts" not in against or (
                 len(_asks(question)) == 1 and not _CONDITIONED.search(reference))):
             # a yes/no reference without amounts, dates or names: the answer's same yes/no covers it, whatever
             # words explain it ("No; it runs on Linux and macOS only." for "No, Windows is not supported."); so
             # does it where the question asks that one thing: "Yes; in July and August it is open every day ...
             # from 10:00 to 18:00" explains the yes to "Is the museum open on Mondays?", the hours are not asked
-            # (a reference's condition is: "No, provided ... is not expected to exceed €50,000")
+            # (a reference's condition is: "No, provided ... is not expected to exceed €50,000", "Yes, within 14
+            # days.")
             return Score(1.0, CoverageDetails("the reference's yes or no", (words[1],), ()))
         if parts:
             parts = _parts_asked(parts, question)
@@ -2056,20 +2066,23 @@ _YES_OR_NO = re.compile(r"^\W*(yes|yeah|yep|yup|no|nope)\b", re.I)
 
 
 def _yes_no(reference: str, answer: str) -> tuple[str, str] | None:
-    """The yes/no words a yes/no reference and a yes/no answer begin with, as "yes" or "no" ("Yep" is a yes), else
-    None. The same word gives the reference's verdict, whatever other words explain it; the other word contradicts
-    it."""
+    """The yes/no words a yes/no reference and a yes/no answer begin with (as written), else None. The same word
+    (:func:`_same_word`: "Yep" is a yes) gives the reference's verdict, whatever other words explain it; the other
+    word contradicts it."""
     ref, ans = _YES_OR_NO.match(reference), _YES_OR_NO.match(answer)
-    if not (ref and ans):
-        return None
-    return tuple("no" if m.group(1).lower() in ("no", "nope") else "yes" for m in (ref, ans))  # type: ignore
+    return (ref.group(1), ans.group(1)) if ref and ans else None
+
+
+def _same_word(words: tuple[str, str]) -> bool:
+    """Whether two yes/no words say the same: "Yes" and "yep", "No" and "nope"."""
+    return len({"no" if w.lower() in ("no", "nope") else "yes" for w in words}) == 1
 
 
 def conflict_from_parsed(question: str, answer: str, reference: str | None, doc, q_doc, ref_doc) -> Score:
     if not (reference and reference.strip()):
         return Score(0.0, ConflictDetails("no reference: nothing to contradict", ()))
     words = _yes_no(reference, answer)
-    if words is not None and words[0].lower() != words[1].lower():
+    if words is not None and not _same_word(words):
         found = [f"{words[1]!r} where the reference says {words[0]!r}"]
     else:  # the same yes/no states the reference's verdict: only a replaced value still conflicts
         found = _substituted(reference, answer, question) or (

@@ -267,9 +267,22 @@ def _compare_lines(df) -> list[str]:
     systems = sorted(df["system"].dropna().astype(str).unique())
     if len(systems) < 2:
         return [f"# compare: one system only ({', '.join(systems)}); add a second system's answers to compare"]
-    pair_on = "id" if not df["id"].astype(str).str.fullmatch(r"row-\d+").all() else "question"
+    pair_on = _pairing_column(df, systems[:2])
     return ["compare:                   # paired comparison of two systems on the same questions",
             f"  systems: [{systems[0]}, {systems[1]}]", f"  pair_on: {pair_on}", "  min_pairs: 10"]
+
+
+def _pairing_column(df, systems: list[str]) -> str:
+    """The column that pairs two systems' answers to one question: the first of ``id``, ``question_id`` and
+    ``question`` whose values both systems have (ids such as "q1-A" and "q1-B" pair nothing; the generated
+    "row-N" ids never do)."""
+    system = df["system"].astype(str)
+    for column in ("id", "question_id", "question"):
+        if column in df.columns:
+            values = [set(df.loc[system == s, column].dropna().astype(str)) for s in systems]
+            if values[0] & values[1]:
+                return column
+    return "question"
 
 
 def starter_experiment(df, data_path: str | Path, out_path: str | Path) -> str:

@@ -98,8 +98,8 @@ _UNIT_AFTER = re.compile(r"^\s?-?(?P<unit>°\s?[CF]\b|(?:degrees?|deg)(?:\s+(?:c
                          r"[^\W\d_][\w°/²³µ]*(?:\s?/\s?[^\W\d_]+)?|%)", re.I)
 _RATE_AFTER = re.compile(r"^\s*(?:times\s+)?(?:a|an|per|each|every)\s+(?:calendar\s+)?(?P<per>hour|day|week|month|year|quarter|"
                          r"fortnight)\b|^\s*times\s+(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b", re.I)
-_UNIT_QUALIFIER = re.compile(r"^\s?(?:calendar|clear|whole|full|free|extra|additional|further|consecutive|paid|"
-                             r"unpaid|more)\s+"
+_UNIT_QUALIFIER = re.compile(r"^\s?(?:(?:calendar|clear|whole|full|free|extra|additional|further|consecutive|paid|"
+                             r"unpaid|more)\s+){1,2}"  # "15 extra free minutes": two of them
                              r"(?=(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b)", re.I)
 _WORKING = re.compile(r"^\s?(?:working|business)\s+(day|week)(s?)\b", re.I)  # "10 working days", "5 business days"
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.I)
