@@ -39,6 +39,7 @@ report:
 ## No .pytest_cache: the suite leaves the checkout as it found it (tests/conftest.py removes what its runs write).
 TEST_WORKERS ?= 2
 test: setup
+	@bash tools/system_tools.sh
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 clean-reports:

@@ -34,14 +34,16 @@ def test_a_label_named_like_an_output_is_proposed_under_the_name_scoring_keeps(t
     exp = tmp_path / "e.yaml"
     assert main(["init", str(labelled_csv), "-o", str(exp)]) == 0
     text = exp.read_text()
-    assert "  score: hallucination\n" in text and "  label: input_hallucination " in text
+    # the default profile's first rule decides the verdict, so the starter calibrates its metric (a try-out found
+    # `score: hallucination`, the seed profile's metric, under a report whose verdict never reads it)
+    assert "  score: unsupported_facts\n" in text and "  label: input_hallucination " in text
     assert "# your column 'hallucination' has the name of an evalkit output; scoring keeps it as " \
            "input_hallucination" in text
     cal = load_experiment(exp).calibration
-    assert (cal["score"], cal["label"], cal["positive"]) == ("hallucination", "input_hallucination", 1)
+    assert (cal["score"], cal["label"], cal["positive"]) == ("unsupported_facts", "input_hallucination", 1)
 
     res = tmp_path / "res.parquet"
-    assert main(["score", str(labelled_csv), "-o", str(res), "-q", "--metrics", "hallucination"]) == 0
+    assert main(["score", str(labelled_csv), "-o", str(res), "-q", "--metrics", "hallucination,unsupported_facts"]) == 0
     assert "kept as ['input_hallucination']" in capsys.readouterr().err
     scored = pd.read_parquet(res)
     assert scored["input_hallucination"].tolist() == [y for _, _, y in ROWS]  # the user's column, kept
@@ -51,10 +53,10 @@ def test_a_label_named_like_an_output_is_proposed_under_the_name_scoring_keeps(t
     out = json.loads(js.read_text())
     from sklearn.metrics import roc_auc_score
 
-    used = scored.dropna(subset=["hallucination"])
+    used = scored.dropna(subset=["unsupported_facts"])
     assert out["n_used"] == len(used) == len(ROWS)
     assert out["roc_auc"]["estimate"] == pytest.approx(
-        roc_auc_score(used["input_hallucination"] == 1, used["hallucination"].astype(float)), abs=1e-9)
+        roc_auc_score(used["input_hallucination"] == 1, used["unsupported_facts"].astype(float)), abs=1e-9)
 
 
 def test_a_label_with_its_own_name_is_proposed_as_is(tmp_path):
@@ -67,17 +69,23 @@ def test_a_label_with_its_own_name_is_proposed_as_is(tmp_path):
     assert "  label: hallucinated " in text and "input_" not in text
 
 
-def test_without_contexts_the_starter_calibrates_relevance_from_below():
-    # hallucination's verdict rule reads contexts; the next rule the data can feed is relevance's, which flags low
-    # values, so a low relevance points at the positive label
+def test_the_starter_calibrates_the_default_profiles_first_rule_the_data_can_feed():
+    # the unsupported-facts rule reads contexts; without them the next rule is the reference check, which without a
+    # ground_truth is 0 on every row (nothing to contradict), so the starter takes whether it answers the question,
+    # which flags low values: a low score points at the positive label
     from evalkit.publish.experiment import starter_experiment
 
     df = pd.DataFrame({"question": ["Q?", "R?"], "answer": ["A.", "B."], "off_topic": [True, False]})
     text = starter_experiment(df, "/tmp/answers.csv", "/tmp/my.yaml")
-    assert "  score: relevance\n" in text
+    assert "  score: answers_question\n" in text
     assert "  direction: lower           # lower: a lower score points at the positive label" in text
+    with_reference = starter_experiment(df.assign(ground_truth=["a", "b"]), "/tmp/answers.csv", "/tmp/my.yaml")
+    assert "  score: reference_conflict\n" in with_reference and "  direction: higher " in with_reference
     with_contexts = starter_experiment(df.assign(contexts=["c", "d"]), "/tmp/answers.csv", "/tmp/my.yaml")
-    assert "  score: hallucination\n" in with_contexts and "  direction: higher " in with_contexts
+    assert "  score: unsupported_facts\n" in with_contexts and "  direction: higher " in with_contexts
+    unlabelled = starter_experiment(df.drop(columns="off_topic").assign(contexts=["c", "d"]), "/tmp/answers.csv",
+                                    "/tmp/my.yaml")
+    assert "calibration: {score: unsupported_facts, label: hallucinated, split: seeded}" in unlabelled
 
 
 def test_init_hints_the_command_lines_own_syntax(tmp_path, capsys):

@@ -111,3 +111,31 @@ def test_make_report_sets_up_the_report_extra_and_make_test_the_dev_extra(tmp_pa
     assert 'pip install --quiet --disable-pip-version-check -e ".[report]"' in dry["report"]
     assert ".[dev]" not in dry["report"]
     assert 'pip install --quiet --disable-pip-version-check -e ".[dev]"' in dry["test"]
+
+
+def test_make_test_stops_before_the_suite_and_names_the_missing_system_tools(tmp_path):
+    """Without Chromium, pdflatex or pdftoppm a dozen tests would fail minutes in, each with its own traceback; the
+    check says at once what to install (and .ci/run installs the same list with --install)."""
+    import shutil
+    import subprocess
+
+    bare = tmp_path / "bin"  # a PATH with bash and the basic tools, but none of the three
+    bare.mkdir()
+    for tool in ("bash", "echo", "env"):
+        found = shutil.which(tool)
+        if found:
+            (bare / tool).symlink_to(found)
+    env = {"PATH": str(bare)}
+    out = subprocess.run([shutil.which("bash"), str(ROOT / "tools" / "system_tools.sh")], env=env,
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert ("missing: chromium texlive-latex-base texlive-latex-recommended poppler-utils" in out.stderr
+            and "sudo apt-get install --no-install-recommends chromium" in out.stderr)
+    here = subprocess.run([shutil.which("bash"), str(ROOT / "tools" / "system_tools.sh")], capture_output=True,
+                          text=True)
+    assert (here.returncode, here.stderr) == (0, "")  # this machine has them (.ci/run installed them)
+    recipe = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True).stdout.splitlines()
+    checks = [i for i, line in enumerate(recipe) if "tools/system_tools.sh" in line]
+    suite = [i for i, line in enumerate(recipe) if "-m pytest" in line]
+    assert checks and suite and checks[0] < suite[0]
+    assert "bash tools/system_tools.sh --install" in (ROOT / ".ci" / "run").read_text()

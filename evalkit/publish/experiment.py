@@ -224,14 +224,24 @@ def _label_columns(df) -> list:
 
 
 def _calibration_score(columns) -> tuple[str, str]:
-    """The score a starter calibration pairs with a label, and its direction: the metric of the verdict's first
-    rule whose input columns the data has (hallucination with contexts, else relevance); a rule that flags high
-    values points at the positive label from above ("higher")."""
+    """The score a starter calibration pairs with a label, and its direction: the metric of the default profile's
+    first rule that the data can feed (the unsupported-facts check with contexts, else whether it answers the
+    question), since that is what decides the verdict the report shows. A rule that compares with the reference
+    counts only where the data has one (without it the metric is a constant, and an AUC of nothing); a rule that
+    flags high values points at the positive label from above ("higher")."""
+    from evalkit.base.config import VerdictThresholds
+    from evalkit.decide.verdict import roles_for
     from evalkit.metrics import REGISTRY
-    from evalkit.decide.verdict import ROLES
 
     have = set(columns)
-    name, role = next(((n, r) for n, r in ROLES if set(REGISTRY[n].needs) <= have), ROLES[0])
+    roles = roles_for(VerdictThresholds().named)
+
+    def feeds(name: str) -> bool:
+        metric = REGISTRY[name]
+        reads_reference = "ground_truth" in (*metric.needs, *metric.optional)
+        return set(metric.needs) <= have and (not reads_reference or "ground_truth" in have)
+
+    name, role = next(((n, r) for n, r in roles if feeds(n)), roles[0])
     return name, "higher" if role.flag == "above" else "lower"
 
 
@@ -240,8 +250,8 @@ def _calibration_lines(labels: list, columns) -> list[str]:
 
     if not labels:
         return ["# calibration: no binary label column (True/False, 0/1, Y/N, yes/no, pass/fail) or 1-5 score in the",
-                "#   data; add one, e.g. `hallucinated`, then: calibration: {score: hallucination, label: hallucinated, "
-                "split: seeded}"]
+                "#   data; add one, e.g. `hallucinated`, then: calibration: {score: "
+                f"{_calibration_score(columns)[0]}, label: hallucinated, split: seeded}}"]
     # a column named for hallucination first, then two-valued labels before a 1-5 scale
     label = min(labels, key=lambda s: ("halluc" not in s.column.lower(), s.kind != "binary"))
     score, direction = _calibration_score(columns)

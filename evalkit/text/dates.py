@@ -55,8 +55,8 @@ _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}\b(?!,?\s*\d{{4}})|"  # "1
 _MONTH_ALONE = re.compile(r"\b(?:every|each|in|from|until|till|by|since|before|after|during|throughout|next|last)\s+"
                           r"(?P<mon>(?:January|February|March|April|May|June|July|August|September|October|November|"
                           r"December)(?![\w-]))(?!,?\s*\d)(?!\s+(?-i:[A-Z][a-z]))", re.I)  # "by August Wilson" is a name
-# "the end of June 2024" is 30 June 2024 (read only where asked, as above)
-_END_OF = re.compile(rf"\b(?:the\s+)?end\s+of\s+{_MON}(?:,?\s+{_YEAR})?\b", re.I)
+# "the end of June 2024" is 30 June 2024, and "late June" its end too (read only where asked, as above)
+_END_OF = re.compile(rf"\b(?:(?:the\s+)?end\s+of|late)\s+{_MON}(?:,?\s+{_YEAR})?\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,8 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
     ([(None, 3, 31)], [])
     >>> [d.key for d in extract_dates("They expire at the end of June 2024.", day_month=True)]
     [(2024, 6, 30)]
+    >>> [d.key for d in extract_dates("Prune it in late August.", day_month=True)]
+    [(None, 8, 31)]
     >>> [d.key for d in extract_dates("Prices rise every April.", day_month=True)]
     [(None, 4, None)]
     >>> [d.key for d in extract_dates("It opens on the fourteenth of June 2024, or June the first.", day_month=True)]

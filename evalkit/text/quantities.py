@@ -9,7 +9,7 @@ of conversions lives here. What pint does not do is read here, each a rule with 
 * a frequency is a rate: "every 4 weeks" = 1 / (4 week), "twice a year" = "2 times a year" = 2 / year,
   "monthly" = 1 / month, so "twice a year" equals "every six months";
 * idioms pint and text2num leave alone: "an hour and a half" = 1.5 hour, "half an hour" = 0.5 hour,
-  "a dozen" = 12, "once" / "twice" / "three times" = 1 / 2 / 3 times;
+  "a dozen" = 12, "a decade" = 10 years, "once" / "twice" / "three times" = 1 / 2 / 3 times;
 * "55p" and "55 pence" are £0.55; "US$40" is $40; "1½ hours" is 1.5 hours; "2 wks", "3 mths" are weeks and
   months (pint reads "mths" as millithou); "a couple of days" is 2 days, "every other day" every 2 days;
 * a working day is a time of its own: "10 working days" = "two working weeks", not 10 calendar days;
@@ -61,6 +61,9 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
            (re.compile(r"\b(?:three|3)\s+quarters\s+of\s+an\s+hour\b", re.I), "0.75 hours"),
            (re.compile(r"\ba\s+quarter\s+of\s+an\s+hour\b", re.I), "0.25 hours"),
            (re.compile(r"\ba\s+dozen\b", re.I), "12"),
+           # "A decade." answers "how long must I keep them?" (pint knows "decade", but "a" is no number)
+           (re.compile(r"\bhalf\s+a\s+decade\b", re.I), "5 years"),
+           (re.compile(r"\b(?:a|one)\s+decade\b", re.I), "10 years"),
            (re.compile(r"\ba\s+couple\s+of\b", re.I), "2"),
            (re.compile(r"\b7\s+days\s+a\s+week\b", re.I), "every day"),  # open "seven days a week": daily
            # "every other day" is every 2 days
@@ -85,7 +88,8 @@ _FRACTION_OF_SCALE = ((re.compile(r"\bhalf\s+a\s+dozen\b", re.I), "6"),
                       (re.compile(r"\bhalf\s+an?\s+(million|billion|thousand)\b", re.I), r"0.5 \1"),
                       (re.compile(r"\ba\s+quarter\s+of\s+an?\s+(million|billion)\b", re.I), r"0.25 \1"))
 _VULGAR = {"½": 0.5, "¼": 0.25, "¾": 0.75}
-_NUMBER = re.compile(r"(?<![\w.,/:-])(?P<cur>[€$£¥])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+# a hyphen after a letter, a digit or a code joins ("KT-30", "2024-03"); after a space it is a minus sign ("-8 °C")
+_NUMBER = re.compile(r"(?<![\w.,/:])(?<![\w.,/:)][-−])(?P<cur>[€$£¥])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
                      r"(?![\d/])(?:\s?(?P<scale>thousand|million|billion|trillion)\b|"
                      r"(?<=\d)(?P<cscale>bn|k|m)\b(?![.,]?\w))?")
 _CODE_BEFORE = re.compile(r"\b(?P<code>" + "|".join(sorted(CURRENCY_CODES)) + r")\s?$")
@@ -212,7 +216,12 @@ def with_digits(text: str) -> str:
                  alpha2digit(protected, "en", threshold=0))
     for pattern, repl in _IDIOMS:
         out = pattern.sub(repl, out)
-    return out
+    # "7-10 days" is a range, as "7–10 days" is (same length: readers keep their offsets); not a date's parts
+    return _HYPHEN_RANGE.sub("–", out)
+
+
+_HYPHEN_RANGE = re.compile(r"(?<=(?<![\w.,/:-])\d)(?<!\d\d\d\d)-(?=\d+(?:\.\d+)?(?![\d.-]|,\d))")
+_MINUS_BEFORE = re.compile(r"(?:^|(?<=[\s(\[]))[-−]$|\bminus\s+$", re.I)
 
 
 def _amount(m: re.Match) -> float:
@@ -294,6 +303,11 @@ def _read_one(t: str, m: re.Match, unit_of_next: str | None) -> Quantity | None:
     physical = _physical(value, word, text + " " + word.replace("_", " ")) if word else None
     if physical is None and unit_of_next and word.lower() in ("", "to", "and"):
         physical = _physical(value, unit_of_next, text + " " + unit_of_next)  # "5 to 35 °C": the range's unit
+    if physical is not None and physical.dimension == "[temperature]" and _MINUS_BEFORE.search(before):
+        # "-8 °C", "minus eight degrees": below zero (only a temperature is read with its sign: a dash before a
+        # price or a count is a list's or a sentence's)
+        unit = physical.text[len(text):].strip()
+        return _physical(-value, unit, f"-{text} {unit}")
     if physical is not None:
         return physical
     noun = word.lower() if word and word[0].isalpha() else None

@@ -25,7 +25,10 @@ def test_semantic_similarity_is_the_clipped_cosine(encoder):
     assert semantic_similarity(a, b, encoder=encoder).value == pytest.approx(100 * float(va @ vb), rel=FLOAT32)
     # unrounded: a value with more than 2 decimals stays as computed
     assert semantic_similarity(a, c, encoder=encoder).value == pytest.approx(100 * max(0.0, float(va @ vc)), rel=FLOAT32)
-    assert semantic_similarity(a, a, encoder=encoder).value == 100.0  # float32 can overshoot 1: clipped
+    # a text against itself: float32 rounding leaves the cosine a hair either side of 1 (1 + 1e-7 or 1 - 3e-16,
+    # depending on the kernels the machine's load picks), and the score never passes 100: clipped
+    same = semantic_similarity(a, a, encoder=encoder).value
+    assert same <= 100.0 and same == pytest.approx(100.0, rel=FLOAT32)
     # issue 25: an empty answer is undetermined in every metric (was 0); an empty ground truth still scores 0
     assert semantic_similarity("", "x", encoder=encoder).value is None
     assert semantic_similarity("x", None, encoder=encoder).value == 0.0
