@@ -228,3 +228,21 @@ def test_stems_are_right_from_threads_scoring_side_by_side():
         sys.setswitchinterval(interval)
         stem.cache_clear()
     assert got == expected
+
+
+def test_english_that_lingua_calls_english_quickly_leaves_the_full_models_unloaded():
+    """lingua's full n-gram models take ~7 s to load; its low-accuracy mode ~0.3 s. An answer the quick mode calls
+    English with at least ``quick_english`` is English without the full models (a 5-row run paid 5-7 s for them);
+    one it does not goes to the full detector, which still names the language (in a fresh process, so no other
+    test's call has loaded them)."""
+    import json
+    import subprocess
+    import sys
+
+    probe = ("import json; from evalkit.text import language as L; "
+             "a = L.detect_language('territory covers the lakeshore codes and').code; "
+             "n = L._detector.cache_info().currsize; "
+             "b = L.detect_language('El filtro debe cambiarse cada seis meses.').code; "
+             "print(json.dumps([a, n, b, L._detector.cache_info().currsize]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == ["en", 1, "es", 2]
