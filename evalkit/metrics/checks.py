@@ -104,7 +104,7 @@ _MIN_NOVEL = 2  # content words absent from the contexts and the question that m
 _THING_POS = frozenset({"NOUN", "PROPN", "NUM"})
 # a value's own words: its unit in words, its scale, and the bound it is ("the minimum age is 16" for "at least 16")
 _VALUE_NOUNS = frozenset("euro pound dollar cent pence penny quid thousand million billion hundred dozen minimum "
-                         "maximum limit".split())
+                         "maximum min max limit".split())
 _PREAMBLE = re.compile(rf"^\W*(?:(?:based on|according to|going by|looking at){_SOURCE_LEAD}|"
                        r"(?:remember|note|keep in mind|bear in mind)(?:\s+that)?\s+)", re.I)
 
@@ -683,6 +683,8 @@ def _listed_count(q: Quantity, answer: str) -> bool:
     if len(lines) > 1:  # "three options:" and a list, a line an item
         return len(lines) == int(q.magnitude)
     listed = re.sub(r"\s*\([^()]*\)", "", m.group(1))  # "Type 2 (on the AC posts, bring a cable)" is one item
+    # the list ends where a remark about it begins: "nuts, nut spreads and fizzy drinks, because pupils have ..."
+    listed = re.split(r",?\s+(?:because|since|as|which|so that)\b|\s+[—–]\s+|[.;!]", listed)[0]
     items = [x for x in re.split(r",\s*|\s+and\s+|\s+or\s+", listed.strip(" .")) if x.strip()]
     return len(items) == int(q.magnitude)
 
@@ -814,8 +816,9 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
     clauses, lemmas, amounts, _, names, _, prev = ctx
     out = []
     given = figures_in(f"{question} {answer}")  # the numbers a reader may multiply by: the question's and answer's
+    given += _excess_over(q_amounts, amounts)
     whole = subject
-    for q in read_quantities(sent):
+    for q in read_quantities(_spoken_as_clock(sent)):
         subject = _segment_subject(sent, q, whole)
         factors = [f for f in given if not math.isclose(f, q.written or q.magnitude)]  # not this amount's own
         if q.clock or (q.dimension == "count" and (q.magnitude <= 1 or _labels(q, sent))):
@@ -841,9 +844,11 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
                 # the stated amount it is computed from is bound to its item as a stated one would be
                 operand = next((a for a in amounts[matches[0]] if how.startswith(a.text)), q)
         if not matches and (computed := _computed_in_passage(q, (clauses, lemmas, amounts), groups, subject[0] |
-                                                             subject[1], factors, q_amounts)):
-            i, how, operand = computed  # "2 × €16 + €6" over two clauses; "up to 30% less" of the Eco range
-            matches, why = [i], f"computed from the context: {how}"
+                                                             subject[1], factors, q_amounts,
+                                                             _COMPARED.search(sent) is not None)):
+            i, how, operand, both = computed  # "2 × €16 + €6" over two clauses; "up to 30% less" of the Eco range
+            # a difference is of both its amounts' items ("20p less with Plus": Plus's 59p and the 79p)
+            matches, why = sorted({i, *both}), f"computed from the context: {how}"
         added = None if matches else _added(q, amounts, clauses)
         if added:  # "£450": the standard £250 and "an additional excess of £200 ... on top of the standard excess"
             i, operand, j, extra = added
@@ -860,16 +865,31 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
     return out
 
 
+_COMPARED = re.compile(r"\b(?:less|more|cheaper|dearer|saving|save|saves|difference|extra|higher|lower)\b", re.I)
+
+
+def _difference(q: Quantity, stated: Sequence[Quantity]) -> str | None:
+    """``q`` as the difference of two amounts of its kind the passage states ("20p less per kWh with Plus" of
+    79p and 59p), or None."""
+    same = [a for a in stated if a.dimension == q.dimension and not a.clock and a.dimension in CURRENCY_CODES | {
+        "%", "[mass]", "[length]", "[time]"}]
+    for a, b in itertools.permutations(same, 2):
+        if a.magnitude > b.magnitude and same_amount(q, Quantity(a.magnitude - b.magnitude, q.dimension, "")):
+            return f"{a.text} − {b.text}"
+    return None
+
+
 def _computed_in_passage(q: Quantity, read: tuple, groups: Sequence[range], words: frozenset[str],
-                         factors: list[float], q_amounts: list[Quantity]) -> tuple[int, str, Quantity] | None:
+                         factors: list[float], q_amounts: list[Quantity],
+                         compared: bool = False) -> tuple[int, str, Quantity, frozenset[int]] | None:
     """An amount a passage's clauses make together, as a reader works it out across a sentence or two: a total of
     two stated amounts (:func:`derivation`; "2 × £14 + £7" from "adults £14; seniors £9; children aged 5-15 £7"
     for "two adults and a child"), or a stated amount scaled by a share a context states (:func:`scaled`; "up to
     30% less" of "Eco up to 160 km"; "50% off e-bike unlocks" of the £3 unlock another passage states). Only
     amounts of clauses that speak of something the question or the answer names (``words``) are taken: the
     seniors' £9 makes no total for "two adults and a child". Returns ``(clause of the amount it is computed from,
-    how, that amount)``, so that the amount is bound to its item as a stated one would be; None where no passage
-    makes it."""
+    how, that amount, the clauses of both amounts of a difference)``, so that the amount is bound to its item as a
+    stated one would be; None where no passage makes it."""
     clauses, lemmas, amounts = read
     words = stems(words)
     speaking = [i for i in range(len(clauses)) if stems(lemmas[i]) & words]
@@ -880,13 +900,15 @@ def _computed_in_passage(q: Quantity, read: tuple, groups: Sequence[range], word
         found = [(i, a) for i in group if i in speaking for a in amounts[i]]
         stated = [a for _, a in found]
         how = derivation(q, stated, factors, q_amounts) or scaled(q, stated, shares + shares_in(
-            " ".join(clauses[i] for i in group if i not in speaking)))
+            " ".join(clauses[i] for i in group if i not in speaking))) or (
+            _difference(q, stated) if compared else None)  # "20p less": said as a comparison
         if not how:
             continue
         at = [(how.find(a.text), i, a) for i, a in found if a.dimension == q.dimension and a.text in how]
         if at:
             _, i, operand = min(at, key=lambda x: x[0])
-            return i, how, operand
+            both = frozenset(j for _, j, _ in at) if " − " in how else frozenset()
+            return i, how, operand, both
     return None
 
 
@@ -963,6 +985,20 @@ def _comparable(a: Quantity, q: Quantity) -> bool:
     return a.dimension == q.dimension or {a.dimension, q.dimension} == {"[time]", "[working_time]"}
 
 
+def _excess_over(asked: Sequence[Quantity], stated: Sequence[Sequence[Quantity]]) -> list[float]:
+    """How many whole units the asker's amount is over each stated amount of its kind: the 2 of "a 4kg parcel"
+    against "up to 2 kg", by which "£1.10 per additional kilogram" is multiplied (£6.49 + 2 × £1.10)."""
+    out = []
+    for a in asked:
+        for c in (c for found in stated for c in found):
+            if c.dimension == a.dimension and c.dimension not in ("count", "%") and not c.clock and c.written and \
+                    0 < c.magnitude < a.magnitude:
+                units = (a.magnitude - c.magnitude) / (c.magnitude / c.written)
+                if abs(units - round(units)) < 1e-9:
+                    out.append(float(round(units)))
+    return sorted(set(out))
+
+
 def _segment_subject(part: str, q: Quantity, subject: tuple) -> tuple:
     """``subject`` with its own words narrowed to the segment of the answer's ``part`` that states ``q``, where the
     part gives one kind of value for several items ("Two years for hardy plants and thirty days for houseplants":
@@ -990,23 +1026,33 @@ def _amount_spans(clause: str, q: Quantity) -> tuple[str, list[tuple[int, int]],
     return text, spans, mine
 
 
-def _date_facts(sent: str, subject: tuple, ctx) -> list[Fact]:
+def _date_facts(sent: str, subject: tuple, ctx, question: str = "") -> list[Fact]:
     clauses, lemmas, _, dates, names, _, prev = ctx
     out = []
+    asked = [q.key for q in extract_dates(question, day_month=True)]  # "my son was sick on 14th jan"
     for d in extract_dates(sent, day_month=True):
         matches = [i for i, found in enumerate(dates) if date_supported(d.key, found)]
+        if not matches and date_supported(d.key, asked):
+            out.append(Fact("date", d.text, True, "stated in the question"))
+            continue
         rivals = [i for i, found in enumerate(dates) if found and i not in matches]
         out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "date", d.text))
     return out
 
 
-def _time_facts(sent: str, subject: tuple, ctx, wanted: frozenset[str], groups: Sequence[range] = ()) -> list[Fact]:
+def _time_facts(sent: str, subject: tuple, ctx, wanted: frozenset[str], groups: Sequence[range] = (),
+                question: str = "") -> list[Fact]:
     """Clock times ("9am–7pm") bound like amounts: the Sunday hours are not the weekday hours. A time no context
-    states may be one a passage makes with a stated time and a stated duration (:func:`_clock_computed`)."""
+    states may be one a passage makes with a stated time and a stated duration (:func:`_clock_computed`), or the
+    asker's own ("i usually charge around 11pm")."""
     clauses, lemmas, amounts, _, names, times, prev = ctx
     out = []
+    asked = {t for t, _, _ in _times(question)}
     for t, start, end in _times(sent):
         matches = [i for i, found in enumerate(times) if t in found]
+        if not matches and t in asked:
+            out.append(Fact("time", sent[start:end], True, "stated in the question"))
+            continue
         why = "stated in the context"
         if not matches and (computed := _clock_computed(t, times, amounts, clauses, groups)):
             matches, why = [computed[0]], f"computed from the context: {computed[1]}"
@@ -1171,7 +1217,9 @@ _PART_BREAKS = frozenset({",", ";", ":", "(", ")", "—", "–", "and", "or", "b
 def _polarity_parts_of(doc) -> tuple[tuple[frozenset[str], bool], ...]:
     """A sentence's parts between commas, brackets and conjunctions, each with its content lemmas and whether a
     negation stands in it. A part of fewer than two content words joins the next, so that a negation keeps what
-    it negates ("You must not, ever, use it on 110 V" is one negated part)."""
+    it negates ("You must not, ever, use it on 110 V" is one negated part); so do the items of a list with what is
+    said of them, before it ("Loose lithium batteries, aerosols and ... are prohibited") or after it ("We do not
+    cover theft of an unlocked cycle, accessories stolen on their own, or cycles used for racing")."""
     pieces: list[list] = [[]]
     for t in doc:
         # "Avoid alcohol while taking Allerza": a "while" before a gerund says when, and the negation holds over it
@@ -1181,16 +1229,29 @@ def _polarity_parts_of(doc) -> tuple[tuple[frozenset[str], bool], ...]:
         elif not t.is_space:
             pieces[-1].append(t)
     out: list[tuple[frozenset[str], bool]] = []
+    said = False  # whether a part before this one says something of its own (a finite verb)
     carry: list = []
-    for piece in pieces:
+    for k, piece in enumerate(pieces):
         tokens = carry + piece
         lem = frozenset(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop and len(t) > 1)
-        carry = tokens if len(lem) < 2 else []
+        if piece and not _says(tokens) and said and out:  # an item after what is said of the list
+            out[-1] = (out[-1][0] | lem, out[-1][1] or _negated(tokens))
+            carry = []
+            continue
+        listed = not _says(tokens) and any(_says(later) for later in pieces[k + 1:])  # an item before it
+        carry = tokens if len(lem) < 2 or listed else []
         if not carry:
             out.append((lem, _negated(tokens)))
+            said = said or _says(tokens)
     if carry and out:  # a short last part belongs to the one before it
         out[-1] = (out[-1][0], out[-1][1] or _negated(carry))
     return tuple(out)
+
+
+def _says(tokens) -> bool:
+    """Whether ``tokens`` hold a finite verb: a part that says something, not an item of a list ("accessories
+    stolen on their own" is an item: its participle is no claim)."""
+    return any(t.pos_ == "AUX" or t.tag_ in ("VBZ", "VBP", "VBD", "MD") for t in tokens)
 
 
 _EXEMPT = re.compile(r"\b(?:waived|exempt|except|unless|only|free|no charge|refunded)\b", re.I)
@@ -1241,10 +1302,27 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
         ctx_negated = negated and _excepted(best, sent)
     if best is None or share < 0.6 or negated == ctx_negated:
         return None
+    if ctx_negated and _ONLY_FROM.search(sent) and _NOT_UNTIL.search(best):
+        return None  # "can only attend from the summer term" says "cannot attend until the summer term"
+    if _of_another_item(sent, best, passages):
+        return None  # "Plus has a £7.99 monthly fee" is not denied by "Pay As You Go ... with no monthly fee"
     return Fact("polarity", sent, False, "the context says the opposite" if ctx_negated else
                 "the context does not deny it", best)
 
 
+def _of_another_item(claim: str, sentence: str, passages: list[_Passage]) -> bool:
+    """Whether ``claim`` names an item (a capitalised word inside it) that the contexts name elsewhere but
+    ``sentence`` does not: the sentence then speaks of another item ("Pay As You Go ... no monthly fee" against
+    "Plus has a £7.99 monthly fee")."""
+    named = {w for w in _CAPITALISED.findall(claim[1:]) if w.lower() not in _PLAIN_STOPS}
+    if not named:
+        return False
+    elsewhere = {w for p in passages for s in p.sentences if s != sentence for w in _CAPITALISED.findall(s)}
+    return any(w in elsewhere and w not in sentence for w in named)
+
+
+_ONLY_FROM = re.compile(r"\bonly\b[^.;]*\b(?:from|after|once|when)\b|\b(?:from|after|once)\b[^.;]*\bonly\b", re.I)
+_NOT_UNTIL = re.compile(r"\b(?:until|till|before)\b", re.I)
 _EXCEPT = re.compile(r"\b(?:except|excluding|apart from|other than|with the exception of)\b", re.I)
 
 
@@ -1264,7 +1342,7 @@ def _excepted(context_sentence: str, claim: str) -> bool:
 def _polarity_parts(sent) -> list:
     """The sentence's parts a polarity holds over: "Not in full: you lose the first day's rental." negates its
     first part only."""
-    cuts = [t.i for t in sent if t.text in (":", ";")]
+    cuts = [t.i for t in sent if t.text in (":", ";") or (t.is_space and "\n" in t.text)]  # a bulleted line too
     bounds = zip([sent.start] + [i + 1 for i in cuts], cuts + [sent.end])
     return [sent.doc[a:b] for a, b in bounds if b > a]
 
@@ -1359,6 +1437,13 @@ _HOUR = r"(\d{1,2}|" + "|".join(_HOUR_WORDS) + r")"
 _CLOCK_WORDS = frozenset("morning afternoon evening night midnight noon midday past quarter half o'clock".split())
 _SPOKEN_TIME = re.compile(r"\b(?:(half|quarter)\s+(past|to)\s+)?" + _HOUR + r"(?:[:.](\d\d))?\s+(?:o'clock\s+)?"
                           r"(?:in the (morning|afternoon|evening)|at (night))\b", re.I)
+# "twenty past three", "twenty-five to nine in the morning": minutes past or to an hour
+_MINUTE_WORDS = {"five": 5, "ten": 10, "twenty": 20, "twenty-five": 25, "twenty five": 25}
+# (minutes in words, or digits said as minutes: "5 to 7 days" and "ten to twelve weeks" are ranges, not times)
+_PAST_TO = re.compile(r"\b(twenty[- ]five|five|ten|twenty|\d{1,2}(?=\s+minutes))\s+(?:minutes\s+)?(past|to)\s+" + _HOUR +
+                      r"\b(?!\s*(?:[-–]|(?:working\s+|business\s+|calendar\s+)?(?:seconds?|minutes?|mins?|hours?|hrs?|"
+                      r"days?|nights?|weeks?|months?|years?|%|percent|per\b|times?\b|[a-z]+s\b)))"
+                      r"(?:\s+(?:in the (morning|afternoon|evening)|at (night)))?", re.I)
 
 
 def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
@@ -1370,6 +1455,8 @@ def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
     [(22, 30), (7, 45)]
     """
     out = list(extract_times(text))
+    out += [t for m in _PAST_TO.finditer(text) if not any(a <= m.start() < b for _, a, b in out)
+            for t in _past_to(m)]
     for m in _SPOKEN_TIME.finditer(text):
         fraction, side, said, minutes, day_part, night = m.groups()
         hour = _HOUR_WORDS.get(said.lower()) or int(said)
@@ -1384,6 +1471,38 @@ def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
         if hour < 24 and minute < 60 and not any(a <= m.start() < b for _, a, b in out):
             out.append(((hour, minute), m.start(), m.end()))
     return sorted(out, key=lambda x: x[1])
+
+
+def _spoken_as_clock(text: str) -> str:
+    """``text`` with each "twenty past three" written as the clock time it names ("15:20"), so that its minutes
+    are not read as an amount of their own."""
+    return _PAST_TO.sub(lambda m: "".join(f"{h:02d}:{mi:02d}" for (h, mi), _, _ in _past_to(m)) or m.group(0), text)
+
+
+_TIME_CUE = re.compile(r"\b(?:at|from|until|till|by|before|after|around|about|since|opens?|closes?|finish(?:es)?|"
+                       r"starts?|ends?)\s+$", re.I)
+
+
+def _past_to(m: re.Match) -> list[tuple[tuple[int, int], int, int]]:
+    """The time "twenty past three" names: 15:20 (a said hour of 1 to 6 without a part of the day is the
+    afternoon's, as a school day or an opening time is; 7 to 11 the morning's), "twenty-five to nine in the
+    morning" 08:35."""
+    said, side, hour_word, day_part, night = m.groups()
+    if not (day_part or night or _TIME_CUE.search(m.string[:m.start()])):
+        return []  # "ten to twelve people" is a range: a time is said at, from, until ... or in a part of the day
+    minutes = _MINUTE_WORDS.get(said.lower()) or int(said)
+    hour = _HOUR_WORDS.get(hour_word.lower()) or int(hour_word)
+    if minutes >= 60 or not 1 <= hour <= 12:
+        return []
+    if side.lower() == "to":
+        hour, minutes = (hour - 1 or 12), 60 - minutes
+    if night:
+        hour = 0 if hour == 12 else hour + 12 if 6 <= hour < 12 else hour
+    elif day_part:
+        hour += 12 if day_part.lower() != "morning" and hour < 12 else 0
+    else:
+        hour += 12 if hour <= 6 else 0
+    return [((hour, minutes), m.start(), m.end())]
 
 
 def _unit_words(text: str) -> frozenset[str]:
@@ -1534,8 +1653,8 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
             # the item a value is asked of, named in a clause ("outside London": the complement's, not London's)
             wanted = _plain_words(f"{part} {question}") | _complement(f"{part} {question}")
             facts += _amount_facts(answer, part, subject, ctx, q_amounts, wanted, question, contexts_text, groups)
-            facts += _date_facts(part, subject, ctx)
-            facts += _time_facts(part, subject, ctx, wanted, groups)
+            facts += _date_facts(part, subject, ctx, question)
+            facts += _time_facts(part, subject, ctx, wanted, groups, question)
         facts += [f for part in _polarity_parts(sent)
                   if (f := _polarity_fact(part.text, part, question, q_doc, passages)) is not None]
     facts += _name_facts(doc, contexts_text, question)
@@ -1627,9 +1746,14 @@ def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
         return tuple(e.text for e in doc.ents if e.label_ in labels) + tuple(m.group(0) for m in _CODE.finditer(answer))
     if kind == "yes/no":  # "Only with written permission." is a yes on a condition
         said = _FRAMED.sub("", answer, count=1)  # "Based on the policy, yes: ..."
-        return ("yes/no",) if _YES.match(said) or _NO.match(said) or _CONDITIONAL.match(said) or \
-            _SOFT_NO.match(said) else ()
+        # a bulleted answer gives its yes or no per item: "- **Breakfast Club**: yes, Reception children can ..."
+        items = [m.group(1) for m in _LABELLED_ITEM.finditer(answer)]
+        return ("yes/no",) if any(_YES.match(x) or _NO.match(x) or _CONDITIONAL.match(x) or _SOFT_NO.match(x)
+                                  for x in (said, *items)) else ()
     return ()
+
+
+_LABELLED_ITEM = re.compile(r"(?m)^\s*[-*•]\s+(?:\*\*)?[^:\n*]{1,40}(?:\*\*)?:(?:\*\*)?\s*(.+)$")
 
 
 def _about_question(q_words: frozenset[str], passages: list[_Passage]) -> list[tuple[float, str, frozenset[str]]]:

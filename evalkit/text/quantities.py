@@ -82,7 +82,12 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
            (re.compile(r"\btwice\b", re.I), "2 times"),
            (re.compile(r"\bthrice\b", re.I), "3 times"),
            (re.compile(r"\b(every|each)\s+(hour|day|week|month|year|quarter|fortnight)\b", re.I), r"\1 1 \2"),
-           (re.compile(r"\bper\s+(hour|day|week|month|year)\b", re.I), r"a \1"))
+           (re.compile(r"\bper\s+(hour|day|week|month|year)\b", re.I), r"a \1"),
+           # "eight pounds sixty-nine" is £8.69, "one pound ten" £1.10 (not "5 pounds 10 kg")
+           (re.compile(r"\b(\d+)\s+(pounds?|euros?|dollars?)\s+(\d{1,2})\b(?![.,]\d)(?=\s*([^\W\d_]*))", re.I),
+            lambda m: m.group(0) if m.group(4) and (m.group(4).lower() in ("percent", "per") or unit_of(m.group(4)))
+            else f"{_SYMBOL[m.group(2).lower().rstrip('s')]}{m.group(1)}.{int(m.group(3)):02d}"))
+_SYMBOL = {"pound": "£", "euro": "€", "dollar": "$"}
 # read before the number words: "half a million pounds" is £500,000 (text2num reads "a million" alone)
 _FRACTION_OF_SCALE = ((re.compile(r"\bhalf\s+a\s+dozen\b", re.I), "6"),
                       (re.compile(r"\bhalf\s+an?\s+(million|billion|thousand)\b", re.I), r"0.5 \1"),

@@ -1548,3 +1548,77 @@ def test_a_nos_reason_is_no_condition_and_an_age_may_drop_its_unit():
                              ctx).value == 0.0
     assert unsupported_facts(q, "No. At 17 you can hire a standard bike, since the minimum age for those is 15.",
                              ctx).value > 0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# more readings a second fresh set showed missing (stop 59: parcel delivery, EV charging, a school handbook;
+# contexts written for these tests, expected values worked by hand)
+def test_the_askers_own_times_and_dates_are_stated():
+    ctx = ["Rapid charging sessions are limited to 45 minutes between 07:00 and 21:00."]
+    q = "is there a time limit at night? i usually charge around 11pm"
+    assert unsupported_facts(q, "No: the limit applies only from 7am to 9pm, so at 11 pm there is none.",
+                             ctx).value == 0.0
+    assert unsupported_facts(q, "No: the limit applies only from 7am to 9pm, so at 10 pm there is none.",
+                             ctx).value > 0
+    ctx = ["Children who have been sick must stay at home for 48 hours after the last episode."]
+    assert unsupported_facts("my son was sick on 14th jan, when can he go back?", "48 hours after his last "
+                             "episode on 14 January.", ctx).value == 0.0
+
+
+def test_minutes_past_and_to_an_hour_are_times():
+    ctx = ["The gates open at 8:35 am. Key Stage 2 finishes at 3:20 pm; Key Stage 1 at 3:10 pm."]
+    q = "what time do the gates open and when does year 4 finish?"
+    ok = "Gates open at twenty-five to nine in the morning, and Key Stage 2 finishes at twenty past three."
+    assert unsupported_facts(q, ok, ctx).value == 0.0                  # 8:35 and 15:20; no "25" or "20" of their own
+    s = unsupported_facts(q, "Key Stage 2 finishes at ten past three.", ctx)   # 15:10 is Key Stage 1's
+    assert [u.split(":")[0] for u in s.details["unsupported"]] == ["time 'ten past three'"]
+    assert question_coverage(q, ok, "The gates open at 8:35 am; Key Stage 2 finishes at 3:20 pm.").value == 1.0
+    from evalkit.metrics.checks import _times
+
+    for ranged in ("delivered in 5 to 7 days", "ten to twelve people", "it takes ten to fifteen minutes"):
+        assert _times(ranged) == [], ranged  # a range, not "ten to twelve" o'clock
+
+
+def test_a_list_and_its_count_end_where_a_remark_begins():
+    ctx = ["Packed lunches must not contain nuts, nut spreads or fizzy drinks, as several pupils have allergies."]
+    q = "what cant my kid bring in a packed lunch?"
+    assert unsupported_facts(q, "Three things: nuts, nut spreads and fizzy drinks, because several pupils have "
+                             "severe allergies.", ctx).value == 0.0
+    assert unsupported_facts(q, "Four things: nuts, nut spreads and fizzy drinks, because several pupils have "
+                             "severe allergies.", ctx).value > 0
+
+
+def test_a_negation_holds_over_its_list_and_a_claim_meets_the_sentence_of_its_item():
+    ctx = ["Loose lithium batteries, aerosols and any liquids in glass containers are prohibited on all services.",
+           "We do not cover theft of an unlocked cycle, accessories stolen on their own, or racing cycles.",
+           "Children in Reception can attend Breakfast Club but cannot attend After-school Club until the summer "
+           "term.", "Pay As You Go costs 79p per kWh with no monthly fee. Plus costs £7.99 a month and cuts the "
+           "rate to 59p per kWh."]
+    assert unsupported_facts("can i send spare batteries?", "No, spare loose lithium batteries are prohibited on "
+                             "all services.", ctx).value == 0.0        # the list's items before what is said of them
+    assert unsupported_facts("are accessories covered?", "No, accessories stolen on their own aren't covered.",
+                             ctx).value == 0.0                         # ... and after it
+    assert unsupported_facts("can my reception child go to after-school club?", "Not yet: Reception pupils can "
+                             "only attend After-school Club from the summer term.", ctx).value == 0.0
+    assert unsupported_facts("is plus cheaper?", "Yes, 20p less per kWh with Plus, though Plus has a £7.99 monthly "
+                             "fee.", ctx).value == 0.0                 # 79p − 59p; "no monthly fee" is PAYG's
+    assert unsupported_facts("is plus cheaper?", "Yes, 30p less per kWh with Plus.", ctx).value > 0
+
+
+def test_a_bulleted_answer_gives_its_yes_or_no_per_item():
+    ctx = ["Children in Reception can attend Breakfast Club but cannot attend After-school Club until the summer "
+           "term."]
+    q = "can my reception kid go to breakfast club and after school club?"
+    answer = "Based on the handbook:\n\n- **Breakfast Club**: yes.\n- **After-school Club**: no, not this term."
+    assert answers_question(q, answer, ctx).value == 1.0
+    assert answers_question(q, "Based on the handbook:\n\n- **Breakfast Club**: 7:45 am.", ctx).value < 1.0
+
+
+def test_a_price_over_a_weight_band_and_pounds_and_pence_in_words():
+    ctx = ["Next Day costs £6.49 for parcels up to 2 kg. Parcels over 2 kg carry a surcharge of £1.10 per "
+           "additional kilogram."]
+    q = "how much is next day for a 4kg parcel?"
+    assert unsupported_facts(q, "£8.69.", ctx).value == 0.0            # £6.49 + (4 − 2) × £1.10
+    assert unsupported_facts(q, "£9.79.", ctx).value == 1.0            # three kilograms' surcharge
+    assert [x.text for x in read_quantities("eight pounds sixty-nine, one pound ten each")] == ["£8.69", "£1.10"]
+    assert [x.text for x in read_quantities("5 pounds 10 kg")] == ["5 pounds", "10 kg"]
