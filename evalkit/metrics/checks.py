@@ -514,7 +514,9 @@ def _read_on(best: int, rival: int, about, words: frozenset[str], lemmas: list[f
       between 60 °C and 90 °C" speaks of keep-warm mode), but not with the other's words (neighbours: "Tuition is
       £11,500 ... A £1,000 deposit is deducted ...").
     - A best clause that loses may continue the one before it (:func:`_may_continue`), and the rival then does too
-      where it has no subject of its own ("a subscription costs £48 a year, or £24 for residents ...")."""
+      where it has no subject of its own ("a subscription costs £48 a year, or £24 for residents ...").
+    - A best clause of values alone that loses to the clause just before it gives another form of that clause's
+      value and is read with it ("The Annual Membership costs £95 a year, or £9 a month over 12 months")."""
     if about(best) < about(rival) and rival == best - 1 and prev[best][0] and not (
             _words_of(clauses[best]) - _value_words(clauses[best]) - _unit_words(clauses[best])):
         # a clause of values alone gives another form of the value before it ("The Annual Membership costs £95 a
@@ -948,7 +950,7 @@ def _by_range(q: Quantity, sent: str, matches: list[int], valued: list[int],
 
 # a clause that gives an amount to be added to another ("an additional excess of £200 ..., payable on top of the
 # standard excess")
-_ADDITIVE = re.compile(r"\b(?i:additional|on top of|in addition to|added to|extra)\b|\bplus\b(?!\s+[A-Z])")
+_ADDITIVE = re.compile(r"\b(?i:additional|on top of|in addition to|added to|extra|adds?)\b|\bplus\b(?!\s+[A-Z])")
 
 
 def _added(q: Quantity, amounts: list[list[Quantity]], clauses: list[str]) -> tuple | None:
@@ -1457,6 +1459,8 @@ def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
     out = list(extract_times(text))
     out += [t for m in _PAST_TO.finditer(text) if not any(a <= m.start() < b for _, a, b in out)
             for t in _past_to(m)]
+    out += [(_NOON[m.group(1).lower()], m.start(), m.end()) for m in _NOON_AT.finditer(text)
+            if not any(a <= m.start() < b for _, a, b in out)]  # "arrive from noon": 12:00
     for m in _SPOKEN_TIME.finditer(text):
         fraction, side, said, minutes, day_part, night = m.groups()
         hour = _HOUR_WORDS.get(said.lower()) or int(said)
@@ -1479,6 +1483,9 @@ def _spoken_as_clock(text: str) -> str:
     return _PAST_TO.sub(lambda m: "".join(f"{h:02d}:{mi:02d}" for (h, mi), _, _ in _past_to(m)) or m.group(0), text)
 
 
+_NOON = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
+_NOON_AT = re.compile(r"\b(?:at|from|until|till|by|before|after|around|about|since|to)\s+(noon|midday|midnight)\b",
+                      re.I)
 _TIME_CUE = re.compile(r"\b(?:at|from|until|till|by|before|after|around|about|since|opens?|closes?|finish(?:es)?|"
                        r"starts?|ends?)\s+$", re.I)
 
@@ -1954,7 +1961,9 @@ def _speaks_of_another(question: str, doc, q_doc, passages: list[_Passage]) -> s
     # a common noun ("If My Friends Could See Me Now" is a title, its "Friends" no item of the contexts)
     subject = next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.head.dep_ == "ROOT"
                     and t.pos_ == "NOUN" and not (t.i > 0 and t.text[:1].isupper())), None)
-    q_nouns = stems(t.lemma_.lower() for t in q_doc if t.pos_ in ("NOUN", "PROPN") and not t.is_stop and t.is_alpha)
+    # the noun of "what time", "what age" asks for the kind of answer, it names no item the answer must speak of
+    q_nouns = stems(t.lemma_.lower() for t in q_doc if t.pos_ in ("NOUN", "PROPN") and not t.is_stop and t.is_alpha
+                    and not (t.i > 0 and q_doc[t.i - 1].lower_ == "what"))
     if subject is None or not q_nouns:
         return None
     named = stems(_lemmas(doc) | _words_of(doc.text))
