@@ -517,8 +517,7 @@ def _read_on(best: int, rival: int, about, words: frozenset[str], lemmas: list[f
       where it has no subject of its own ("a subscription costs £48 a year, or £24 for residents ...").
     - A best clause of values alone that loses to the clause just before it gives another form of that clause's
       value and is read with it ("The Annual Membership costs £95 a year, or £9 a month over 12 months")."""
-    if about(best) < about(rival) and rival == best - 1 and prev[best][0] and not (
-            _words_of(clauses[best]) - _value_words(clauses[best]) - _unit_words(clauses[best])):
+    if about(best) < about(rival) and rival == best - 1 and prev[best][0] and not _own_words(clauses[best]):
         # a clause of values alone gives another form of the value before it ("The Annual Membership costs £95 a
         # year, or £9 a month over 12 months"; not "Adults pay £16, children £6", which names whom it is for)
         lemmas[best] = lemmas[best] | prev[best][0]
@@ -1336,9 +1335,10 @@ def _excepted(context_sentence: str, claim: str) -> bool:
     if cut is None:
         return False
     phrase = re.split(r"[,;:.()]", context_sentence[cut.end():])[0]  # "on 25 December", not the remark after it
-    exception = _words_of(phrase) | frozenset(re.findall(r"\d+", phrase))
-    said = _words_of(claim) | frozenset(re.findall(r"\d+", claim))
-    return bool(exception & said)
+    def words_and_numbers(text: str) -> frozenset[str]:
+        return _words_of(text) | frozenset(re.findall(r"\d+", text))
+
+    return bool(words_and_numbers(phrase) & words_and_numbers(claim))
 
 
 def _polarity_parts(sent) -> list:
@@ -1468,10 +1468,7 @@ def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
         if fraction:  # "half past ten" is 10:30, "quarter to nine" 8:45
             minute = 30 if fraction.lower() == "half" else 15 if side.lower() == "past" else 45
             hour -= 1 if fraction.lower() == "quarter" and side.lower() == "to" else 0
-        if night:  # at night: the evening's hours, and midnight
-            hour = 0 if hour == 12 else hour + 12 if 6 <= hour < 12 else hour
-        else:
-            hour += 12 if day_part.lower() != "morning" and hour < 12 else 0
+        hour = _in_part_of_day(hour, day_part, night)
         if hour < 24 and minute < 60 and not any(a <= m.start() < b for _, a, b in out):
             out.append(((hour, minute), m.start(), m.end()))
     return sorted(out, key=lambda x: x[1])
@@ -1503,13 +1500,16 @@ def _past_to(m: re.Match) -> list[tuple[tuple[int, int], int, int]]:
         return []
     if side.lower() == "to":
         hour, minutes = (hour - 1 or 12), 60 - minutes
-    if night:
-        hour = 0 if hour == 12 else hour + 12 if 6 <= hour < 12 else hour
-    elif day_part:
-        hour += 12 if day_part.lower() != "morning" and hour < 12 else 0
-    else:
-        hour += 12 if hour <= 6 else 0
+    hour = _in_part_of_day(hour, day_part, night) if day_part or night else hour + 12 if hour <= 6 else hour
     return [((hour, minutes), m.start(), m.end())]
+
+
+def _in_part_of_day(hour: int, day_part: str | None, night: str | None) -> int:
+    """A said hour on the 24-hour clock, in the part of the day said with it: at night the evening's hours and
+    midnight ("12 at night" is 0), else the afternoon's and evening's after noon ("4 in the afternoon" is 16)."""
+    if night:
+        return 0 if hour == 12 else hour + 12 if 6 <= hour < 12 else hour
+    return hour + 12 if day_part.lower() != "morning" and hour < 12 else hour
 
 
 def _unit_words(text: str) -> frozenset[str]:
@@ -1521,6 +1521,11 @@ def _unit_words(text: str) -> frozenset[str]:
 
 
 _PRONOUN_FIRST = re.compile(r"^\W*(?:(?:or|and|but|so)\s+)?(?:you|it|they|we|this|that|these|those)\b", re.I)
+
+
+def _own_words(text: str) -> frozenset[str]:
+    """What a clause speaks of: its words but those of its values and units ("£9 a month over 12 months" has none)."""
+    return _words_of(text) - _value_words(text) - _unit_words(text)
 
 
 def _clock_words(text: str) -> frozenset[str]:
@@ -1652,7 +1657,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
             # part whose subject is a pronoun, with at most one word besides its values, continues the part before
             # it ("The Annual Membership costs £95 a year, or you can pay £9 a month over 12 months": the £9 is the
             # membership's too; "... and 30 minutes with the membership" names its own item)
-            own = _words_of(part) - _value_words(part) - _unit_words(part) - _clock_words(part)
+            own = _own_words(part) - _clock_words(part)
             own, before = (own | before if len(own) <= 1 and _PRONOUN_FIRST.match(part) else own), own
             subject = (own,
                        _lemmas(q_doc) | _words_of(question) | _complement(question),
