@@ -33,6 +33,7 @@ decided it.
 """
 from __future__ import annotations
 
+import datetime
 import itertools
 import math
 import re
@@ -72,8 +73,9 @@ _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "NORP
 # verbal negation and its imperative forms ("Do not use", "Never", "Avoid alcohol"); "no more than three" is a
 # limit, not a denial, so a bare "no" is not among them
 # words that deny what they speak of; "abolished overdue charges" says there are none, as "no overdue charges" does
-_NEGATIONS = frozenset({"not", "n't", "never", "cannot", "avoid", "nor", "neither", "abolish", "abolished",
-                        "abolishes", "discontinued", "scrapped", "prohibited", "forbidden", "banned", "off-limits"})
+_NEGATIONS = frozenset({"not", "n't", "never", "cannot", "avoid", "avoids", "avoided", "avoiding", "nor", "neither",
+                        "abolish", "abolished", "abolishes", "discontinued", "scrapped", "prohibited", "forbidden",
+                        "banned", "off-limits"})
 _YES = re.compile(r"^\s*(yes|yeah|yep|yup|sure|absolutely|definitely|of course|correct|that's right|it can|it does|"
                   r"it is)\b", re.I)
 # "Yes, ... any weekday train" against "only valid on trains arriving after 10:00": a restriction made universal
@@ -186,7 +188,7 @@ class _Passage:
     # the words of the clause before each one that it may continue (none for the first clause, nor for the second
     # value of "adult tickets cost £12 and concession tickets £9": a contrast, not a continuation), and whether the
     # clause has a subject of its own ("Do not take more than 8 tablets" has none)
-    before: list[tuple[frozenset[str], bool]] = field(default_factory=list)
+    before: list[tuple[frozenset[str], bool, bool]] = field(default_factory=list)
     # the stems of each phrase of the passage's clauses (see :func:`_speaks_of_another`)
     phrase_stems: list[frozenset[str]] = field(default_factory=list)
     # each sentence's parts with their lemmas and polarity (see :func:`_polarity_parts_of`)
@@ -259,7 +261,16 @@ _NO_BOUND = frozenset({"more", "less", "fewer", "later", "earlier", "longer", "s
 
 
 def _negated(tokens) -> bool:
-    return any(t.lower_ in _NEGATIONS or _no_det(t) or _off_limits(t) for t in tokens)
+    return any((t.lower_ in _NEGATIONS and not _reminder(t)) or _no_det(t) or _off_limits(t) for t in tokens)
+
+
+_REMINDER_VERBS = frozenset({"forget", "hesitate"})
+
+
+def _reminder(t) -> bool:
+    """The "n't" of "Don't forget to phone the attendance line" or "don't hesitate to ask": a reminder to do it,
+    not a denial."""
+    return t.i + 1 < len(t.doc) and t.doc[t.i + 1].lemma_.lower() in _REMINDER_VERBS
 
 
 def _off_limits(t) -> bool:
@@ -279,6 +290,9 @@ def _no_det(t) -> bool:
     return (t.text == "no" or (t.text == "No" and t.is_sent_start)) and t.pos_ == "DET" and after not in _NO_BOUND
 
 
+_DAY_SPANS = (("weekday", re.compile(r"\bmon(?:day)?s?\s*(?:to|-|–|until|through|thru)\s*fri(?:day)?s?\b", re.I)),
+              ("weekend", re.compile(r"\bsat(?:urday)?s?\s*(?:and|&|-|–|to)\s*sun(?:day)?s?\b", re.I)))
+_SAME_WORD = {"max": "maximum", "cap": "maximum", "caps": "maximum", "capped": "maximum", "min": "minimum"}
 _PER_WORD = {"daily": "day", "nightly": "night", "weekly": "week", "monthly": "month", "yearly": "year",
              "annual": "year", "annually": "year", "hourly": "hour", "quarterly": "quarter"}
 
@@ -290,6 +304,12 @@ def _words_of(text: str) -> frozenset[str]:
     stops = stop_words("sklearn")
     words = {w for w in re.findall(r"[a-z]+", text.lower()) if w not in stops and len(w) > 1}
     words |= {_PER_WORD[w] for w in words if w in _PER_WORD}  # "the daily penalty" is the penalty for each day
+    words |= {_SAME_WORD[w] for w in words if w in _SAME_WORD}  # "max £15" is what "it is capped at £15" says
+    # "Monday to Friday" are the weekdays, "Saturdays and Sundays" the weekend ("closes at 5:30 pm on weekdays")
+    words |= {day for day, days in _DAY_SPANS if days.search(text)}
+    # a hyphened compound opening with a stop word is a word of its own, which the stop list would cut to its
+    # second half: "After-school Club" is not the "school day" of Breakfast Club, "off-peak" not "peak"
+    words |= {w for w in re.findall(r"[a-z]+(?:-[a-z]+)+", text.lower()) if w.split("-")[0] in stops}
     return frozenset(words | {w[:-1] for w in words if w.endswith("s")}) | frozenset(_items_in(text)) | frozenset(
         _VERSION.findall(text.lower()))
 
@@ -369,6 +389,28 @@ def _sentence_docs(sents: list[str], nlp, whole: str, start: int) -> list:
     return out
 
 
+_DEFINED = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,6})\(([A-Z]{2,6})\)")
+
+
+def _abbreviations(text: str) -> dict[str, frozenset[str]]:
+    """The abbreviations a passage defines, each with the words it stands for: "A prescription prepayment
+    certificate (PPC) covers ..." gives PPC the words prescription, prepayment and certificate, so that "a 12-month
+    PPC costs £111.60" speaks of the "12-month prepayment certificate" an answer names (the words before the
+    bracket whose initials spell it)."""
+    out: dict[str, frozenset[str]] = {}
+    for m in _DEFINED.finditer(text):
+        words, abbreviation = m.group(1).split(), m.group(2)
+        tail = words[-len(abbreviation):]
+        if len(tail) == len(abbreviation) and "".join(w[0] for w in tail).upper() == abbreviation:
+            out[abbreviation] = _words_of(" ".join(tail))
+    return out
+
+
+def _spelt_out(part: str, abbreviations: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The words of the abbreviations ``part`` uses (see :func:`_abbreviations`)."""
+    return frozenset(w for a, words in abbreviations.items() if re.search(rf"\b{a}\b", part) for w in words)
+
+
 def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _Passage:
     sents = sentences(text) or [text]
     docs = _sentence_docs(sents, nlp, text if whole is None else whole, start)
@@ -384,20 +426,24 @@ def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _
             i += 1
     carried: list[str] = []
     carried_names: frozenset[str] = frozenset()
+    abbreviations = _abbreviations(text)
     for s, sent_doc in zip(sents, docs):
         clauses = _context_clauses(s)
         parts = [part for part, _ in clauses]
         named_here: frozenset[str] = frozenset()
-        for (part, contrast), doc in zip(clauses, _clause_spans(sent_doc, parts)):
+        for k, ((part, contrast), doc) in enumerate(zip(clauses, _clause_spans(sent_doc, parts))):
             own_subject = _has_subject(doc)
-            p.before.append((frozenset() if contrast or not p.clause_lemmas else p.clause_lemmas[-1], own_subject))
+            # (the clause before, whether this one names its subject, whether it opens a sentence of its own)
+            p.before.append((frozenset() if contrast or not p.clause_lemmas else p.clause_lemmas[-1], own_subject,
+                             k == 0 and own_subject))
             items = _items_in(part)
             carried = items or carried
             carried_names = _names_in(part) or carried_names
             # "Both memberships include a 14-day free trial": of every item the passage named, not of the last
             shared = _OF_EVERY.search(part) is not None and not _names_in(part)
             p.clauses.append(part)
-            p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(carried) | _complement(part))
+            p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(carried) | _complement(part)
+                                   | _spelt_out(part, abbreviations))
             p.amounts.append(read_quantities(part))
             p.dates.append(_range_year([d.key for d in extract_dates(part, day_month=True)]))
             p.times.append([t for t, _, _ in _times(part)])
@@ -429,7 +475,7 @@ def _may_continue(best: int, rival: int, words: frozenset[str], lemmas: list[fro
     ("Engineer visits are free on weekdays; a Saturday appointment costs £25": Saturday; "Online check-in closes
     90 minutes before departure. Airport check-in desks close 60 minutes before": nothing, so the 60 minutes are
     not online check-in's)."""
-    before, own_subject = prev[best]
+    before, own_subject, _ = prev[best]
     if rival != best - 1 or not own_subject:
         return True
     return bool((words & lemmas[best]) - before)
@@ -523,7 +569,10 @@ def _read_on(best: int, rival: int, about, words: frozenset[str], lemmas: list[f
         lemmas[best] = lemmas[best] | prev[best][0]
         return True
     if about(best) == about(rival) and abs(best - rival) > 1:
-        lemmas[best], lemmas[rival] = lemmas[best] | prev[best][0], lemmas[rival] | prev[rival][0]
+        # a sentence that names its own subject is not read with the sentence before it ("Suspected leaks can be
+        # reported ..., 24 hours a day" does not speak of the repair service the sentence before offers)
+        lemmas[best] = lemmas[best] | (frozenset() if prev[best][2] else prev[best][0])
+        lemmas[rival] = lemmas[rival] | (frozenset() if prev[rival][2] else prev[rival][0])
         return True
     if about(best) < about(rival) and _may_continue(best, rival, words, lemmas, prev):
         lemmas[best] = lemmas[best] | prev[best][0]
@@ -642,7 +691,8 @@ _PLAIN_STOPS = frozenset("the a an of to for on in at is are be and or per with 
 def _plain_words(text: str) -> frozenset[str]:
     """Stems of the words of ``text`` but a few function words: what tells one item of a clause from another
     ("full-time" and "part-time", which the stop-word lists drop)."""
-    return stems(w for w in re.findall(r"[a-z]+", text.lower()) if w not in _PLAIN_STOPS and len(w) > 1)
+    words = [w for w in re.findall(r"[a-z]+", text.lower()) if w not in _PLAIN_STOPS and len(w) > 1]
+    return stems(words + [day for day, days in _DAY_SPANS if days.search(text)])  # "Monday to Friday": weekdays
 
 
 def _in_another_segment(clause: str, spans: list[tuple[int, int]], mine: set[int], wanted: frozenset[str]) -> str:
@@ -821,7 +871,8 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
     whole = subject
     for q in read_quantities(_spoken_as_clock(sent)):
         subject = _segment_subject(sent, q, whole)
-        factors = [f for f in given if not math.isclose(f, q.written or q.magnitude)]  # not this amount's own
+        factors = _without(given, figures_in(q.text))  # not this amount's own numbers ("2 hours 50 minutes")
+        factors = [f for f in factors if not math.isclose(f, q.written or q.magnitude)]
         if q.clock or (q.dimension == "count" and (q.magnitude <= 1 or _labels(q, sent))):
             continue
         if any(_same(q, a) or (q.dimension == "count" and a.written == q.magnitude) for a in q_amounts) or (
@@ -837,7 +888,8 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
         matches = [i for i, found in enumerate(amounts) if any(_same(q, a) for a in found)]
         why, operand = "stated in the context", q
         if not matches:  # "60 mg" for a 15 kg dog where the context doses 4 mg per kg: computed, as a reader does
-            derived = [derivation(q, found, factors, q_amounts) for found in amounts]
+            split = _SPLIT.search(sent) is not None  # "10 monthly payments of £11.16": £111.60 ÷ 10
+            derived = [derivation(q, found, factors, q_amounts, split) for found in amounts]
             matches = [i for i, d in enumerate(derived) if d]
             if matches:
                 how = derived[matches[0]]
@@ -852,20 +904,48 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
             matches, why = sorted({i, *both}), f"computed from the context: {how}"
         added = None if matches else _added(q, amounts, clauses)
         if added:  # "£450": the standard £250 and "an additional excess of £200 ... on top of the standard excess"
-            i, operand, j, extra = added
-            matches, why = [i], f"computed from the context: {operand.text} + {extra.text}"
-        valued = [i for i, found in enumerate(amounts) if i not in matches and (not added or i != added[2])
-                  and any(_comparable(a, q) and not _same(q, a) for a in found)]
-        matches, valued = _by_range(q, sent, matches, valued, clauses)
-        free = frozenset(i for i in range(len(clauses)) if i not in matches and i not in valued
-                         and q.dimension in CURRENCY_CODES and _FREE.search(clauses[i]) is not None)
-        fact = _check_bound(matches, sorted(valued + list(free)), subject, (clauses, lemmas, names, prev), "amount",
-                            q.text, weak=free, why=why)
+            i, operand, j, extra, _ = added
+            matches, why = [i], f"computed from the context: {operand.text} {added[4]} {extra.text}"
+        fact = _bound_amount(q, sent, matches, added, subject, ctx, why)
+        if not fact.supported and matches and not added and (added := _added(q, amounts, clauses)):
+            # "£28" for a concession in the Stalls: £38 less "£10 off the full price", though the matinee's
+            # price is £28 too; the amount worked out is bound as the stated one was not
+            i, operand, j, extra, _ = added
+            fact = _bound_amount(q, sent, [i], added, subject, ctx,
+                                 f"computed from the context: {operand.text} {added[4]} {extra.text}")
         out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, operand)) if fact.supported and
                    fact.sentence else fact)
     return out
 
 
+def _bound_amount(q: Quantity, sent: str, matches: list[int], added: tuple | None, subject: tuple, ctx,
+                  why: str) -> Fact:
+    """:func:`_check_bound` for an amount stated (or worked out) in the clauses ``matches``, against the clauses
+    stating another amount of its kind (not the clause of the amount added to it) and, for a price, those saying
+    something is free."""
+    clauses, lemmas, amounts, _, names, _, prev = ctx
+    valued = [i for i, found in enumerate(amounts) if i not in matches and (not added or i != added[2])
+              and any(_comparable(a, q) and not _same(q, a) for a in found)]
+    matches, valued = _by_range(q, sent, matches, valued, clauses)
+    free = frozenset(i for i in range(len(clauses)) if i not in matches and i not in valued
+                     and q.dimension in CURRENCY_CODES and _FREE.search(clauses[i]) is not None)
+    return _check_bound(matches, sorted(valued + list(free)), subject, (clauses, lemmas, names, prev), "amount",
+                        q.text, weak=free, why=why)
+
+
+def _without(numbers: list[float], own: list[float]) -> list[float]:
+    """``numbers`` less one occurrence of each of ``own``: the 2 and 50 of "2 hours 50 minutes" are no factor
+    that amount may be computed with (2.5 hours + 2 × 10 minutes made it 'supported')."""
+    out = list(numbers)
+    for f in own:
+        hit = next((i for i, g in enumerate(out) if math.isclose(g, f)), None)
+        if hit is not None:
+            del out[hit]
+    return out
+
+
+_SPLIT = re.compile(r"\b(?:instal(?:l)?ments?|payments|split|spread|divided|each|apiece|per (?:person|head|lesson|"
+                    r"session|class|visit|week|month))\b", re.I)
 _COMPARED = re.compile(r"\b(?:less|more|cheaper|dearer|saving|save|saves|difference|extra|higher|lower)\b", re.I)
 
 
@@ -950,21 +1030,28 @@ def _by_range(q: Quantity, sent: str, matches: list[int], valued: list[int],
 # a clause that gives an amount to be added to another ("an additional excess of £200 ..., payable on top of the
 # standard excess")
 _ADDITIVE = re.compile(r"\b(?i:additional|on top of|in addition to|added to|extra|adds?)\b|\bplus\b(?!\s+[A-Z])")
+# a clause that gives an amount taken off another ("Concessions are £10 off the full price of any seat")
+_SUBTRACTIVE = re.compile(r"\b(?:off\s+the|discount(?:ed)?\s+(?:of|by)|reduced\s+by|deducted|a\s+reduction\s+of)\b",
+                          re.I)
 
 
 def _added(q: Quantity, amounts: list[list[Quantity]], clauses: list[str]) -> tuple | None:
     """An amount the contexts make by adding one stated amount to another, where the clause of the second says
-    it is added (:data:`_ADDITIVE`): ``(clause of the base, base, clause of the addition, addition)`` or None. The
-    base is then bound to its item as a stated value is (the Plus plan's £250, not the Essentials' £350)."""
+    it is added (:data:`_ADDITIVE`), or by taking it off, where the clause says it is taken off
+    (:data:`_SUBTRACTIVE`: "£10 off the full price"): ``(clause of the base, base, clause of the other, other,
+    "+" or "−")`` or None. The base is then bound to its item as a stated value is (the Plus plan's £250, not the
+    Essentials' £350)."""
     for j, found in enumerate(amounts):
-        if not _ADDITIVE.search(clauses[j]):
+        sign = "+" if _ADDITIVE.search(clauses[j]) else "−" if _SUBTRACTIVE.search(clauses[j]) else None
+        if sign is None:
             continue
         for extra in (x for x in found if x.dimension == q.dimension and not x.clock and x.magnitude > 0):
             for i, base_found in enumerate(amounts):
                 for base in base_found:
+                    total = base.magnitude + extra.magnitude if sign == "+" else base.magnitude - extra.magnitude
                     if base is not extra and base.dimension == q.dimension and not base.clock and \
-                            math.isclose(base.magnitude + extra.magnitude, q.magnitude, rel_tol=0.005):
-                        return i, base, j, extra
+                            math.isclose(total, q.magnitude, rel_tol=0.005):
+                        return i, base, j, extra, sign
     return None
 
 
@@ -1028,7 +1115,9 @@ def _amount_spans(clause: str, q: Quantity) -> tuple[str, list[tuple[int, int]],
 
 
 def _date_facts(sent: str, subject: tuple, ctx, question: str = "") -> list[Fact]:
-    clauses, lemmas, _, dates, names, _, prev = ctx
+    """Dates bound like amounts; a date no context states may be one a reader works out from a stated or asked
+    date and a stated duration (:func:`_date_computed`), or the asker's own."""
+    clauses, lemmas, amounts, dates, names, _, prev = ctx
     out = []
     asked = [q.key for q in extract_dates(question, day_month=True)]  # "my son was sick on 14th jan"
     for d in extract_dates(sent, day_month=True):
@@ -1036,9 +1125,75 @@ def _date_facts(sent: str, subject: tuple, ctx, question: str = "") -> list[Fact
         if not matches and date_supported(d.key, asked):
             out.append(Fact("date", d.text, True, "stated in the question"))
             continue
-        rivals = [i for i, found in enumerate(dates) if found and i not in matches]
-        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "date", d.text))
+        why, computed = "stated in the context", None
+        if not matches and (computed := _date_computed(d.key, asked + [k for found in dates for k in found],
+                                                       amounts, clauses)):
+            matches, why = [computed[0]], f"computed from the context: {computed[1]}"
+        # a worked example's dates ("for example, a ticket starting on 3 February 2025 expires ...") are no rival
+        # to a date worked out by the rule it illustrates
+        rivals = [i for i, found in enumerate(dates) if found and i not in matches
+                  and not (computed and _EXAMPLE.search(clauses[i]))]
+        out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "date", d.text, why=why))
     return out
+
+
+_EXAMPLE = re.compile(r"\b(?:for example|for instance|e\.g\.)", re.I)
+_LESS = re.compile(r"\b(?:less|minus)\b", re.I)
+_CALENDAR_UNITS = {"year": "years", "month": "months", "week": "weeks", "day": "days"}
+
+
+def _calendar_step(q: Quantity):
+    """A stated duration as a calendar step ("1 year", "48 hours" as 2 days), or None (hours that are no whole
+    days, amounts of other kinds)."""
+    from dateutil.relativedelta import relativedelta
+
+    from evalkit.text.quantities import unit_of
+
+    if q.dimension != "[time]" or q.clock or q.written is None or q.written != int(q.written):
+        return None
+    unit = str(unit_of(q.text.split()[-1]))
+    if unit in _CALENDAR_UNITS:
+        return relativedelta(**{_CALENDAR_UNITS[unit]: int(q.written)})
+    if unit == "hour" and q.written % 24 == 0:
+        return relativedelta(days=int(q.written) // 24)
+    return None
+
+
+def _date_computed(key: tuple, bases: list[tuple], amounts: list[list[Quantity]],
+                   clauses: list[str]) -> tuple[int, str] | None:
+    """A date a reader works out from a full date the asker or a context gives and a duration a context states:
+    the date after or before it ("48 hours after 14 January": 16 January), or after a duration "less" another
+    ("valid for one year less one day" from 10 June 2025: 9 June 2026). ``(clause of the duration, how)`` or None.
+
+    >>> from evalkit.text.quantities import read_quantities as rq
+    >>> clauses = ["Annual seasons are valid for one year less one day"]
+    >>> _date_computed((2026, 6, 9), [(2025, 6, 10)], [rq(c) for c in clauses], clauses)
+    (0, '2025-06-10 + 1 year − 1 day')
+    >>> _date_computed((2026, 6, 10), [(2025, 6, 10)], [rq(c) for c in clauses], clauses) is None
+    True
+    """
+    if key[1] is None or key[2] is None:
+        return None
+    # a date said without its year ("16 January" after "sick on 14th jan") is worked out in a year of its own
+    year = key[0] or _NO_YEAR
+    target = datetime.date(year, key[1], key[2])
+    starts = sorted({datetime.date(b[0] or _NO_YEAR, b[1], b[2]) for b in bases
+                     if b[1] is not None and b[2] is not None and (b[0] is None) == (key[0] is None) and b != key})
+    for j, found in enumerate(amounts):
+        steps = [(q, _calendar_step(q)) for q in found]
+        steps = [(q, st) for q, st in steps if st is not None]
+        if _LESS.search(clauses[j]) and len(steps) > 1:  # "one year less one day": the two make one step
+            ways = [(a - b, f"+ {p.text} − {q.text}") for p, a in steps for q, b in steps if p is not q]
+        else:
+            ways = [(st, f"+ {q.text}") for q, st in steps] + [(-st, f"− {q.text}") for q, st in steps]
+        for start in starts:
+            for step, how in ways:
+                if start + step == target:
+                    return j, f"{start.isoformat() if key[0] else start.strftime('%d %B')} {how}"
+    return None
+
+
+_NO_YEAR = 2001  # a year that is no leap year, for dates said without one
 
 
 def _time_facts(sent: str, subject: tuple, ctx, wanted: frozenset[str], groups: Sequence[range] = (),
@@ -1086,17 +1241,30 @@ def _clock_computed(t: tuple[int, int], times: list[list[tuple[int, int]]], amou
     >>> _clock_computed((18, 45), [[(10, 0), (18, 0)], []], [rq(c) for c in clauses], clauses, [range(2)]) is None
     True
     """
-    minutes = t[0] * 60 + t[1]
     for group in groups:
-        stated = [(i, h * 60 + m) for i in group for h, m in times[i]]
-        for j in group:
-            ways = [w for w, pat in ((-1, _BEFORE), (1, _AFTER)) if pat.search(clauses[j])] or [-1, 1]
-            for d in (a for a in amounts[j] if a.dimension == "[time]" and not a.clock
-                      and 0 < a.magnitude < _DAY_SECONDS):
-                for i, at in stated:
-                    for way in ways:
-                        if math.isclose(at + way * d.magnitude / 60, minutes, abs_tol=0.01):
-                            return i, f"{at // 60:02d}:{at % 60:02d} {'+' if way > 0 else '−'} {d.text}"
+        found = _clock_from(t, [(i, j) for i in group for j in group], times, amounts, clauses)
+        if found:
+            return found
+    # across passages, a time and a duration whose clauses speak of the same thing ("Evening performances start
+    # at 19:30" and "Doors open 45 minutes before evening performances": 18:45)
+    own = [_own_words(c) - _CLOCK_WORDS if times[i] or any(
+        a.dimension == "[time]" for a in amounts[i]) else frozenset() for i, c in enumerate(clauses)]
+    pairs = [(i, j) for a in groups for b in groups if a != b for i in a if times[i] for j in b if own[i] & own[j]]
+    return _clock_from(t, pairs, times, amounts, clauses)
+
+
+def _clock_from(t: tuple[int, int], pairs: list[tuple[int, int]], times: list[list[tuple[int, int]]],
+                amounts: list[list[Quantity]], clauses: list[str]) -> tuple[int, str] | None:
+    """:func:`_clock_computed` over pairs (clause of a time, clause of a duration)."""
+    minutes = t[0] * 60 + t[1]
+    for i, j in pairs:
+        ways = [w for w, pat in ((-1, _BEFORE), (1, _AFTER)) if pat.search(clauses[j])] or [-1, 1]
+        for d in (a for a in amounts[j] if a.dimension == "[time]" and not a.clock and 0 < a.magnitude < _DAY_SECONDS):
+            for h, m in times[i]:
+                at = h * 60 + m
+                for way in ways:
+                    if math.isclose(at + way * d.magnitude / 60, minutes, abs_tol=0.01):
+                        return i, f"{at // 60:02d}:{at % 60:02d} {'+' if way > 0 else '−'} {d.text}"
     return None
 
 
@@ -1164,6 +1332,11 @@ def _capitalised_word(e) -> bool:
 _FIRST_WORD_ZIPF = 4.0  # "twice" 4.4, "every" 5.6; names: "harrow" 3.1, "fenwick" 2.4
 
 
+def _singular(word: str) -> str:
+    """"debits" of "Monthly Direct Debits" is the "Direct Debit" a context names (a prefix: "debit" finds both)."""
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _name_facts(doc, contexts_text: str, question: str) -> list[Fact]:
     out = []
     for e in doc.ents:
@@ -1173,8 +1346,8 @@ def _name_facts(doc, contexts_text: str, question: str) -> list[Fact]:
         # a list the parser reads as one name ("Plus, Pro or Team") is named where each of its names is
         words = [w for w in re.findall(r"[^\W_]+", e.text.lower()) if w not in ("the", "of", "and", "or")]
         inside = find_entity(e.text, contexts_text) or find_entity(e.text, question) or \
-            (words and all(re.search(rf"(?<!\w){re.escape(w)}", contexts_text.lower() + " " + question.lower())
-                           for w in words))
+            (words and all(re.search(rf"(?<!\w){re.escape(_singular(w))}", contexts_text.lower() + " " +
+                                     question.lower()) for w in words))
         out.append(Fact("name", e.text, bool(inside), "named in the context" if inside else
                         f"{e.text} is not named in the contexts"))
     return out
@@ -1235,18 +1408,37 @@ def _polarity_parts_of(doc) -> tuple[tuple[frozenset[str], bool], ...]:
     for k, piece in enumerate(pieces):
         tokens = carry + piece
         lem = frozenset(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop and len(t) > 1)
-        if piece and not _says(tokens) and said and out:  # an item after what is said of the list
+        contrast = k > 0 and bool(piece) and piece[0].lower_ == "not" and not _says(tokens)
+        if piece and not _says(tokens) and said and out and not contrast:  # an item after what is said of the list
             out[-1] = (out[-1][0] | lem, out[-1][1] or _negated(tokens))
             carry = []
             continue
         listed = not _says(tokens) and any(_says(later) for later in pieces[k + 1:])  # an item before it
-        carry = tokens if len(lem) < 2 or listed else []
+        carry = tokens if not contrast and ((len(lem) < 2 and not _stands_alone(tokens)) or listed) else []
         if not carry:
             out.append((lem, _negated(tokens)))
             said = said or _says(tokens)
     if carry and out:  # a short last part belongs to the one before it
-        out[-1] = (out[-1][0], out[-1][1] or _negated(carry))
+        if said and _stands_alone(carry, last=True):
+            out.append((frozenset(t.lemma_.lower() for t in carry if t.is_alpha and not t.is_stop and len(t) > 1),
+                        _negated(carry)))
+        else:
+            out[-1] = (out[-1][0], out[-1][1] or _negated(carry))
     return tuple(out)
+
+
+def _stands_alone(tokens, last: bool = False) -> bool:
+    """Whether a short part keeps its polarity to itself instead of lending it to its neighbour: a clause of its
+    own, with a subject and a verb ("If you cannot attend, you may exchange ...": the exchange is not denied; "On
+    Free you can't do either, since ..."), or, as the sentence's last part, a verb after a part that said
+    something ("... are erased and cannot be recovered": the erasing is not denied). "You must not, ever, use it"
+    and "Do not use, store or charge it" have no verb or no subject in their short part, which still lends its
+    negation to what follows. (A contrast after a comma, "applies per room, not per dog, and includes a bed",
+    is a part of its own too: the bed is not denied.)"""
+    verbs = [k for k, t in enumerate(tokens) if t.pos_ == "VERB"]
+    # a subject is a pronoun or noun before the verb: the contexts are parsed without dependencies
+    subject = bool(verbs) and any(t.pos_ in ("PRON", "NOUN", "PROPN") for t in tokens[:verbs[0]])
+    return bool(verbs) and (subject or last)
 
 
 def _says(tokens) -> bool:
@@ -1300,15 +1492,51 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
         # the answer's negation counts in the part of it that speaks of what the context sentence says ("vehicles
         # can't pass the barrier after 9pm, so you'd leave your car in the overflow car park")
         negated = _negated_where(doc[1:] if yes or no else doc, _sentence_lemmas(best, passages))
-        ctx_negated = negated and _excepted(best, sent)
+        ctx_negated = negated and (_excepted(best, sent) or _denied_alike(doc, passages))
+    if best is not None and share >= 0.6 and not negated and not ctx_negated and (out := _excluded(doc, best)):
+        return Fact("polarity", sent, False, f"the context excludes {out}", best)
     if best is None or share < 0.6 or negated == ctx_negated:
         return None
     if ctx_negated and _ONLY_FROM.search(sent) and _NOT_UNTIL.search(best):
         return None  # "can only attend from the summer term" says "cannot attend until the summer term"
+    if ctx_negated and _ONLY.search(sent) and _excepted(best, sent):
+        return None  # "only accepted from housebound patients" says "not accepted, except from housebound patients"
+    if ctx_negated and _NEGATED_BOUND.search(best) and not _BOUND.search(sent):
+        # "cannot order more than 10 days before" sets a limit: "between 7 and 10 days before" keeps to it (its
+        # values are checked as values); "you can order more than 10 days before" is still denied
+        return None
     if _of_another_item(sent, best, passages):
         return None  # "Plus has a £7.99 monthly fee" is not denied by "Pay As You Go ... with no monthly fee"
     return Fact("polarity", sent, False, "the context says the opposite" if ctx_negated else
                 "the context does not deny it", best)
+
+
+_BUT_NOT = re.compile(r"(?:,\s*(?:but\s+)?|\s+but\s+)not\s+((?:[\w'-]+\s*){1,6}?)(?=[,.;()]|$|\s+(?:and|which|who)\b)",
+                      re.I)
+
+
+def _excluded(doc, sentence: str) -> str | None:
+    """What the context sentence excludes by a contrast ("covers accidental damage, but not theft or loss") that
+    a part of the answer asserts beside what the contrast qualifies ("covers accidental damage as well as theft"),
+    or None. The answer's part must share two words with the words before the contrast, so that "Dogs are
+    welcome" is not read against "the fee applies per room, not per dog"."""
+    parts = [lem for lem, neg in _polarity_parts_of(doc) if not neg]
+    for m in _BUT_NOT.finditer(sentence):
+        left = sentence[:m.start()]
+        before = _words_of(re.split(r"[,;:]", left)[-1] if re.split(r"[,;:]", left)[-1].strip() else left)
+        excluded = _words_of(m.group(1)) - _PLAIN_STOPS
+        if any(lem & excluded and len(lem & before) >= 2 for lem in parts):
+            return m.group(1).strip()
+    return None
+
+
+def _denied_alike(doc, passages: list[_Passage]) -> bool:
+    """Whether each negated part of the answer's sentence has a context sentence whose part about the same thing
+    is negated too: "It must be paid by card, as cash deposits are not accepted" repeats "Deposits are taken on a
+    card only; cash deposits are not accepted", though the sentence's card part shares more of its words."""
+    negated = [lem for lem, neg in _polarity_parts_of(doc) if neg and len(lem) >= 2]
+    return bool(negated) and all(_best_sentence(lem, passages)[2] and _best_sentence(lem, passages)[0] >= 0.6
+                                 for lem in negated)
 
 
 def _of_another_item(claim: str, sentence: str, passages: list[_Passage]) -> bool:
@@ -1324,6 +1552,10 @@ def _of_another_item(claim: str, sentence: str, passages: list[_Passage]) -> boo
 
 _ONLY_FROM = re.compile(r"\bonly\b[^.;]*\b(?:from|after|once|when)\b|\b(?:from|after|once)\b[^.;]*\bonly\b", re.I)
 _NOT_UNTIL = re.compile(r"\b(?:until|till|before)\b", re.I)
+_ONLY = re.compile(r"\bonly\b", re.I)
+_BOUND = re.compile(r"\b(?:more|less|fewer|longer|shorter|later|earlier|sooner|greater|higher|lower)\s+than\b|"
+                    r"\bexceed", re.I)
+_NEGATED_BOUND = re.compile(r"(?:\b(?:not|cannot|never)\b|n't\b)[^.;,]*?(?:" + _BOUND.pattern + ")", re.I)
 _EXCEPT = re.compile(r"\b(?:except|excluding|apart from|other than|with the exception of)\b", re.I)
 
 

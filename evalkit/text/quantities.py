@@ -56,9 +56,9 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
            (re.compile(r"\bhalf\s+an?\s+(hour|day|week|month|year|minute)\b", re.I), r"0.5 \1"),
            (re.compile(r"\b(\d+(?:\.\d+)?)\s+and\s+a\s+half\s+(hours|days|weeks|months|years|minutes)\b", re.I),
             lambda m: f"{float(m.group(1)) + 0.5:g} {m.group(2)}"),
-           (re.compile(r"\ban?\s+hour\s+and\s+(?:a\s+)?(?:three\s+quarters|3\s+quarters)\b", re.I), "1.75 hours"),
+           (re.compile(r"\ban?\s+hour\s+and\s+(?:a\s+)?(?:three[\s-]+quarters|3\s+quarters)\b", re.I), "1.75 hours"),
            (re.compile(r"\ban?\s+hour\s+and\s+a\s+quarter\b", re.I), "1.25 hours"),
-           (re.compile(r"\b(?:three|3)\s+quarters\s+of\s+an\s+hour\b", re.I), "0.75 hours"),
+           (re.compile(r"\b(?:three|3)[\s-]+quarters\s+of\s+an\s+hour\b", re.I), "0.75 hours"),
            (re.compile(r"\ba\s+quarter\s+of\s+an\s+hour\b", re.I), "0.25 hours"),
            (re.compile(r"\ba\s+dozen\b", re.I), "12"),
            # "A decade." answers "how long must I keep them?" (pint knows "decade", but "a" is no number)
@@ -331,7 +331,8 @@ def _compound_durations(t: str, read: list[tuple[re.Match, Quantity]]) -> list[Q
         last = out[-1] if out else None
         if (last is not None and prev_end is not None and q.dimension == last.dimension == "[time]"
                 and last.magnitude > q.magnitude and _COMPOUND_GAP.fullmatch(t[prev_end:m.start()])
-                and unit_of(last.text.split()[-1]) is not None):
+                and unit_of(last.text.split()[-1]) is not None
+                and unit_of(last.text.split()[-1]) != unit_of(q.text.split()[-1])):  # "45 and 30 minutes": two
             out[-1] = Quantity(last.magnitude + q.magnitude, "[time]", last.text + " " + q.text)
         else:
             out.append(q)
@@ -448,13 +449,15 @@ _NOT_DERIVED = frozenset({"count", "%", "1 / [time]"})
 
 
 def derivation(amount: Quantity, stated: Sequence[Quantity], factors: Sequence[float],
-               bases: Sequence[Quantity] = ()) -> str | None:
+               bases: Sequence[Quantity] = (), split: bool = False) -> str | None:
     """How ``amount`` follows by simple arithmetic from amounts a text states (``stated``: the context's) and
     numbers the asker or the answer gives (``factors``; ``bases``: their amounts), or None. A careful reader
     accepts three steps, each with stated figures only: a stated amount times a given number ("4 mg per kg"
     for "a 15 kg dog": 60 mg; "£11 a month" over "12 months": £132), a stated percentage of a given amount
     (0.35% of "a £100,000 portfolio": £350), and a total of two stated amounts of one kind, each times a given
-    number (2 × £18 + 1 × £9 for "two adults and one child": £45). Magnitudes compare within 0.5%.
+    number (2 × £18 + 1 × £9 for "two adults and one child": £45). Magnitudes compare within 0.5%. Where the
+    answer says it splits an amount (``split``: "in 10 monthly instalments", "each"), a stated amount divided by a
+    given number too (£111.60 over 10 instalments: £11.16).
 
     >>> q = lambda text: read_quantities(text)[0]
     >>> derivation(q("60 mg"), [q("4 mg per kg")], [15.0])
@@ -469,6 +472,8 @@ def derivation(amount: Quantity, stated: Sequence[Quantity], factors: Sequence[f
     True
     >>> derivation(q("every 6 months"), [q("monthly")], [6.0]) is None  # a rate times a number is no rate
     True
+    >>> derivation(q("£11.16"), [q("£111.60")], [10.0], split=True), derivation(q("£11.16"), [q("£111.60")], [10.0])
+    ('£111.60 ÷ 10', None)
     """
     if amount.clock or amount.dimension in _NOT_DERIVED:
         return None
@@ -478,6 +483,8 @@ def derivation(amount: Quantity, stated: Sequence[Quantity], factors: Sequence[f
         for f in counts:
             if f != 1 and _close(amount.magnitude, s.magnitude * f):
                 return f"{s.text} × {f:g}"
+            if split and f >= 2 and f == int(f) and _close(amount.magnitude, s.magnitude / f):
+                return f"{s.text} ÷ {f:g}"
     for p in (s for s in stated if s.dimension == "%"):
         for b in (b for b in bases if b.dimension == amount.dimension):
             if _close(amount.magnitude, p.magnitude / 100 * b.magnitude):

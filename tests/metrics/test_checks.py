@@ -769,12 +769,13 @@ def test_golden_verdicts_agree_with_careful_readers(split, floor):
 ELSEWHERE = GOLDEN.parent / "elsewhere"
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.80), ("heldout", 0.66)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.82), ("heldout", 0.67)])
 def test_answers_written_elsewhere_agree_with_careful_readers(split, floor):
-    """Agreement on answers written by writers who never saw the checks (tests/golden/elsewhere: 320 development
-    answers in sixteen domains, 240 held out in twelve more), measured at stop 57 as 153/200 and 80/120, at stop 58
+    """Agreement on answers written by writers who never saw the checks (tests/golden/elsewhere: 440 development
+    answers in 22 domains, 360 held out in 18 more), measured at stop 57 as 153/200 and 80/120, at stop 58
     as 166/200 and 81/120; at stop 59, with 120 more of each, 258/320 and 160/240 (the new held-out 120: 68 at
-    the stop's start, 79 at its end). Far below the
+    the stop's start, 79 at its end); at stop 60, with 120 more of each, 361/440 and 244/360 (the new held-out
+    120, H9 and H10: 78 at the stop's start and at its end; the 240 held out before: 160 then 166). Far below the
     golden corpus's 0.85, which is why the floor is kept: a rule that loses agreement on how real systems write
     fails the suite. No correct answer of these sets may be empty or non-English decided otherwise."""
     rows = [json.loads(line) for line in (ELSEWHERE / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -1638,3 +1639,150 @@ def test_a_tryout_of_a_camp_site():
     assert answers_question(q, "Check-in is from 2 pm and you need to be out by 11 am.", ctx).value == 1.0
     # noon is a time: 12:00, which no context states
     assert unsupported_facts(q, "You can arrive from noon and leave by 11 am.", ctx).value > 0
+
+
+# stop 60: readings two fresh development sets (H7: a theatre box office, repeat prescriptions, headphones; H8: a
+# climbing wall, water billing, rail season tickets) showed missing; the contexts below are written for the tests
+
+def test_a_short_part_keeps_its_own_negation():
+    """A negation inside a condition ("If you cannot travel"), a contrast ("not per night") or a last part with a
+    verb of its own ("cannot be restored") is not lent to the rest of the context sentence."""
+    ctx = ["If you cannot travel, you may transfer your booking to another date up to 24 hours before departure, "
+           "for a fee of £5 per booking.",
+           "A cleaning fee of £30 applies per stay, not per night, and includes fresh towels.",
+           "All saved routes are deleted and cannot be restored."]
+    q = "Can I move my booking to another date?"
+    assert unsupported_facts(q, "You can transfer your booking to another date up to 24 hours before "
+                                "departure.", ctx).value == 0.0
+    assert unsupported_facts(q, "You cannot transfer your booking to another date.", ctx).value > 0
+    q = "Is there a cleaning fee?"
+    assert unsupported_facts(q, "The cleaning fee is £30 per stay, and it includes fresh towels.", ctx).value == 0.0
+    assert unsupported_facts(q, "The cleaning fee is £30 per stay, and it doesn't include fresh towels.",
+                             ctx).value > 0
+    q = "What happens to my saved routes?"
+    assert unsupported_facts(q, "This deletes your saved routes for good.", ctx).value == 0.0
+
+
+def test_negations_a_careful_reader_does_not_take_for_denials():
+    """"avoids" says "not"; "only accepted from" says "not accepted, except from"; "cannot ... more than 14 days"
+    sets a limit a claim within it keeps to; "Don't forget to phone" is a reminder to phone."""
+    ctx = ["A booking fee of £2 applies to online bookings but not to bookings made at the front desk.",
+           "We do not accept returns of opened software, except from business customers with a licence agreement.",
+           "You cannot book a court more than 14 days in advance.",
+           "Please phone the surgery before 8:30 am on each day of absence."]
+    assert unsupported_facts("Is there a booking fee?", "Online bookings pay £2, but booking at the front desk "
+                             "avoids the fee.", ctx).value == 0.0
+    q = "Can I return opened software?"
+    assert unsupported_facts(q, "Opened software returns are only accepted from business customers with a licence "
+                                "agreement.", ctx).value == 0.0
+    q = "How far ahead can I book a court?"
+    assert unsupported_facts(q, "You can book a court up to 14 days in advance.", ctx).value == 0.0
+    assert unsupported_facts(q, "You can book a court more than 14 days in advance.", ctx).value > 0
+    q = "My son is off sick, what do I do?"
+    assert unsupported_facts(q, "Don't forget to phone the surgery before 8:30 am on each day of absence.",
+                             ctx).value == 0.0
+    assert unsupported_facts(q, "You don't need to phone the surgery on each day of absence.", ctx).value > 0
+
+
+def test_an_abbreviation_speaks_of_what_it_stands_for():
+    """"A 12-month DPP costs £240" speaks of the "12-month dental payment plan" the passage defines (DPP), not of
+    the consultation the question also asks about."""
+    ctx = ["The charge for each consultation is £60 per visit, and hygienist visits cost £45 each.",
+           "A dental payment plan (DPP) spreads the cost of treatment. A 12-month DPP costs £240, paid by direct "
+           "debit."]
+    q = "How much is each consultation, and what does the 12-month dental payment plan cost?"
+    assert unsupported_facts(q, "A 12-month dental payment plan is £240.", ctx).value == 0.0
+    assert unsupported_facts(q, "A 12-month dental payment plan is £45.", ctx).value > 0
+
+
+# (contexts, question, an answer a reader works out from them, one they do not give)
+_WORKED_OUT = {
+    # an amount split into the instalments the answer names: £150 in 6 payments is £25
+    "split": (["The annual pass costs £150, which can be paid in 6 monthly instalments by direct debit."],
+              "How much is the annual pass?", "It's £150, or 6 monthly payments of £25.",
+              "It's £150, or 6 monthly payments of £30."),
+    # a stated amount less one the context says is taken off: £20 less "£5 off" (though a matinee costs £15 too)
+    "taken off": (["Standard tickets cost £20 for weekday evening shows and £26 at weekends. Wednesday matinees cost "
+                   "£15.", "Students get £5 off the standard price of any evening ticket."],
+                  "How much is a student ticket for a weekday evening show?", "£15.", "£14."),
+    # no factor taken from the amount's own numbers: 2.5 hours + 2 × 10 minutes is not "2 hours 50 minutes"
+    "own numbers": (["A full charge takes about 2.5 hours. A 10-minute quick charge gives 2 hours of playback."],
+                    "How long does a full charge take?", "About 2 hours 30 minutes.", "About 2 hours 50 minutes."),
+    # a clock time from a time one passage states and a duration another states of the same thing
+    "clock across passages": (["Weekday tours start at 14:00 and weekend tours at 11:00.",
+                               "Please meet at the north gate 15 minutes before weekday tours."],
+                              "What time should I be at the gate for a weekday tour?", "At 13:45.", "At 13:40."),
+    # a date from the asker's and "one year less one day", a worked example's dates no rival to it
+    "year less a day": (["A Flexi pass is valid for one year less one day from its start date; for example, a pass "
+                         "starting on 4 March 2025 runs until the end of 3 March 2026.",
+                         "Monthly passes are valid for 30 days."],
+                        "If my Flexi pass starts on 10 June 2025, when does it run out?",
+                        "It expires at the end of 9 June 2026.", "It expires at the end of 10 June 2026."),
+    # "48 hours after" a date said without its year
+    "hours after a date": (["Pupils who have had a fever must stay at home until 48 hours after it has gone."],
+                           "his fever went on 3rd May, when can he go back?",
+                           "He can go back on 5 May, 48 hours later.", "He can go back on 6 May, 48 hours later."),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_WORKED_OUT))
+def test_values_a_reader_works_out(case):
+    """Amounts, times and dates a careful reader works out from what the contexts state, and a wrong one."""
+    ctx, q, right, wrong = _WORKED_OUT[case]
+    assert unsupported_facts(q, right, ctx).value == 0.0
+    assert unsupported_facts(q, wrong, ctx).value > 0
+
+
+def test_durations_read_as_said():
+    """"45 and 30 minutes" are two durations, not their sum; "three-quarters of an hour" is 45 minutes."""
+    assert [q.text for q in read_quantities("that's 45 and 30 minutes beforehand")] == ["45 minutes", "30 minutes"]
+    assert [q.text for q in read_quantities("2 hours and 30 minutes")] == ["2 hours 30 minutes"]
+    assert same_amount(read_quantities("three-quarters of an hour")[0], read_quantities("45 minutes")[0])
+
+
+def test_a_name_in_the_plural_is_the_name_a_context_gives():
+    """"Monthly Direct Debits" are the context's "monthly Direct Debit" payments, a name in the plural; an
+    unnamed scheme is still not named."""
+    ctx = ["Bills can be paid by monthly Direct Debit in 10 or 12 instalments. Monthly Direct Debit payments are "
+           "taken on the 1st or the 15th of the month."]
+    q = "What dates can I choose for my direct debit?"
+    assert unsupported_facts(q, "Monthly Direct Debits can be taken on the 1st or the 15th.", ctx).value == 0.0
+    assert unsupported_facts(q, "Under the Severn Flex Scheme they can be taken on the 1st or the 15th.",
+                             ctx).value > 0
+
+
+
+def test_words_that_tell_items_apart():
+    """A hyphened compound that opens with a stop word is a word of its own ("off-peak" is not "peak", which the
+    stop list would leave of it), and "max" is what "capped" says."""
+    ctx = ["Off-peak tickets cost £8 on weekdays.", "Peak tickets cost £12 at all times."]
+    q = "How much are the tickets?"
+    assert unsupported_facts(q, "An off-peak ticket is £8.", ctx).value == 0.0
+    assert unsupported_facts(q, "An off-peak ticket is £12.", ctx).value > 0
+    ctx = ["On destination chargers the idle fee is 10p per minute, starting 60 minutes after charging finishes, and "
+           "it is capped at £15 per session."]
+    q = "how long before idle fees start on a destination charger and how much are they?"
+    assert unsupported_facts(q, "After 60 minutes; 10p a minute, max £15.", ctx).value == 0.0
+
+
+def test_a_tryout_of_a_ski_hire_shop():
+    """Three faults a try-out on a ski-hire set showed (16 answers written for it, two systems, a Y/N label,
+    verdicts read by hand: 11/16 at the stop's start, 14/16 after)."""
+    ctx = ["The shop is open from 08:00 to 17:30 Monday to Friday and from 07:30 to 18:00 on Saturdays and Sundays. "
+           "On 24 December the shop closes at 13:00.",
+           "Deposits are taken on a credit or debit card only; cash deposits are not accepted. The optional damage "
+           "waiver costs £4 per item per day and covers accidental damage, but not theft or loss."]
+    cases = [
+        # "Monday to Friday" are the weekdays: 17:30 is theirs, not 24 December's
+        ("What time does the shop close on weekdays?", "The shop closes at 5:30 pm on weekdays.",
+         "The shop closes at 6 pm on weekdays."),
+        # a negated part of the answer that repeats a negated part of the context is no contradiction
+        ("Can I pay the deposit in cash?", "It must be paid by credit or debit card, as cash deposits are not "
+         "accepted.", "It can be paid by card, and cash deposits are accepted too."),
+        # what a contrast excludes ("but not theft or loss") is not covered beside what it qualifies
+        ("How much is the damage waiver, and does it cover theft?", "The damage waiver costs £4 per item per day "
+         "and covers accidental damage, but not theft.", "The damage waiver costs £4 per item per day and covers "
+         "accidental damage as well as theft."),
+    ]
+    for q, right, wrong in cases:
+        assert (unsupported_facts(q, right, ctx).value, unsupported_facts(q, wrong, ctx).value > 0) == (0.0, True), q
