@@ -43,7 +43,7 @@ from typing import Any, Mapping, Sequence
 
 from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences, stem, stems
 from evalkit.text.quantities import (CURRENCY_CODES, Quantity, derivation, dimension_of, figures_in, read_quantities,
-                                     same_amount, scaled, shares_in, with_digits)
+                                     same_amount, scaled, shares_in, unit_of, with_digits)
 from evalkit.metrics.base import Details, Metric, Score, VerdictRole
 from evalkit.metrics.guard import NOT_ENGLISH, guard_rows
 
@@ -292,6 +292,13 @@ def _no_det(t) -> bool:
 
 _DAY_SPANS = (("weekday", re.compile(r"\bmon(?:day)?s?\s*(?:to|-|–|until|through|thru)\s*fri(?:day)?s?\b", re.I)),
               ("weekend", re.compile(r"\bsat(?:urday)?s?\s*(?:and|&|-|–|to)\s*sun(?:day)?s?\b", re.I)))
+
+
+def _days_named(text: str) -> frozenset[str]:
+    """"weekday" where ``text`` says "Monday to Friday", "weekend" where it says "Saturdays and Sundays"."""
+    return frozenset(day for day, days in _DAY_SPANS if days.search(text))
+
+
 _SAME_WORD = {"max": "maximum", "cap": "maximum", "caps": "maximum", "capped": "maximum", "min": "minimum"}
 _PER_WORD = {"daily": "day", "nightly": "night", "weekly": "week", "monthly": "month", "yearly": "year",
              "annual": "year", "annually": "year", "hourly": "hour", "quarterly": "quarter"}
@@ -306,7 +313,7 @@ def _words_of(text: str) -> frozenset[str]:
     words |= {_PER_WORD[w] for w in words if w in _PER_WORD}  # "the daily penalty" is the penalty for each day
     words |= {_SAME_WORD[w] for w in words if w in _SAME_WORD}  # "max £15" is what "it is capped at £15" says
     # "Monday to Friday" are the weekdays, "Saturdays and Sundays" the weekend ("closes at 5:30 pm on weekdays")
-    words |= {day for day, days in _DAY_SPANS if days.search(text)}
+    words |= _days_named(text)
     # a hyphened compound opening with a stop word is a word of its own, which the stop list would cut to its
     # second half: "After-school Club" is not the "school day" of Breakfast Club, "off-peak" not "peak"
     words |= {w for w in re.findall(r"[a-z]+(?:-[a-z]+)+", text.lower()) if w.split("-")[0] in stops}
@@ -692,7 +699,7 @@ def _plain_words(text: str) -> frozenset[str]:
     """Stems of the words of ``text`` but a few function words: what tells one item of a clause from another
     ("full-time" and "part-time", which the stop-word lists drop)."""
     words = [w for w in re.findall(r"[a-z]+", text.lower()) if w not in _PLAIN_STOPS and len(w) > 1]
-    return stems(words + [day for day, days in _DAY_SPANS if days.search(text)])  # "Monday to Friday": weekdays
+    return stems(words + sorted(_days_named(text)))  # "Monday to Friday": weekdays
 
 
 def _in_another_segment(clause: str, spans: list[tuple[int, int]], mine: set[int], wanted: frozenset[str]) -> str:
@@ -904,18 +911,23 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
             matches, why = sorted({i, *both}), f"computed from the context: {how}"
         added = None if matches else _added(q, amounts, clauses)
         if added:  # "£450": the standard £250 and "an additional excess of £200 ... on top of the standard excess"
-            i, operand, j, extra, _ = added
-            matches, why = [i], f"computed from the context: {operand.text} {added[4]} {extra.text}"
+            i, operand, _, _, _ = added
+            matches, why = [i], _added_why(added)
         fact = _bound_amount(q, sent, matches, added, subject, ctx, why)
         if not fact.supported and matches and not added and (added := _added(q, amounts, clauses)):
             # "£28" for a concession in the Stalls: £38 less "£10 off the full price", though the matinee's
             # price is £28 too; the amount worked out is bound as the stated one was not
-            i, operand, j, extra, _ = added
-            fact = _bound_amount(q, sent, [i], added, subject, ctx,
-                                 f"computed from the context: {operand.text} {added[4]} {extra.text}")
+            i, operand, _, _, _ = added
+            fact = _bound_amount(q, sent, [i], added, subject, ctx, _added_why(added))
         out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, operand)) if fact.supported and
                    fact.sentence else fact)
     return out
+
+
+def _added_why(added: tuple) -> str:
+    """How :func:`_added`'s amount is worked out ("computed from the context: £38 − £10")."""
+    _, base, _, other, sign = added
+    return f"computed from the context: {base.text} {sign} {other.text}"
 
 
 def _bound_amount(q: Quantity, sent: str, matches: list[int], added: tuple | None, subject: tuple, ctx,
@@ -1147,8 +1159,6 @@ def _calendar_step(q: Quantity):
     days, amounts of other kinds)."""
     from dateutil.relativedelta import relativedelta
 
-    from evalkit.text.quantities import unit_of
-
     if q.dimension != "[time]" or q.clock or q.written is None or q.written != int(q.written):
         return None
     unit = str(unit_of(q.text.split()[-1]))
@@ -1161,7 +1171,8 @@ def _calendar_step(q: Quantity):
 
 def _date_computed(key: tuple, bases: list[tuple], amounts: list[list[Quantity]],
                    clauses: list[str]) -> tuple[int, str] | None:
-    """A date a reader works out from a full date the asker or a context gives and a duration a context states:
+    """A date a reader works out from a date the asker or a context gives (both with their year, or both without)
+    and a duration a context states:
     the date after or before it ("48 hours after 14 January": 16 January), or after a duration "less" another
     ("valid for one year less one day" from 10 June 2025: 9 June 2026). ``(clause of the duration, how)`` or None.
 
@@ -1407,7 +1418,7 @@ def _polarity_parts_of(doc) -> tuple[tuple[frozenset[str], bool], ...]:
     carry: list = []
     for k, piece in enumerate(pieces):
         tokens = carry + piece
-        lem = frozenset(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop and len(t) > 1)
+        lem = _content_lemmas(tokens)
         contrast = k > 0 and bool(piece) and piece[0].lower_ == "not" and not _says(tokens)
         if piece and not _says(tokens) and said and out and not contrast:  # an item after what is said of the list
             out[-1] = (out[-1][0] | lem, out[-1][1] or _negated(tokens))
@@ -1420,11 +1431,14 @@ def _polarity_parts_of(doc) -> tuple[tuple[frozenset[str], bool], ...]:
             said = said or _says(tokens)
     if carry and out:  # a short last part belongs to the one before it
         if said and _stands_alone(carry, last=True):
-            out.append((frozenset(t.lemma_.lower() for t in carry if t.is_alpha and not t.is_stop and len(t) > 1),
-                        _negated(carry)))
+            out.append((_content_lemmas(carry), _negated(carry)))
         else:
             out[-1] = (out[-1][0], out[-1][1] or _negated(carry))
     return tuple(out)
+
+
+def _content_lemmas(tokens) -> frozenset[str]:
+    return frozenset(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop and len(t) > 1)
 
 
 def _stands_alone(tokens, last: bool = False) -> bool:
@@ -1523,7 +1537,8 @@ def _excluded(doc, sentence: str) -> str | None:
     parts = [lem for lem, neg in _polarity_parts_of(doc) if not neg]
     for m in _BUT_NOT.finditer(sentence):
         left = sentence[:m.start()]
-        before = _words_of(re.split(r"[,;:]", left)[-1] if re.split(r"[,;:]", left)[-1].strip() else left)
+        clause = re.split(r"[,;:]", left)[-1]  # the words the contrast qualifies: its clause, else all before it
+        before = _words_of(clause if clause.strip() else left)
         excluded = _words_of(m.group(1)) - _PLAIN_STOPS
         if any(lem & excluded and len(lem & before) >= 2 for lem in parts):
             return m.group(1).strip()
@@ -1535,8 +1550,8 @@ def _denied_alike(doc, passages: list[_Passage]) -> bool:
     is negated too: "It must be paid by card, as cash deposits are not accepted" repeats "Deposits are taken on a
     card only; cash deposits are not accepted", though the sentence's card part shares more of its words."""
     negated = [lem for lem, neg in _polarity_parts_of(doc) if neg and len(lem) >= 2]
-    return bool(negated) and all(_best_sentence(lem, passages)[2] and _best_sentence(lem, passages)[0] >= 0.6
-                                 for lem in negated)
+    found = [_best_sentence(lem, passages) for lem in negated]
+    return bool(found) and all(ctx_negated and share >= 0.6 for share, _, ctx_negated in found)
 
 
 def _of_another_item(claim: str, sentence: str, passages: list[_Passage]) -> bool:
@@ -1747,8 +1762,6 @@ def _in_part_of_day(hour: int, day_part: str | None, night: str | None) -> int:
 def _unit_words(text: str) -> frozenset[str]:
     """The words of ``text`` that name a unit ("per extra half hour": hour): like a value's own words, they say
     what a value is measured in, not what it is about."""
-    from evalkit.text.quantities import unit_of
-
     return frozenset(w for w in _words_of(text) if unit_of(w) is not None)
 
 
