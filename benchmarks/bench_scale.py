@@ -68,6 +68,15 @@ def build_rows(n: int, path: Path) -> Path:
     return path
 
 
+# a warm-up row whose answer is not English: the language guard's full lingua detector (about 6 CPU-s to load its
+# n-gram models, once per process) loads before the clock like every other model, in every revision alike (one
+# without lingua scores it as any other row); ``fixed_costs`` reports that load apart
+WARM_OTHER_LANGUAGE = {"id": "warm-de", "question": "How often should the filter be replaced?",
+                       "contexts": ["Replace the HEPA filter every six months."],
+                       "answer": "Der HEPA-Filter sollte alle sechs Monate ersetzt werden.",
+                       "ground_truth": "Every six months."}
+
+
 def run_one(metrics: list[str] | None, data: Path, chunk: int = 2000, profile: str | None = None) -> dict:
     """In this process: warm up, then score ``data``; wall and CPU seconds of the scoring, peak RSS in MB.
     ``metrics`` None: what a run that names none scores (each revision's own default); ``profile``: the named verdict
@@ -77,7 +86,7 @@ def run_one(metrics: list[str] | None, data: Path, chunk: int = 2000, profile: s
     config = {"profile": profile} if profile else None
     warm = Path(tempfile.mkdtemp()) / "warm.jsonl"
     with open(data) as f:
-        warm.write_text("".join(next(f) for _ in range(8)))
+        warm.write_text("".join(next(f) for _ in range(8)) + json.dumps(WARM_OTHER_LANGUAGE) + "\n")
     score_chunks(warm, metrics, config, chunk_size=chunk, progress=False)
     t0, c0 = time.perf_counter(), time.process_time()
     out = score_chunks(data, metrics, config, chunk_size=chunk, progress=False)

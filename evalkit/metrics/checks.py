@@ -80,7 +80,9 @@ _YES = re.compile(r"^\s*(yes|yeah|yep|yup|sure|absolutely|definitely|of course|c
                   r"it is)\b", re.I)
 # "Yes, ... any weekday train" against "only valid on trains arriving after 10:00": a restriction made universal
 _UNIVERSAL = re.compile(r"\b(?:any|all|always|every|anytime|whenever|unlimited)\b", re.I)
-_RESTRICTED = re.compile(r"\b(?:only|except|unless|provided|as long as|but not|not on|restricted)\b", re.I)
+# a restriction, also to a window of clock times ("limited to 45 minutes between 07:00 and 21:00; outside those hours
+# there is no limit" restricts "at all times")
+_RESTRICTED = re.compile(r"\b(?:only|except|unless|provided|as long as|but not|not on|restricted|outside (?:those|these|the|opening|peak) hours)\b|\bbetween \d{1,2}[:.]\d{2}\s*(?:am|pm)?\s*(?:and|-|–)\s*\d{1,2}[:.]\d{2}", re.I)
 # a yes/no question answered by its condition ("Only if the journey takes longer than 180 minutes.")
 _CONDITIONAL = re.compile(r"^\s*(?:only\s+(?:if|when|with|without|after|before|by|for|on|in|up\s+to|within|under|"
                           r"until)|if|when|unless|"
@@ -342,6 +344,27 @@ def _clause_spans(sent_doc, parts: list[str]) -> list:
     return out
 
 
+def _heads_after(names: frozenset[str], part: str) -> frozenset[str]:
+    """The nouns right after each name in ``part``, singular: "ticket" of "A Full Weekend ticket costs £189"."""
+    low = part.lower()
+    return frozenset(m.group(1).rstrip("s") for n in names for m in re.finditer(re.escape(n) + r"\s+([a-z]+)", low))
+
+
+def _names_sibling_thing(span, heads: frozenset[str]) -> bool:
+    """Whether a clause opens with a noun phrase of its own ending in one of ``heads`` ("Day tickets cost £79"
+    beside "A Full Weekend ticket"): another member of the named thing's kind, not it. A clause opening with a
+    determiner, pronoun, verb or value ("The ticket includes ...", "It costs ...") is not."""
+    words = [t for t in span if not t.is_space][:3]
+    if not words or not heads or words[0].pos_ not in ("NOUN", "PROPN", "ADJ") or not words[0].is_title:
+        return False
+    for t in words:
+        if t.pos_ not in ("NOUN", "PROPN", "ADJ"):
+            return False
+        if t.pos_ == "NOUN" and t.lower_.rstrip("s") in heads:
+            return True
+    return False
+
+
 def _has_subject(span) -> bool:
     """Whether a clause names its own subject, told by its first word (contexts are tagged, not parsed): an
     imperative ("Do not take more than 8 tablets", "Take one tablet") opens with its verb and has none."""
@@ -433,11 +456,13 @@ def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _
             i += 1
     carried: list[str] = []
     carried_names: frozenset[str] = frozenset()
+    heads: frozenset[str] = frozenset()  # the nouns said right after the carried names ("Full Weekend ticket")
     abbreviations = _abbreviations(text)
     for s, sent_doc in zip(sents, docs):
         clauses = _context_clauses(s)
         parts = [part for part, _ in clauses]
         named_here: frozenset[str] = frozenset()
+        heads_here: frozenset[str] = frozenset()
         for k, ((part, contrast), doc) in enumerate(zip(clauses, _clause_spans(sent_doc, parts))):
             own_subject = _has_subject(doc)
             # (the clause before, whether this one names its subject, whether it opens a sentence of its own)
@@ -445,7 +470,13 @@ def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _
                              k == 0 and own_subject))
             items = _items_in(part)
             carried = items or carried
-            carried_names = _names_in(part) or carried_names
+            # a clause whose subject is another thing of the kind the names before it are ("Day tickets cost £79"
+            # after "A Full Weekend ticket costs £189") does not speak of them
+            if _names_in(part):
+                carried_names = _names_in(part)
+                heads_here |= _heads_after(carried_names, part)
+            elif _names_sibling_thing(doc, heads_here or heads):
+                carried_names = frozenset()
             # "Both memberships include a 14-day free trial": of every item the passage named, not of the last
             shared = _OF_EVERY.search(part) is not None and not _names_in(part)
             p.clauses.append(part)
@@ -459,6 +490,7 @@ def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _
         # a sentence after one naming several items speaks of them all ("The Trek 500 uses a 500 Wh battery; the
         # Trek 700 a 720 Wh one. With the 4 A charger, a 500 Wh battery charges in 5 hours ..."), not of the last
         carried_names = named_here or carried_names
+        heads = heads_here if named_here else heads
     p.clause_stems = [stems(lem) for lem in p.clause_lemmas]
     p.phrase_stems = [stems(_words_of(x)) for c in p.clauses for x in _PHRASE_CUT.split(c)]
     p.continued = _continued(p)
@@ -782,6 +814,18 @@ def _period_of(q: Quantity, a: Quantity) -> bool:
     return rate.written in (None, 1.0) and math.isclose(duration.magnitude * rate.magnitude, 1.0, rel_tol=0.005)
 
 
+_ELLIPTICAL_MIN = 1000  # a bare number at least this large, said without its unit, is the amount it equals ...
+# (smaller ones, "2" or "30", equal too many amounts by chance)
+
+
+def _elliptical(bare: Quantity, amount: Quantity) -> bool:
+    """Whether ``bare``, a number said without a unit or noun ("fifty thousand this year"), is ``amount``'s number
+    as written ("€50,000"), for a number of at least ``_ELLIPTICAL_MIN``."""
+    return bare.dimension == "count" and (bare.noun is None or bare.noun.lower() in _PLAIN_STOPS) and \
+        not bare.clock and not amount.clock and bare.magnitude >= _ELLIPTICAL_MIN and \
+        (amount.written if amount.written is not None else amount.magnitude) == bare.magnitude
+
+
 def _same(q: Quantity, a: Quantity) -> bool:
     """Equal amounts; a count equals a count or a percentage of its number, or a clock time's hour, and an amount
     with a unit the same number without one ("10 seconds" for "timeout=10.0")."""
@@ -793,6 +837,8 @@ def _same(q: Quantity, a: Quantity) -> bool:
         return _period_of(q, a)
     if q.dimension == "[time]" and a.dimension == "count" and not a.clock and a.magnitude == q.magnitude:
         return True  # "10,000 milliseconds" for "timeout=10.0": a bare number of seconds
+    if _elliptical(q, a):
+        return True  # "... and you don't expect to pass fifty thousand" for "€50,000": a large number, unit left out
     if q.dimension == "count" and q.noun is None and a.dimension == "[time]" and a.written == q.magnitude and \
             a.text.split()[-1].lower().startswith("year"):
         return True  # "the minimum age for those is 16" for "at least 16 years old": years said without the unit
@@ -921,7 +967,22 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
             fact = _bound_amount(q, sent, [i], added, subject, ctx, _added_why(added))
         out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, operand)) if fact.supported and
                    fact.sentence else fact)
-    return out
+    return _supposed_factors(out, sent)
+
+
+_SUPPOSING = re.compile(r"\b(?:if|say|suppose|supposing|for example|e\.g\.|were)\b", re.I)
+
+
+def _supposed_factors(facts: list[Fact], sent: str) -> list[Fact]:
+    """A count the answer supposes and works an amount out with is no claim of its own: "If you needed two extra
+    hook-ups, that would add £50" (£25 × 2) supposes the 2. Only in a sentence that supposes ("if", "say", ...)
+    and only for a number a worked-out amount of that sentence multiplies or divides by."""
+    if not _SUPPOSING.search(sent):
+        return facts
+    worked = [f.why for f in facts if f.supported and f.why.startswith("computed from the context")]
+    return [Fact("amount", f.text, True, "a number the answer supposes and works an amount out with", f.sentence)
+            if not f.supported and f.text.replace(",", "").replace(".", "", 1).isdigit() and any(
+                re.search(rf"[×÷]\s*{re.escape(f.text)}(?![\d.])", w) for w in worked) else f for f in facts]
 
 
 def _added_why(added: tuple) -> str:
@@ -1490,7 +1551,12 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
         # "No." is often right by a reasoning lexical polarity cannot follow ("only valid after 10:00") ...
         return _no_to_a_price(sent, question, q_doc, passages)
     if not (yes or no) and not any(t.pos_ in ("VERB", "AUX") for t in doc):
-        return None  # "A £150 non-return fee.": a phrase states a value, no polarity ("not returned" is the case)
+        # "A £150 non-return fee.": a phrase states a value, no polarity ("not returned" is the case); but a phrase
+        # naming when something holds may name what the context then denies ("Monday to Friday before 10 am, and
+        # also on public holidays" against "...; it cannot be used ... on public holidays")
+        share, best, _ = _best_sentence(_lemmas(doc) | _lemmas(q_doc), passages)
+        out = _denied_after(doc, q_doc, best) if best is not None and share >= 0.6 else None
+        return None if out is None else Fact("polarity", sent, False, f"the context excludes {out}", best)
     # ... but "No, returns are not accepted." makes a negated claim of its own, checked as any other
     negated = _negated(doc[1:] if yes or no else doc)
     lemmas = _lemmas(doc) | (_lemmas(q_doc) if yes else frozenset())
@@ -1507,6 +1573,8 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
         # can't pass the barrier after 9pm, so you'd leave your car in the overflow car park")
         negated = _negated_where(doc[1:] if yes or no else doc, _sentence_lemmas(best, passages))
         ctx_negated = negated and (_excepted(best, sent) or _denied_alike(doc, passages))
+    if best is not None and share >= 0.5 and not negated and (out := _denied_after(doc, q_doc, best)):
+        return Fact("polarity", sent, False, f"the context excludes {out}", best)
     if best is not None and share >= 0.6 and not negated and not ctx_negated and (out := _excluded(doc, best)):
         return Fact("polarity", sent, False, f"the context excludes {out}", best)
     if best is None or share < 0.6 or negated == ctx_negated:
@@ -1542,6 +1610,41 @@ def _excluded(doc, sentence: str) -> str | None:
         excluded = _words_of(m.group(1)) - _PLAIN_STOPS
         if any(lem & excluded and len(lem & before) >= 2 for lem in parts):
             return m.group(1).strip()
+    return None
+
+
+# a clause after a semicolon denying the same subject more ("is valid Monday to Friday until 4 pm; it cannot be used
+# at weekends or on bank holidays"): what it names is excluded as a "but not" excludes it
+_THEN_NOT = re.compile(r";\s*(?:it|they|this|these)\s+(?:cannot|can't|can\s+not|may\s+not|must\s+not|is\s+not|"
+                       r"are\s+not|isn't|aren't)\s+(?:be\s+)?(?:\w+\s+)?((?:at|on|in|for|during)\s+[^.;]+)", re.I)
+
+
+def _comma_segments(doc) -> list:
+    """The answer's tokens between commas, semicolons, colons, brackets and dashes."""
+    out, cur = [], []
+    for t in doc:
+        if t.text in (",", ";", ":", "(", ")", "—", "–"):
+            out, cur = out + [cur] if cur else out, []
+        else:
+            cur.append(t)
+    return out + [cur] if cur else out
+
+
+def _denied_after(doc, q_doc, sentence: str) -> str | None:
+    """What a denying clause after a semicolon excludes (``_THEN_NOT``), where the answer's sentence and the question
+    speak of what the clause before it says (two of its words: "use it", asked of "the Early Bird pass") and a part
+    of the answer that is not negated names what is excluded (two of its words, or all): "you can use it on
+    weekdays until 4 pm, as well as all day on bank holidays"."""
+    m = _THEN_NOT.search(sentence)
+    if m is None:
+        return None
+    before = _words_of(re.split(r"[,;:]", sentence[:m.start()])[-1])
+    excluded = _words_of(m.group(1)) - _PLAIN_STOPS - _words_of("at on in for during day days time times")
+    parts = [_content_lemmas(seg) for seg in _comma_segments(doc) if not _negated(seg)]  # "but not X or Y": both
+    spoken = _lemmas(doc) | (frozenset() if q_doc is None else _lemmas(q_doc))
+    if len(spoken & before) >= 2 and any(len(lem & excluded) >= 2 or lem & excluded == excluded
+                                         for lem in parts if lem & excluded):
+        return m.group(1).strip()
     return None
 
 
@@ -2118,6 +2221,12 @@ def _passage_of(clause: str | None, passages: list[_Passage]) -> _Passage | None
     return next((p for p in passages if clause in p.clauses), None) if clause else None
 
 
+def _held_by_contexts(a_words: frozenset[str], passages: list[_Passage]) -> tuple[str, ...]:
+    """The answer's words the contexts hold, where they are at least ``_PASSAGE_SHARE`` of them; else ()."""
+    shared = sorted(a_words & stems(frozenset().union(*(lem for p in passages for lem in p.clause_lemmas))))
+    return tuple(shared) if shared and len(shared) >= _PASSAGE_SHARE * len(a_words) else ()
+
+
 def _answers_ask(ask: str, answer: str, doc, q_doc, passages: list[_Passage]) -> Score:
     """How well ``answer`` answers the one ask ``ask`` of the question ``q_doc`` (see :func:`answers_question`)."""
     kind, dims = expected_kind(ask)
@@ -2157,6 +2266,12 @@ def _answers_ask(ask: str, answer: str, doc, q_doc, passages: list[_Passage]) ->
                                              "says what the context passage answering the question says"))
     if kind in ("open", "yes/no") and not a_words and (stems(q_words) & stems(_lemmas(doc))):
         return Score(0.5, AnswersDetails(kind, (), sentence, "restates the question"))
+    if not near and kind == "open" and len(a_words) >= _PASSAGE_WORDS and (held := _held_by_contexts(a_words,
+                                                                                                    passages)):
+        # no context clause shares a word with the question ("entry rules for a 16-year-old" against "Those aged
+        # 16 and 17 may attend unaccompanied"): what the answer says, the contexts hold, which is all one can tell
+        return Score(0.5, AnswersDetails(kind, held, None, "says what the contexts say; no context clause shares "
+                                         "the question's words"))
     named = _names_what_the_contexts_name(doc, kind, passages)
     if named:
         return Score(0.5, AnswersDetails(kind, named, sentence, "names something the contexts name (a bare name "
@@ -2317,7 +2432,7 @@ def _part_in(part: Any, answer: str, a_amounts: list[Quantity], a_lemmas: frozen
         # "2 extra days" states the reference's "2 days": a count of the number as written, its unit word named
         unit_word = part.text.split()[-1].lower() if part.written is not None and " " in part.text else None
         return any(same_amount(part, a) or _period_of(part, a)
-                   or (part.dimension == "count" and a.magnitude == part.magnitude)
+                   or (part.dimension == "count" and a.magnitude == part.magnitude) or _elliptical(a, part)
                    or (unit_word is not None and a.dimension == "count" and a.magnitude == part.written
                        and unit_word.rstrip("s") in answer.lower())
                    for a in a_amounts)

@@ -769,13 +769,14 @@ def test_golden_verdicts_agree_with_careful_readers(split, floor):
 ELSEWHERE = GOLDEN.parent / "elsewhere"
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.82), ("heldout", 0.67)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.825), ("heldout", 0.67)])
 def test_answers_written_elsewhere_agree_with_careful_readers(split, floor):
     """Agreement on answers written by writers who never saw the checks (tests/golden/elsewhere: 440 development
-    answers in 22 domains, 360 held out in 18 more), measured at stop 57 as 153/200 and 80/120, at stop 58
+    answers in 22 domains, 480 held out in 24 more), measured at stop 57 as 153/200 and 80/120, at stop 58
     as 166/200 and 81/120; at stop 59, with 120 more of each, 258/320 and 160/240 (the new held-out 120: 68 at
     the stop's start, 79 at its end); at stop 60, with 120 more of each, 361/440 and 244/360 (the new held-out
-    120, H9 and H10: 78 at the stop's start and at its end; the 240 held out before: 160 then 166). Far below the
+    120, H9 and H10: 78 at the stop's start and at its end; the 240 held out before: 160 then 166); at stop 61,
+    364/440 and, with H11 and H12 held out (79/120 at the stop's start and at its end), 323/480. Far below the
     golden corpus's 0.85, which is why the floor is kept: a rule that loses agreement on how real systems write
     fails the suite. No correct answer of these sets may be empty or non-English decided otherwise."""
     rows = [json.loads(line) for line in (ELSEWHERE / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -1786,3 +1787,90 @@ def test_a_tryout_of_a_ski_hire_shop():
     ]
     for q, right, wrong in cases:
         assert (unsupported_facts(q, right, ctx).value, unsupported_facts(q, wrong, ctx).value > 0) == (0.0, True), q
+
+
+def test_what_a_window_of_hours_or_a_following_denial_restricts():
+    """"limited to 60 minutes between 06:00 and 09:00" restricts "at all times"; "...; it cannot be used at weekends
+    or on public holidays" denies what it names to an answer that gives it beside what the clause before says,
+    whether or not the answer has a verb, and agrees with one that denies it too."""
+    ctx = ["Lane swimming sessions are limited to 60 minutes between 06:00 and 09:00; outside those hours there is "
+           "no time limit. Lockers cost £1, refunded when you return the key.",
+           "The Early Bird pass costs £30 a month and is valid Monday to Friday before 10 am; it cannot be used at "
+           "weekends or on public holidays. The Anytime pass costs £45 a month."]
+    q = "Is there a time limit on lane swimming in the evening?"
+    assert unsupported_facts(q, "Yes, lane sessions are limited to 60 minutes at all times.", ctx).value > 0
+    assert unsupported_facts(q, "No. The 60-minute limit only applies between 06:00 and 09:00.", ctx).value == 0.0
+    assert unsupported_facts(q, "No, there is no time limit outside 06:00 to 09:00.", ctx).value == 0.0
+    q = "When can I use the Early Bird pass?"
+    for wrong in ("Monday to Friday before 10 am, and also on public holidays.",
+                  "You can use it on weekdays before 10 am, as well as on public holidays."):
+        s = unsupported_facts(q, wrong, ctx)
+        assert s.value > 0 and "public holidays" in s.details.unsupported[0], wrong
+    for right in ("Monday to Friday before 10 am, but not at weekends or on public holidays.",
+                  "It costs £30 a month and works on weekdays before 10 am.",
+                  "On weekdays before 10 am. It can't be used on public holidays or at weekends."):
+        assert unsupported_facts(q, right, ctx).value == 0.0, right
+
+
+def test_a_clause_about_another_thing_of_the_kind_does_not_inherit_the_name_before_it():
+    """"Day tickets cost £8" after "A Full Season ticket ... costs £240" speaks of day tickets, not of the Full
+    Season ticket the sentences before named: the season ticket's £240 is its own and £8 is not (both the other way
+    round before, when the name was carried into every later clause)."""
+    ctx = ["A Full Season ticket for the Riverside Lido costs £240 and gives entry from May to September. Lane "
+           "swimming is not included in the Full Season ticket; a Lane Swim Pass costs an additional £30. Day tickets "
+           "cost £8 for Monday to Friday and £9 for weekends. Children under 5 swim free."]
+    q = "How much does a Full Season ticket cost, and does it include lane swimming?"
+    assert unsupported_facts(q, "A Full Season ticket costs £240. Lane swimming isn't included: a Lane Swim Pass is "
+                                "an extra £30, so £270 for both.", ctx).value == 0.0
+    assert unsupported_facts(q, "A Full Season ticket costs £240.", ctx).value == 0.0
+    assert unsupported_facts(q, "A Full Season ticket costs £8.", ctx).value == 0.5  # £8 and the clause: 1 of 2
+
+
+def test_a_large_number_without_its_unit_and_a_supposed_count():
+    """"a hundred and twenty thousand" is the context's £120,000 (a number of at least 1,000 said without its
+    unit), in the facts and in the reference's amounts; a count the answer supposes and works an amount out with
+    ("If you wanted three extra butts, that would add £36": £12 × 3) is no claim, but a count it asserts is."""
+    ctx = ["Small traders do not charge VAT if last year's turnover was at most £90,000 and this year's is not "
+           "expected to exceed £120,000. The standard rate is 20%."]
+    q = "Do I have to charge VAT on a turnover of about £60,000?"
+    right = ("No, as long as last year's turnover stayed within ninety thousand pounds and you don't expect to pass "
+             "a hundred and twenty thousand this year.")
+    assert unsupported_facts(q, right, ctx).value == 0.0
+    assert unsupported_facts(q, right.replace("twenty", "fifty"), ctx).value > 0
+    ref = "No, if last year's turnover was at most £90,000 and this year's is not expected to exceed £120,000."
+    assert question_coverage(q, right, ref, ctx).value == 1.0
+    assert question_coverage(q, right.replace("twenty", "fifty"), ref, ctx).value == 0.5  # £90,000 of the two
+    ctx = ["A Garden Plot costs £60 a year, which includes one water butt; extra water butts cost £12 each. Plots "
+           "are allocated in March."]
+    q = "How much is a Garden Plot and what if I want more water butts?"
+    assert unsupported_facts(q, "It's £60 a year with one water butt. If you wanted three extra butts, that would "
+                                "add £36.", ctx).value == 0.0
+    assert unsupported_facts(q, "It's £60 a year with one water butt. If you wanted three extra butts, that would "
+                                "add £40.", ctx).value > 0
+    assert unsupported_facts(q, "It's £60 a year and includes three water butts, which would otherwise cost £36.",
+                             ctx).value > 0
+
+
+def test_a_refusal_that_refers_to_someone_who_should_be_able_to_help():
+    """"The festival's Info Tent should be able to help." refers the asker on, whoever is named; beside a claim it
+    is no refusal."""
+    assert decide_answer("I'm sorry, but the leaflet doesn't mention a shuttle bus, so I can't confirm whether one "
+                         "runs. The festival's Info Tent should be able to help.").abstained
+    assert decide_answer("I couldn't find anything about that in the passages. The organisers should be able to "
+                         "confirm.").abstained
+    assert not decide_answer("The Info Tent should be able to help with lost property, and it is open from "
+                             "9 am.").abstained
+
+
+def test_an_open_answer_where_no_context_clause_shares_the_questions_words():
+    """"What are the entry rules for a 16-year-old?" shares no word with "Those aged 16 and 17 may attend
+    unaccompanied ...": an answer saying what the contexts say then answers as far as one can tell (0.5), and one
+    saying what they do not, does not (0.0)."""
+    ctx = ["Children under 12 enter free but must be accompanied by an adult holding a valid ticket. Those aged 16 "
+           "and 17 may attend unaccompanied with a standard ticket and a signed parental consent form."]
+    q = "What are the entry rules for a 16-year-old?"
+    s = answers_question(q, "A 16-year-old may attend without an adult, with a standard ticket and a signed "
+                            "parental consent form.", ctx)
+    assert s.value == 0.5 and s.details.answering_sentence is None
+    assert answers_question(q, "Teenagers must bring a passport photo and queue at the north gate before "
+                               "noon.", ctx).value == 0.0
