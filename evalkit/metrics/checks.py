@@ -470,15 +470,16 @@ def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _
                              k == 0 and own_subject))
             items = _items_in(part)
             carried = items or carried
+            own_names = _names_in(part)
             # a clause whose subject is another thing of the kind the names before it are ("Day tickets cost £79"
             # after "A Full Weekend ticket costs £189") does not speak of them
-            if _names_in(part):
-                carried_names = _names_in(part)
-                heads_here |= _heads_after(carried_names, part)
+            if own_names:
+                carried_names = own_names
+                heads_here |= _heads_after(own_names, part)
             elif _names_sibling_thing(doc, heads_here or heads):
                 carried_names = frozenset()
             # "Both memberships include a 14-day free trial": of every item the passage named, not of the last
-            shared = _OF_EVERY.search(part) is not None and not _names_in(part)
+            shared = _OF_EVERY.search(part) is not None and not own_names
             p.clauses.append(part)
             p.clause_lemmas.append(_lemmas(doc) | _words_of(part) | frozenset(carried) | _complement(part)
                                    | _spelt_out(part, abbreviations))
@@ -486,7 +487,7 @@ def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _
             p.dates.append(_range_year([d.key for d in extract_dates(part, day_month=True)]))
             p.times.append([t for t, _, _ in _times(part)])
             p.clause_names.append(frozenset() if shared else carried_names)
-            named_here |= _names_in(part)
+            named_here |= own_names
         # a sentence after one naming several items speaks of them all ("The Trek 500 uses a 500 Wh battery; the
         # Trek 700 a 720 Wh one. With the 4 A charger, a 500 Wh battery charges in 5 hours ..."), not of the last
         carried_names = named_here or carried_names
@@ -1621,13 +1622,13 @@ _THEN_NOT = re.compile(r";\s*(?:it|they|this|these)\s+(?:cannot|can't|can\s+not|
 
 def _comma_segments(doc) -> list:
     """The answer's tokens between commas, semicolons, colons, brackets and dashes."""
-    out, cur = [], []
+    out: list[list] = [[]]
     for t in doc:
         if t.text in (",", ";", ":", "(", ")", "—", "–"):
-            out, cur = out + [cur] if cur else out, []
+            out.append([])
         else:
-            cur.append(t)
-    return out + [cur] if cur else out
+            out[-1].append(t)
+    return [seg for seg in out if seg]
 
 
 def _denied_after(doc, q_doc, sentence: str) -> str | None:
