@@ -197,3 +197,32 @@ def test_decision_round_trips_through_its_columns():
                                                                              d.matched if d.abstained else (),
                                                                              d.language)
     assert AnswerDecision.from_columns({"answer": "x"}) is None
+
+
+@pytest.mark.parametrize("answer", [
+    "The leaflet doesn't give the fee for a replacement card. It only says cards are replaced within 5 working days, "
+    "so you'd need to ask at the desk.",
+    "The guide doesn't state the charge. It only says charges vary by fund and are listed in the annual statement, "
+    "so I can't give you a figure.",
+    "I can't find a noise level in the manual excerpts provided. They describe a quiet mode that halves the speed to "
+    "150 mm/s, but no dB figure is given.",
+    "I'm sorry, but the manual extracts I have don't give the flow rate. They list an output of 28 kW and say the "
+    "temperature can be set between 40 °C and 64 °C. For the flow rate, check the technical data sheet.",
+    "The documents don't mention a student discount. What they do cover is pricing: Off-Peak is £22.99 a month and "
+    "Standard £34.99. It may be worth asking at reception.",
+    "Unfortunately the extracts don't say whether a visa can be extended in-country. They only give the 90-day limit "
+    "and, separately, note that a V-2 can't be converted. The immigration office would be the best place to confirm "
+    "this.",
+])
+def test_a_decline_that_reports_what_the_documents_say_instead(answer):
+    """A decline followed by what the documents do say ("It only says ...", or "They describe ..., but no figure
+    is given") and a referral ("you'd need to ask at the desk") declines: the report answers nothing asked."""
+    assert decide_answer(answer).abstained
+
+
+@pytest.mark.parametrize("answer", [
+    "The documents say the premium is $604.",
+    "The leaflet doesn't give the fee online. They describe the form, and the fee is £5.",
+])
+def test_what_the_documents_say_without_only_is_an_answer(answer):
+    assert not decide_answer(answer).abstained

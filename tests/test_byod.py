@@ -43,9 +43,17 @@ def _ragas_frame() -> pd.DataFrame:
 def installed(tmp_path_factory):
     """evalkit built as a wheel and installed (not editable) into a folder of its own; the venv supplies
     the dependencies. Commands run with this folder first on PYTHONPATH, from a folder outside the repo."""
+    import shutil
+
     base = tmp_path_factory.mktemp("wheel")
+    # built from a copy of what the wheel is made of: setuptools writes build/ and *.egg-info into the folder it
+    # builds, and two test processes building the checkout at once broke each other's build
+    src = base / "src"
+    shutil.copytree(ROOT / "evalkit", src / "evalkit", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                            str(base / "dist"), str(ROOT)], check=True, capture_output=True, text=True)
+                            str(base / "dist"), str(src)], check=True, capture_output=True, text=True)
     # the package's metadata is current: no deprecation from the build backend (a TOML-table licence was one)
     assert "BuildBackendWarning" not in built.stderr and "Deprecat" not in built.stderr, built.stderr[-1500:]
     wheel = next((base / "dist").glob("evalkit-*.whl"))

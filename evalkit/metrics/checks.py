@@ -106,10 +106,12 @@ _MIN_NOVEL = 2  # content words absent from the contexts and the question that m
 # says ("trim it back once it has finished flowering" for "pruned after flowering"; "shuts down ... so no hires
 # are possible" for "closed"), a new noun brings a thing of its own ("crushed into a spoonful of jam")
 _THING_POS = frozenset({"NOUN", "PROPN", "NUM"})
-# a value's own words: its unit in words, its scale, and the bound it is ("the minimum age is 16" for "at least 16")
+# a value's own words: its unit in words, its scale, the bound it is ("the minimum age is 16" for "at least 16") and
+# the sum it is worked out as ("so at least 10% in total")
 _VALUE_NOUNS = frozenset("euro pound dollar cent pence penny quid thousand million billion hundred dozen minimum "
-                         "maximum min max limit".split())
-_PREAMBLE = re.compile(rf"^\W*(?:(?:based on|according to|going by|looking at){_SOURCE_LEAD}|"
+                         "maximum min max limit total sum altogether".split())
+_PREAMBLE = re.compile(rf"^\W*(?:(?:based on|according to|going by|looking at|per (?:the|our|your|their)\b)"
+                       rf"{_SOURCE_LEAD}|"
                        r"(?:remember|note|keep in mind|bear in mind)(?:\s+that)?\s+)", re.I)
 
 
@@ -208,6 +210,7 @@ _NAMED = re.compile(r"\b[A-Z][\w-]*(?:\s+(?:[A-Z][\w-]*|\d[\w-]*))+")
 
 # words that open a capitalised run without naming anything ("The 48-hour pass", "April 1st", "In May")
 _NOT_NAMES = frozenset("the a an this that these those its our your their each every in on at from to by for with "
+                       "since until till per under over within via "
                        "yes no if when after before between during monday tuesday wednesday thursday friday saturday "
                        "sunday january february march april may june july august september october november december"
                        .split())
@@ -221,7 +224,7 @@ def _names_in(text: str) -> frozenset[str]:
         words = m.group(0).lower().split()
         while words and words[0] in _NOT_NAMES:
             words = words[1:]
-        if len(words) >= 2:
+        if len(words) >= 2 and not words[0][0].isdigit():  # "Since 1 October 2024" names a date, not an item
             runs.add(" ".join(words))
     return frozenset(runs | set(_items_in(text)))
 
@@ -365,11 +368,17 @@ def _names_sibling_thing(span, heads: frozenset[str]) -> bool:
     return False
 
 
-def _has_subject(span) -> bool:
+def _has_subject(span, later: bool = False) -> bool:
     """Whether a clause names its own subject, told by its first word (contexts are tagged, not parsed): an
-    imperative ("Do not take more than 8 tablets", "Take one tablet") opens with its verb and has none."""
-    first = next((t for t in span if t.is_alpha), None)
-    return first is not None and first.pos_ not in ("VERB", "AUX")
+    imperative ("Do not take more than 8 tablets", "Take one tablet") opens with its verb and has none; nor has a
+    later clause of a sentence that opens with a preposition, alone or after "or"/"and", which goes on with the
+    clause before it ("an engineer will attend within 48 hours of your call, or within 24 hours for households
+    ...")."""
+    words = [t for t in span if t.is_alpha]
+    if not words or words[0].pos_ in ("VERB", "AUX"):
+        return False
+    lead = words[1] if words[0].pos_ == "CCONJ" and len(words) > 1 else words[0]
+    return not (later and lead.pos_ == "ADP" and lead.lower_ not in ("if", "because", "while", "although"))
 
 
 # "someone outside the district" is who "Non-residents pay £25" speaks of; "outside London", "elsewhere in the UK"
@@ -464,7 +473,7 @@ def _read_passage(text: str, nlp, whole: str | None = None, start: int = 0) -> _
         named_here: frozenset[str] = frozenset()
         heads_here: frozenset[str] = frozenset()
         for k, ((part, contrast), doc) in enumerate(zip(clauses, _clause_spans(sent_doc, parts))):
-            own_subject = _has_subject(doc)
+            own_subject = _has_subject(doc, later=k > 0)
             # (the clause before, whether this one names its subject, whether it opens a sentence of its own)
             p.before.append((frozenset() if contrast or not p.clause_lemmas else p.clause_lemmas[-1], own_subject,
                              k == 0 and own_subject))
@@ -922,8 +931,11 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
     out = []
     given = figures_in(f"{question} {answer}")  # the numbers a reader may multiply by: the question's and answer's
     given += _excess_over(q_amounts, amounts)
+    rates = [a for found in amounts for a in found if a.per and not a.clock]
+    said = read_quantities(_spoken_as_clock(sent))
+    given += [r for _, r in _period_ratios(said, rates)]
     whole = subject
-    for q in read_quantities(_spoken_as_clock(sent)):
+    for q in said:
         subject = _segment_subject(sent, q, whole)
         factors = _without(given, figures_in(q.text))  # not this amount's own numbers ("2 hours 50 minutes")
         factors = [f for f in factors if not math.isclose(f, q.written or q.magnitude)]
@@ -932,6 +944,9 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
         if any(_same(q, a) or (q.dimension == "count" and a.written == q.magnitude) for a in q_amounts) or (
                 q.dimension == "count" and _listed_count(q, answer)):  # "a child of 3" for "a 3-year-old"
             out.append(Fact("amount", q.text, True, "stated in the question or counted by the answer's list"))
+            continue
+        if any(p is q and _worked_over(q, said, rates) for p, _ in _period_ratios(said, rates)):
+            out.append(Fact("amount", q.text, True, "the period the answer works a stated rate out over"))
             continue
         if q.dimension == "[time]" and (span := _clock_span(q, answer)):
             out.append(Fact("amount", q.text, True, f"the time between {span}"))
@@ -960,7 +975,7 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
         if added:  # "£450": the standard £250 and "an additional excess of £200 ... on top of the standard excess"
             i, operand, _, _, _ = added
             matches, why = [i], _added_why(added)
-        fact = _bound_amount(q, sent, matches, added, subject, ctx, why)
+        fact = _bound_amount(q, sent, matches, added, subject, ctx, why, narrowed=subject is not whole)
         if not fact.supported and matches and not added and (added := _added(q, amounts, clauses)):
             # "£28" for a concession in the Stalls: £38 less "£10 off the full price", though the matinee's
             # price is £28 too; the amount worked out is bound as the stated one was not
@@ -969,6 +984,27 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
         out.append(_bound_in_clause(fact, wanted, *_amount_spans(fact.sentence, operand)) if fact.supported and
                    fact.sentence else fact)
     return _supposed_factors(out, sent)
+
+
+def _period_ratios(said: Sequence[Quantity], rates: Sequence[Quantity]) -> list[tuple[Quantity, float]]:
+    """Each period the answer names with how many of a stated rate's periods it holds ("over a year" of "£14.50 a
+    month": 12), where that is a whole number (to 0.5%: a year holds 52 weeks): a reader works the rate out over
+    it."""
+    out = []
+    for p in (p for p in said if p.dimension == "[time]" and not p.clock and p.per is None):
+        for r in rates:
+            n = round(p.magnitude / r.per)
+            if n >= 2 and math.isclose(p.magnitude / r.per, n, rel_tol=0.005):
+                out.append((p, float(n)))
+    return out
+
+
+def _worked_over(period: Quantity, said: Sequence[Quantity], rates: Sequence[Quantity]) -> bool:
+    """Whether another amount the answer's clause states is a stated rate worked out over ``period`` ("£14.50 a
+    month, which works out at £174 over a year")."""
+    return any(x is not period and x.per is None and x.dimension == r.dimension and
+               math.isclose(x.magnitude, r.magnitude * period.magnitude / r.per, rel_tol=0.005)
+               for x in said for r in rates)
 
 
 _SUPPOSING = re.compile(r"\b(?:if|say|suppose|supposing|for example|e\.g\.|were)\b", re.I)
@@ -992,14 +1028,24 @@ def _added_why(added: tuple) -> str:
     return f"computed from the context: {base.text} {sign} {other.text}"
 
 
+def _stated_beside(q: Quantity, found: Sequence[Quantity], also: Sequence[Quantity]) -> bool:
+    """Whether every amount of ``q``'s kind a clause states is one the answer's clause states beside ``q`` (``also``):
+    "the standard 24-month warranty is extended by 12 months" speaks of both "a 24-month limited warranty" and
+    "extend the main warranty by a further 12 months", so the second is no rival to the first's 24 months."""
+    rivals = [a for a in found if _comparable(a, q) and not _same(q, a)]
+    return bool(also) and all(any(_same(a, b) for b in also) for a in rivals)
+
+
 def _bound_amount(q: Quantity, sent: str, matches: list[int], added: tuple | None, subject: tuple, ctx,
-                  why: str) -> Fact:
+                  why: str, narrowed: bool = True) -> Fact:
     """:func:`_check_bound` for an amount stated (or worked out) in the clauses ``matches``, against the clauses
     stating another amount of its kind (not the clause of the amount added to it) and, for a price, those saying
     something is free."""
     clauses, lemmas, amounts, _, names, _, prev = ctx
+    also = [a for a in read_quantities(sent) if a is not q and not _same(q, a)] if narrowed is False else []
     valued = [i for i, found in enumerate(amounts) if i not in matches and (not added or i != added[2])
-              and any(_comparable(a, q) and not _same(q, a) for a in found)]
+              and any(_comparable(a, q) and not _same(q, a) for a in found)
+              and not _stated_beside(q, found, also)]
     matches, valued = _by_range(q, sent, matches, valued, clauses)
     free = frozenset(i for i in range(len(clauses)) if i not in matches and i not in valued
                      and q.dimension in CURRENCY_CODES and _FREE.search(clauses[i]) is not None)
@@ -1103,7 +1149,8 @@ def _by_range(q: Quantity, sent: str, matches: list[int], valued: list[int],
 
 # a clause that gives an amount to be added to another ("an additional excess of £200 ..., payable on top of the
 # standard excess")
-_ADDITIVE = re.compile(r"\b(?i:additional|on top of|in addition to|added to|extra|adds?)\b|\bplus\b(?!\s+[A-Z])")
+_ADDITIVE = re.compile(r"\b(?i:additional|on top of|in addition to|added to|extra|adds?|a further|extends?|extended|"
+                       r"increased? by|increases by)\b|\bplus\b(?!\s+[A-Z])")
 # a clause that gives an amount taken off another ("Concessions are £10 off the full price of any seat")
 _SUBTRACTIVE = re.compile(r"\b(?:off\s+the|discount(?:ed)?\s+(?:of|by)|reduced\s+by|deducted|a\s+reduction\s+of)\b",
                           re.I)
@@ -1205,8 +1252,9 @@ def _date_facts(sent: str, subject: tuple, ctx, question: str = "") -> list[Fact
             matches, why = [computed[0]], f"computed from the context: {computed[1]}"
         # a worked example's dates ("for example, a ticket starting on 3 February 2025 expires ...") are no rival
         # to a date worked out by the rule it illustrates
+        # nor is the clause of the date it is worked out from ("six weeks before" 1 October: 20 August)
         rivals = [i for i, found in enumerate(dates) if found and i not in matches
-                  and not (computed and _EXAMPLE.search(clauses[i]))]
+                  and not (computed and (_EXAMPLE.search(clauses[i]) or computed[2] in found))]
         out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "date", d.text, why=why))
     return out
 
@@ -1232,16 +1280,17 @@ def _calendar_step(q: Quantity):
 
 
 def _date_computed(key: tuple, bases: list[tuple], amounts: list[list[Quantity]],
-                   clauses: list[str]) -> tuple[int, str] | None:
+                   clauses: list[str]) -> tuple[int, str, tuple] | None:
     """A date a reader works out from a date the asker or a context gives (both with their year, or both without)
     and a duration a context states:
     the date after or before it ("48 hours after 14 January": 16 January), or after a duration "less" another
-    ("valid for one year less one day" from 10 June 2025: 9 June 2026). ``(clause of the duration, how)`` or None.
+    ("valid for one year less one day" from 10 June 2025: 9 June 2026). ``(clause of the duration, how, the date it
+    is worked out from)`` or None.
 
     >>> from evalkit.text.quantities import read_quantities as rq
     >>> clauses = ["Annual seasons are valid for one year less one day"]
     >>> _date_computed((2026, 6, 9), [(2025, 6, 10)], [rq(c) for c in clauses], clauses)
-    (0, '2025-06-10 + 1 year − 1 day')
+    (0, '2025-06-10 + 1 year − 1 day', (2025, 6, 10))
     >>> _date_computed((2026, 6, 10), [(2025, 6, 10)], [rq(c) for c in clauses], clauses) is None
     True
     """
@@ -1250,7 +1299,7 @@ def _date_computed(key: tuple, bases: list[tuple], amounts: list[list[Quantity]]
     # a date said without its year ("16 January" after "sick on 14th jan") is worked out in a year of its own
     year = key[0] or _NO_YEAR
     target = datetime.date(year, key[1], key[2])
-    starts = sorted({datetime.date(b[0] or _NO_YEAR, b[1], b[2]) for b in bases
+    starts = sorted({(datetime.date(b[0] or _NO_YEAR, b[1], b[2]), b) for b in bases
                      if b[1] is not None and b[2] is not None and (b[0] is None) == (key[0] is None) and b != key})
     for j, found in enumerate(amounts):
         steps = [(q, _calendar_step(q)) for q in found]
@@ -1259,10 +1308,10 @@ def _date_computed(key: tuple, bases: list[tuple], amounts: list[list[Quantity]]
             ways = [(a - b, f"+ {p.text} − {q.text}") for p, a in steps for q, b in steps if p is not q]
         else:
             ways = [(st, f"+ {q.text}") for q, st in steps] + [(-st, f"− {q.text}") for q, st in steps]
-        for start in starts:
+        for start, base in starts:
             for step, how in ways:
                 if start + step == target:
-                    return j, f"{start.isoformat() if key[0] else start.strftime('%d %B')} {how}"
+                    return j, f"{start.isoformat() if key[0] else start.strftime('%d %B')} {how}", base
     return None
 
 
@@ -1379,10 +1428,15 @@ def _relation_facts(doc, passages: list[_Passage]) -> list[Fact]:
     from evalkit.metrics.anchors import extract_claims
 
     out = []
+    # a source the answer names in its preamble ("Per the ServiceCover terms, your Calder 28C is covered ...") is
+    # where it read the claim, not a part of it
+    framed = [(sent.start_char, sent.start_char + m.end()) for sent in doc.sents if (m := _FRAMED.match(sent.text))]
     for _, claim in extract_claims(doc):
         subj_l, _verb, obj_l, subj_t, obj_t = claim.key
         head = next((t for t in doc if t.lower_ == subj_t), None)
         tail = next((t for t in doc if t.lower_ == obj_t), None)
+        if any(a <= t.idx < b for t in (head, tail) if t is not None for a, b in framed):
+            continue
         if head is None or not (_named_subject(head) or (tail is not None and _named_subject(tail))):
             # "Thirty-five pounds covers ..." is an amount; "the config file has the lowest priority", "the CG-40
             # has to be plugged into a 240 V supply" rephrase a sentence whose words lie apart: only a named
@@ -1696,6 +1750,11 @@ def _polarity_parts(sent) -> list:
     """The sentence's parts a polarity holds over: "Not in full: you lose the first day's rental." negates its
     first part only."""
     cuts = [t.i for t in sent if t.text in (":", ";") or (t.is_space and "\n" in t.text)]  # a bulleted line too
+    # "..., and must be sent as cargo": a second verb phrase with its own modal says something of its own, so the
+    # first's negation ("Bags over 23 kg are not accepted at check-in") is read against the context on its own
+    cuts = sorted(cuts + [t.i for t in sent if t.lower_ in ("and", "but") and t.i + 1 < sent.end
+                          and sent.doc[t.i + 1].tag_ == "MD"
+                          and any(x.pos_ in ("VERB", "AUX") for x in sent.doc[sent.start:t.i])])
     bounds = zip([sent.start] + [i + 1 for i in cuts], cuts + [sent.end])
     return [sent.doc[a:b] for a, b in bounds if b > a]
 
@@ -1872,9 +1931,14 @@ def _unit_words(text: str) -> frozenset[str]:
 _PRONOUN_FIRST = re.compile(r"^\W*(?:(?:or|and|but|so)\s+)?(?:you|it|they|we|this|that|these|those)\b", re.I)
 
 
+# a comparison's words relate a value to another ("longer than that 15-working-day cut-off"): they say nothing of
+# what the value is about, so a rival clause comparing its own value ("courses longer than 30 days") is no closer
+_COMPARATIVES = _NO_BOUND | frozenset({"shorter", "cheaper", "dearer", "faster", "slower", "bigger", "smaller"})
+
+
 def _own_words(text: str) -> frozenset[str]:
     """What a clause speaks of: its words but those of its values and units ("£9 a month over 12 months" has none)."""
-    return _words_of(text) - _value_words(text) - _unit_words(text)
+    return _words_of(text) - _value_words(text) - _unit_words(text) - _COMPARATIVES
 
 
 def _clock_words(text: str) -> frozenset[str]:
@@ -2324,8 +2388,11 @@ def _speaks_of_another(question: str, doc, q_doc, passages: list[_Passage]) -> s
     to "Can I take photos in the special exhibitions?")."""
     if re.match(r"^\s*(?:who|whom|which)\b", question, re.I) or expected_kind(question)[0] in ("name", "yes/no"):
         return None
-    # a common noun ("If My Friends Could See Me Now" is a title, its "Friends" no item of the contexts)
-    subject = next((t for t in doc if t.dep_ in ("nsubj", "nsubjpass") and t.head.dep_ == "ROOT"
+    # a common noun ("If My Friends Could See Me Now" is a title, its "Friends" no item of the contexts), the
+    # subject of the answer's first sentence: what the answer speaks of ("It's 2025-10-01. Your employer has to
+    # write to you ..." speaks of the date; the employer is a detail it adds)
+    first = next(iter(doc.sents), doc)
+    subject = next((t for t in first if t.dep_ in ("nsubj", "nsubjpass") and t.head.dep_ == "ROOT"
                     and t.pos_ == "NOUN" and not (t.i > 0 and t.text[:1].isupper())), None)
     # the noun of "what time", "what age" asks for the kind of answer, it names no item the answer must speak of
     q_nouns = stems(t.lemma_.lower() for t in q_doc if t.pos_ in ("NOUN", "PROPN") and not t.is_stop and t.is_alpha
@@ -2370,6 +2437,8 @@ def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[lis
     # so is its reason: "£25 late-cancellation fee, because it is less than 24 hours' notice" asks for the £25
     asides = sorted(asides + [m.span() for m in _REASON.finditer(reference)
                               if not any(a <= m.start() < b for a, b in asides)])
+    if (worked := _worked_after_value(reference, question)) is not None:
+        asides = [a for a in asides if a[1] <= worked] + [(worked, len(reference))]
     main = reference
     for a, b in reversed(asides):  # "(£350)", "(max 4 DVDs)": another form of a part, or a part, stays
         main = main[:a] + main[b:]
@@ -2387,6 +2456,27 @@ def _reference_parts(reference: str, question: str, ref_doc, q_doc) -> tuple[lis
     if parts:
         return parts, "the reference's amounts, dates, times and names"
     return sorted(_lemmas(ref_doc) - _lemmas(q_doc) - _FRAMING), "the reference's content words"
+
+
+_VALUE_HEAD = re.compile(r"^\s*([^:;()]{1,30}?)\s*:\s+\S")
+
+
+def _worked_after_value(reference: str, question: str) -> int | None:
+    """Where a reference that opens with the value asked for, then a colon, goes on to say how that value is made
+    up ("36 months: 24 months, extended by 12 months if registered within 30 days"): what follows the colon is its
+    working, as a bracketed remark is, so "36 months." states it whole; None where the head is no value of the
+    kind the question asks for ("Three: slate, sand and moss" to "Which colours ...?" lists what is asked).
+
+    >>> _worked_after_value("36 months: 24 months, extended by 12 months.", "How long is the warranty?")
+    9
+    >>> _worked_after_value("Three: slate, sand and moss.", "Which colours does it come in?") is None
+    True
+    """
+    m = _VALUE_HEAD.match(reference)
+    kind, dims = expected_kind(question)
+    if m is None or kind not in ("amount", "duration", "frequency", "count"):
+        return None
+    return m.end(1) if _kind_found(kind, dims, m.group(1), None) else None
 
 
 @dataclass(frozen=True)
@@ -2651,6 +2741,9 @@ def _substituted(reference: str, answer: str, question: str) -> list[str]:
     return out
 
 
+_SHARED_WITH_REFERENCE = 3  # content words of the reference's an answer says that speaks of what the reference says
+
+
 def _says_none_of(reference: str, question: str, answer: str, doc, q_doc, ref_doc) -> list[str]:
     """The answer's claim when it states nothing of the reference (none of its amounts, dates and names, else none
     of its content words) yet says something of its own ("Diarrhoea and pins and needles." where the reference
@@ -2658,6 +2751,11 @@ def _says_none_of(reference: str, question: str, answer: str, doc, q_doc, ref_do
     own = _lemmas(doc) - _lemmas(q_doc) - _FRAMING
     parts, _ = _reference_parts(reference, question, ref_doc, q_doc)
     if not own or not parts or any(_part_in(p, answer, read_quantities(answer), _lemmas(doc)) for p in parts):
+        return []
+    # an answer that says the reference's other part in its words ("Your full pension pot is paid out as a lump sum
+    # to your beneficiaries" for "The full pot is paid as a lump sum to beneficiaries, plus life cover of four
+    # times salary") leaves out the amount, it does not answer something else (question_coverage warns)
+    if len(stems(own) & stems(_lemmas(ref_doc) - _lemmas(q_doc) - _FRAMING)) >= _SHARED_WITH_REFERENCE:
         return []
     return [f"{answer.strip()!r} states none of the reference ({reference.strip()!r})"]
 

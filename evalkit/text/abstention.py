@@ -114,6 +114,7 @@ class _Shapes:
     not_something: re.Pattern      # "that is not something I have information about"
     searched: re.Pattern           # "I searched the documentation" (what the speaker did, no claim)
     referral: re.Pattern           # "you may want to contact HR"
+    report: re.Pattern             # "It only says ...", "They describe ..." (what the documents say instead)
     silent: frozenset[str]
     missing: frozenset[str]
     unknown_words: tuple[str, ...]
@@ -203,15 +204,24 @@ def _shapes(ab: dict[str, Any]) -> _Shapes:
                             r"would)\s+(?:be\s+able\s+to\s+)?(?:confirm|advise|help|tell\s+you|answer\s+that|"
                             r"clarify)\b|(?:your|the)\s+[^,;]{1,60}?\s+(?:should|can|could|will|may|might|would)\s+be\s+"
                             r"able\s+to\s+(?:confirm|advise|help|tell\s+you|answer\s+that|clarify)\b|"
+                            r"(?:your|the)\s+[^,;]{1,60}?\s+(?:would|will|may|might|should)\s+be\s+the\s+(?:best|right)\s+"
+                            r"(?:place|people|person|team|office)\s+to\s+(?:ask|confirm|check|contact|help)\b|"
                             r"it\s+(?:is|would\s+be|may\s+be|might\s+be)\s+"
                             r"(?:best|better|worth|advisable|a\s+good\s+idea)\s+(?:to\s+)?"
                             rf"(?:{_REFER_VERBS}|get\s+in\s+touch|reach\s+out)|{_REFERRING}(?=\s+(?:with|to)\b)|"
                             rf"(?:i|we)\s+(?:would\s+)?(?:recommend|suggest)\s+{_REFERRING}\b|"
-                            r"(?:please\s+|kindly\s+)?(?:you\s+(?:may|might|can|could|should)\s+(?:want\s+to\s+|wish\s+to\s+|"
+                            r"(?:please\s+|kindly\s+)?(?:you\s+(?:may|might|can|could|should|would|will)\s+(?:want\s+to\s+|wish\s+to\s+|"
                             r"need\s+to\s+|try\s+to\s+)?|i\s+(?:would\s+)?(?:recommend|suggest)\s+(?:that\s+you\s+)?(?:you\s+)?|"
                             r"we\s+(?:would\s+)?recommend\s+(?:that\s+you\s+)?|feel\s+free\s+to\s+|try\s+)?"
                             r"(?:contact|consult|check|ask|refer|see|verify|reach\s+out|reach|call|email|visit|speak|talk|"
                             r"get\s+in\s+touch|rephrase|provide|clarify|share)\b)"),
+        # what the documents say in place of the answer: "It only says investment charges vary by fund", "They
+        # list a hot water output of 28 kW", "What they do cover is pricing:" (after a decline: see _reports)
+        report=re.compile(rf"^(?:(?:but|and|however|instead)\s+)?(?:what\s+)?(?:it|they|these|this|"
+                          rf"(?:the\s+|these\s+|this\s+)?(?:\w+\s+)?{doc})\s+(?:only\s+|just\s+|do\s+|does\s+)?"
+                          rf"(?:say|says|mention|mentions|state|states|describe|describes|note|notes|list|lists|explain|"
+                          rf"explains|cover|covers|discuss|discusses|give|gives|show|shows|include|includes|"
+                          rf"talk\s+about|talks\s+about|refer\s+to|refers\s+to)\b"),
         silent=frozenset(w.lower() for w in ab["silent_participles"]),
         missing=frozenset(w.lower() for w in ab["missing_participles"]),
         unknown_words=tuple(w.lower() for w in ab["unknown_words"]),
@@ -473,6 +483,44 @@ def _clause_kind(clause: str, phrases: tuple[str, ...], words: _AbstentionWords,
     return ("question" if question else "claim"), []  # "Would you like to know more about X?" asserts nothing
 
 
+_REPORT_GOES_ON = re.compile(r"^(?:(?:and|also|but)\s+)*(?:only\s+)?(?:say|says|mention|mentions|state|states|describe|"
+                             r"describes|note|notes|list|lists|explain|explains|give|gives|show|shows|add|adds)\b")
+_LEAD_TO_REFERRAL = re.compile(r"^(?:for|as\s+for|about|regarding|on|with)\b")
+
+
+def _reports(kinds: list[tuple[str, list[str]]], clauses: list[tuple[str, str]],
+             words: _AbstentionWords) -> list[tuple[str, list[str]]]:
+    """``kinds`` with each claim that reports what the documents say in place of the answer made a "report",
+    which asserts nothing the asker asked, where a clause before it declines or says the documents are silent: "It
+    only says investment charges vary by fund" after "The guide doesn't state the annual management charge"; "They
+    list a hot water output of 28 kW" after "the manual extracts I have don't give the flow rate". The report goes
+    on in its sentence through clauses that continue the documents' reporting ("..., separately, note that ...")
+    and, after a colon, through the rest of it ("What they do cover is pricing: Off-Peak is £22.99 a month, ...").
+    A phrase leading to a referral ("For the flow rate, check the data sheet") is the referral's. Without a decline
+    before it a report answers ("The documents say the premium is $604.")."""
+    out, declined, reporting = list(kinds), False, ""
+    for i, ((kind, _), (clause, end)) in enumerate(zip(kinds, clauses)):
+        norm = " ".join(_expand(fold_apostrophes(clause.lower())).split())
+        if kind != "claim":
+            declined = declined or kind in ("declines", "absence")
+        elif declined and (reporting == ":" or words.shapes.report.match(norm) or (reporting and (
+                _REPORT_GOES_ON.match(norm) or (len(norm.split()) <= 2 and not any(c.isdigit() for c in norm))))):
+            out[i] = ("report", [])
+            reporting = ":" if ":" in end or reporting == ":" else ","
+        elif declined and _LEAD_TO_REFERRAL.match(norm) and i + 1 < len(kinds) and kinds[i + 1][0] == "referral" \
+                and not any(c.isdigit() for c in norm):
+            out[i] = ("filler", [])
+        if re.search(r"[.!?]", end):
+            reporting = ""
+    return out
+
+
+def _clause_ends(text: str) -> list[str]:
+    """What ends each clause of :func:`_clauses` (". ", ", ", ": ", "" for the last)."""
+    parts = _CLAUSE_SPLIT.split(text) + [""]
+    return [end for clause, end in zip(parts[::2], parts[1::2]) if word_tokens(clause)]
+
+
 def declines_to_answer(answer: str | None, *, phrases: Sequence[str] | None = None,
                        short_tokens: Sequence[str] | None = None,
                        short_chars: int | None = None) -> tuple[bool, list[str]]:
@@ -543,7 +591,9 @@ def declines_to_answer(answer: str | None, *, phrases: Sequence[str] | None = No
     if len(text) < (d_chars if short_chars is None else short_chars):
         found += tuple(d_short if short_tokens is None else short_tokens)
     sourced = words.shapes.documents.search(" ".join(_expand(text.lower()).split())) is not None
-    kinds = [_clause_kind(c, found, words, question, sourced=sourced) for c, question in _clauses(text)]
+    clauses = _clauses(text)
+    kinds = _reports([_clause_kind(c, found, words, question, sourced=sourced) for c, question in clauses],
+                     list(zip((c for c, _ in clauses), _clause_ends(text))), words)
     matched = list(dict.fromkeys(p for _, ps in kinds for p in ps))
     declines = bool(matched) and all(k != "claim" for k, _ in kinds)
     listed = [p for p in matched if p in found]

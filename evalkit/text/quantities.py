@@ -70,8 +70,10 @@ _IDIOMS = ((re.compile(r"\ban?\s+(hour|day|week|month|year|minute)\s+and\s+a\s+h
            (re.compile(r"\b(every|each)\s+other\s+(hour|day|week|month|year)\b", re.I), r"\1 2 \2s"),
            (re.compile(r"\bhalf\s+an?\s+(kilo(?:gram|gramme)?|litre|liter|metre|meter|mile|kilometre|kilometer)\b",
                        re.I), r"0.5 \1"),
-           # "for a week", "within a month", "at most a fortnight": one of the unit (not "twice a year", a rate)
-           (re.compile(r"\b(for|within|in|after|under|over|than|most|least|to|about|around|nearly|almost|only|just)"
+           # "for a week", "within a month", "at most a fortnight", "lasts an hour": one of the unit (not "twice a
+           # year", a rate)
+           (re.compile(r"\b(for|within|in|after|under|over|than|most|least|to|about|around|nearly|almost|only|just|"
+                       r"lasts?|lasting|takes?|taking|roughly|approximately)"
                        r"\s+an?\s+(?:(?:rolling|calendar|full|whole|single)\s+)?(hour|day|week|fortnight|month|year|"
                        r"minute)\b", re.I), r"\1 1 \2"),
            # an answer opening with the duration: "A year from purchase.", "A fortnight in advance." (not "A day pass")
@@ -110,7 +112,8 @@ _RATE_AFTER = re.compile(r"^\s*(?:times\s+)?(?:a|an|per|each|every)\s+(?:calenda
 _UNIT_QUALIFIER = re.compile(r"^\s?(?:(?:calendar|clear|whole|full|free|extra|additional|further|consecutive|paid|"
                              r"unpaid|more)\s+){1,2}"  # "15 extra free minutes": two of them
                              r"(?=(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b)", re.I)
-_WORKING = re.compile(r"^\s?(?:working|business)\s+(day|week)(s?)\b", re.I)  # "10 working days", "5 business days"
+# "10 working days", "5 business days", "a 15-working-day cut-off"
+_WORKING = re.compile(r"^[\s-]?(?:working|business)[\s-]+(day|week)(s?)\b", re.I)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.I)
 _RANGE_BETWEEN = re.compile(r"^\s*(?:-|–|—|to|and)\s*$", re.I)
 _AMOUNT_BEFORE = re.compile(r"\d(?:\s?[^\W\d_]+)?\s+$")

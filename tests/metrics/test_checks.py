@@ -1874,3 +1874,153 @@ def test_an_open_answer_where_no_context_clause_shares_the_questions_words():
     assert s.value == 0.5 and s.details.answering_sentence is None
     assert answers_question(q, "Teenagers must bring a passport photo and queue at the north gate before "
                                "noon.", ctx).value == 0.0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# stop 62: readings from a fresh development set (a pension guide, an airline's baggage rules, a 3D printer manual);
+# contexts written for the tests
+KETTLE = ["Guarantee. The Brio K2 kettle comes with a 24-month guarantee from the date of purchase. Limescale damage "
+          "is not covered. Register the kettle online within 28 days to extend the main guarantee by a further 12 "
+          "months.",
+          "Brio K1 guarantee. The Brio K1 carries a 12-month guarantee. Its base is covered for the full 12 months. "
+          "Registration does not extend the K1 guarantee."]
+
+
+def test_an_amount_extended_by_a_further_one_and_the_clause_of_both():
+    """"extend the main guarantee by a further 12 months" adds to the 24-month guarantee: "Three years." is the sum;
+    and an answer clause stating both the two years and the one more year speaks of both context clauses, so the
+    extension's clause is no rival to the two years (which were then taken for the K1's 12 + 12 months)."""
+    q = "How long is the Brio K2's main guarantee if I register it in time?"
+    assert unsupported_facts(q, "Three years.", KETTLE).value == 0.0
+    assert unsupported_facts(q, "Four years.", KETTLE).value == 1.0
+    assert unsupported_facts(q, "You get two years as standard plus one more year for registering within 28 days.",
+                             KETTLE).value == 0.0
+    assert unsupported_facts(q, "You get two years as standard plus one more year for registering within 28 days "
+                                "— three years in all.", KETTLE).value == 0.0
+    assert unsupported_facts(q, "If you register within 28 days, the standard 2-year guarantee is extended by two "
+                                "years, so four years in all.", KETTLE).value > 0
+
+
+def test_a_reference_that_opens_with_the_value_then_its_working():
+    """"3 years: 2 years, extended by 12 months ..." asks for the 3 years; what follows the colon says how they are
+    made up. A head that is not a value of the asked kind ("Three: slate, sand and moss" to a which-question)
+    keeps its list."""
+    ref = "3 years: 2 years, extended by 12 months if registered within 28 days."
+    q = "How long is the K2's guarantee if I register it?"
+    assert question_coverage(q, "Three years.", ref, KETTLE).value == 1.0
+    assert question_coverage(q, "Two years.", ref, KETTLE).value == 0.0
+    colours = "Three: slate, sand and moss."
+    assert question_coverage("Which colours does it come in?", "Slate and sand.", colours).value < 1.0
+    assert question_coverage("How many colours does it come in?", "Three.", colours).value == 1.0
+
+
+AGM = ["Annual general meeting. The club's next AGM is on 14 March 2026 in the main hall. Members are sent the "
+       "agenda at least three weeks before that date. Motions must reach the secretary by 1 February 2026.",
+       "Subscriptions. Annual subscriptions are due on 1 April 2026 and cost £60."]
+
+
+def test_a_date_worked_out_from_a_stated_date_is_not_rivalled_by_that_dates_clause():
+    """21 February 2026 is three weeks before the AGM's 14 March 2026: the clause stating 14 March is what it is
+    worked out from, not a rival that gives another date for it."""
+    q = "When is the next AGM?"
+    right = "It's on 2026-03-14. You'll get the agenda at least three weeks before, so by 21 February 2026."
+    assert unsupported_facts(q, right, AGM).value == 0.0
+    assert unsupported_facts(q, right.replace("21 February", "28 February"), AGM).value > 0
+
+
+def test_what_an_answer_speaks_of_is_its_first_sentences_subject():
+    """"It's on 2026-03-14. Your secretary must ..." speaks of the date asked for; a later sentence's subject is a
+    detail it adds, not another item it answers about instead."""
+    q = "When is the next AGM?"
+    assert answers_question(q, "It's on 2026-03-14. Your secretary must receive motions by 1 February 2026.",
+                            AGM).value == 1.0
+    assert answers_question(q, "Subscriptions are due on 1 April 2026.", AGM).value < 0.5
+
+
+def test_an_answer_saying_the_references_other_part_in_its_words_does_not_conflict():
+    """The reference's only amount (£40 per missing key) is left out, but the answer says the rest of the
+    reference: an incomplete answer (question_coverage warns), not one about something else."""
+    ref = "The deposit is refunded to the tenant by bank transfer, minus £40 for each missing key."
+    q = "What happens to my deposit when I move out?"
+    assert reference_conflict(q, "Your deposit is refunded to you, the tenant, by bank transfer.", ref).value == 0.0
+    assert question_coverage(q, "Your deposit is refunded to you, the tenant, by bank transfer.", ref).value < 1.0
+    assert reference_conflict(q, "You must give two months' notice in writing.", ref).value == 1.0
+
+
+def test_a_sum_worked_out_in_total_is_no_new_claim():
+    """"so at least 8% in total goes into your pot": "total" is the sum's own word (as "minimum" is a bound's), so
+    the clause has one word the contexts lack, not two."""
+    ctx = ["Contribution levels. Members pay a minimum of 5% of salary, and the employer adds 3%."]
+    facts = unsupported_facts("What do members pay?", "Members pay at least 5% of salary, and the employer pays in a "
+                              "further 3%, so at least 8% in total goes into your pot each month.", ctx)
+    assert not [u for u in facts.details["unsupported"] if u.startswith("clause")]
+    assert [u for u in facts.details["unsupported"] if u.startswith("amount '8%'")] == []
+
+
+def test_a_negated_verb_phrase_before_and_with_a_modal_is_read_on_its_own():
+    """"Bags over 20 kg are not accepted at check-in ... and must be sent as freight": the negation is read against
+    the clause accepting bags of 20-30 kg for a fee, not lost in the sentence's second verb phrase that the
+    context's "No single bag may exceed 30 kg; heavier items must be sent as freight" agrees with."""
+    ctx = ["Heavy and overweight bags. Each checked bag may weigh up to 20 kg on Basic and Plus fares, and up to "
+           "30 kg in First. Bags weighing between 20 kg and 30 kg are accepted for an overweight fee of £50 per bag. "
+           "No single bag may exceed 30 kg for health and safety reasons; heavier items must be sent as freight."]
+    q = "What is the maximum weight for a checked bag, and what happens if it is heavier?"
+    s = unsupported_facts(q, "The limit is 20 kg per bag. Bags over 20 kg are not accepted at check-in under any "
+                             "circumstances and must be sent as freight.", ctx)
+    assert [u for u in s.details["unsupported"] if u.startswith("polarity")]
+    assert unsupported_facts(q, "The limit is 20 kg per bag. Bags of 20 to 30 kg are accepted for a fee of £50 and "
+                                "must not exceed 30 kg.", ctx).value == 0.0
+
+
+def test_a_rate_worked_out_over_the_period_the_answer_names():
+    """"£9.50 a month, which works out at £114 over a year": 12 months in a year times the stated monthly rate; the
+    year is the period it is worked out over, not a duration the answer claims. £120 over a year is not."""
+    ctx = ["Plans. The Home Cover plan costs £9.50 a month and includes an annual check and unlimited call-outs. "
+           "Engineers attend within 48 hours."]
+    q = "How much is Home Cover per year?"
+    assert unsupported_facts(q, "Home Cover is £9.50 a month, which works out at £114 over a year.", ctx).value == 0.0
+    assert unsupported_facts(q, "Home Cover is £9.50 a month, which works out at £120 over a year.", ctx).value > 0
+
+
+def test_a_later_clause_opening_with_a_preposition_goes_on_with_the_clause_before():
+    """"..., or within 24 hours for households that include a person over 75" has no subject of its own: it speaks
+    of the engineer's attending, as the clause before it does, so "Within 24 hours." is bound to it."""
+    ctx = ["Call-outs. Under Home Cover, an engineer will attend within 48 hours of your call, or within 24 hours for "
+           "households that include a person over 75. Cancellation within 14 days is free."]
+    q = "I'm on Home Cover and my 80-year-old mother lives with me. How quickly will an engineer come out?"
+    assert unsupported_facts(q, "Within 24 hours.", ctx).value == 0.0
+    assert unsupported_facts(q, "Within 14 hours.", ctx).value > 0
+
+
+def test_a_date_opening_a_sentence_is_no_named_item():
+    """"Since 1st October 2024, ..." names a date: the capitalised run "Since 1 October 2024" of the context is not
+    another item of its family that the date belongs to."""
+    ctx = ["Biometrics. Since 1 October 2024, fingerprints must be given at a visa centre for every application, "
+           "including for children aged 6 and over."]
+    q = "Since when do children have to give fingerprints?"
+    assert unsupported_facts(q, "Since 1st October 2024, fingerprints have to be given at a visa centre, including "
+                                "by children aged six and over.", ctx).value == 0.0
+    assert unsupported_facts(q, "Since 1st October 2023, fingerprints have to be given at a visa centre.",
+                             ctx).value > 0
+
+
+def test_a_comparison_and_a_hyphened_working_day_amount():
+    """"that 15-working-day cut-off" is 15 working days, and "longer than" relates it to another value: a rival
+    clause comparing its own value ("courses longer than 30 days") is no closer to it."""
+    ctx = ["Visitor visa. Holders may not enrol on courses longer than 30 days. Applications may be submitted no "
+           "earlier than 3 months and no later than 15 working days before the date of travel. Standard processing "
+           "takes up to 20 working days."]
+    q = "When should I submit my application?"
+    right = ("Apply between three months and 15 working days before you travel. Standard processing can take up to "
+             "20 working days, which is longer than that 15-working-day cut-off.")
+    assert unsupported_facts(q, right, ctx).value == 0.0
+    assert unsupported_facts(q, right.replace("15-working-day", "10-working-day"), ctx).value > 0
+
+
+def test_a_duration_said_with_an_article_after_its_verb():
+    """"lasts an hour" answers "how long is it?" as "lasts one hour" does."""
+    ctx = ["Timetable. Vinyasa Yoga runs at Riverside on Wednesdays at 7 pm and lasts 60 minutes."]
+    q = "What time does the Wednesday yoga class start, and how long is it?"
+    assert question_coverage(q, "It runs on Wednesdays at 7 pm and lasts an hour.", None, ctx).value == 1.0
+    assert unsupported_facts(q, "It runs on Wednesdays at 7 pm and lasts an hour.", ctx).value == 0.0
+    assert unsupported_facts(q, "It runs on Wednesdays at 7 pm and lasts a day.", ctx).value > 0
