@@ -933,7 +933,8 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
     given += _excess_over(q_amounts, amounts)
     rates = [a for found in amounts for a in found if a.per and not a.clock]
     said = read_quantities(_spoken_as_clock(sent))
-    given += [r for _, r in _period_ratios(said, rates)]
+    periods = _period_ratios(said, rates)  # read once for the clause: its factors, and which amounts are periods
+    given += [r for _, r in periods]
     whole = subject
     for q in said:
         subject = _segment_subject(sent, q, whole)
@@ -945,7 +946,7 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
                 q.dimension == "count" and _listed_count(q, answer)):  # "a child of 3" for "a 3-year-old"
             out.append(Fact("amount", q.text, True, "stated in the question or counted by the answer's list"))
             continue
-        if any(p is q and _worked_over(q, said, rates) for p, _ in _period_ratios(said, rates)):
+        if any(p is q for p, _ in periods) and _worked_over(q, said, rates):
             out.append(Fact("amount", q.text, True, "the period the answer works a stated rate out over"))
             continue
         if q.dimension == "[time]" and (span := _clock_span(q, answer)):
@@ -1042,7 +1043,7 @@ def _bound_amount(q: Quantity, sent: str, matches: list[int], added: tuple | Non
     stating another amount of its kind (not the clause of the amount added to it) and, for a price, those saying
     something is free."""
     clauses, lemmas, amounts, _, names, _, prev = ctx
-    also = [a for a in read_quantities(sent) if a is not q and not _same(q, a)] if narrowed is False else []
+    also = [] if narrowed else [a for a in read_quantities(sent) if a is not q and not _same(q, a)]
     valued = [i for i, found in enumerate(amounts) if i not in matches and (not added or i != added[2])
               and any(_comparable(a, q) and not _same(q, a) for a in found)
               and not _stated_beside(q, found, also)]
