@@ -769,14 +769,16 @@ def test_golden_verdicts_agree_with_careful_readers(split, floor):
 ELSEWHERE = GOLDEN.parent / "elsewhere"
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.825), ("heldout", 0.67)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.84), ("heldout", 0.68)])
 def test_answers_written_elsewhere_agree_with_careful_readers(split, floor):
-    """Agreement on answers written by writers who never saw the checks (tests/golden/elsewhere: 440 development
-    answers in 22 domains, 480 held out in 24 more), measured at stop 57 as 153/200 and 80/120, at stop 58
+    """Agreement on answers written by writers who never saw the checks (tests/golden/elsewhere: 560 development
+    answers in 28 domains, 600 held out in 30 more), measured at stop 57 as 153/200 and 80/120, at stop 58
     as 166/200 and 81/120; at stop 59, with 120 more of each, 258/320 and 160/240 (the new held-out 120: 68 at
     the stop's start, 79 at its end); at stop 60, with 120 more of each, 361/440 and 244/360 (the new held-out
     120, H9 and H10: 78 at the stop's start and at its end; the 240 held out before: 160 then 166); at stop 61,
-    364/440 and, with H11 and H12 held out (79/120 at the stop's start and at its end), 323/480. Far below the
+    364/440 and, with H11 and H12 held out (79/120 at the stop's start and at its end), 323/480; at stop 62,
+    365/440 and 327/480; at stop 63, with stop 62's fresh sets appended (H13 and H15, read, 108/120; H14 and
+    H16, never read, 84/120), 473/560 and 411/600. Far below the
     golden corpus's 0.85, which is why the floor is kept: a rule that loses agreement on how real systems write
     fails the suite. No correct answer of these sets may be empty or non-English decided otherwise."""
     rows = [json.loads(line) for line in (ELSEWHERE / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
