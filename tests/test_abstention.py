@@ -226,3 +226,23 @@ def test_a_decline_that_reports_what_the_documents_say_instead(answer):
 ])
 def test_what_the_documents_say_without_only_is_an_answer(answer):
     assert not decide_answer(answer).abstained
+
+
+@pytest.mark.parametrize("answer", [
+    "I couldn't find a guarantee period for the motor in these manual excerpts. They only explain how to claim "
+    "(through the shop, with a receipt) and what voids the guarantee. Hovra or your dealer should be able to tell "
+    "you the exact length.",
+    "The terms provided don't say anything about a loyalty discount. They cover opening hours, membership grades "
+    "and the junior discount, so it's best to check with the club directly.",
+])
+def test_a_report_lists_what_the_documents_cover(answer):
+    """After a decline, a report goes on through what it lists ("They cover opening hours, membership grades and
+    the junior discount"), and anyone who "should be able to tell you" refers on."""
+    assert decide_answer(answer).abstained
+
+
+def test_a_listed_clause_with_its_own_subject_or_number_answers():
+    assert not decide_answer("The leaflet doesn't give the fee online. They describe the form, and you can pay "
+                             "by card.").abstained
+    assert not decide_answer("The terms don't say anything about a loyalty discount. They cover opening hours, "
+                             "and juniors pay £5.").abstained

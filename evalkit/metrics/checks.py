@@ -43,7 +43,7 @@ from typing import Any, Mapping, Sequence
 
 from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences, stem, stems
 from evalkit.text.quantities import (CURRENCY_CODES, Quantity, derivation, dimension_of, figures_in, read_quantities,
-                                     same_amount, scaled, shares_in, unit_of, with_digits)
+                                     same_amount, scaled, shares_in, unit_of, unit_qualifiers, with_digits)
 from evalkit.metrics.base import Details, Metric, Score, VerdictRole
 from evalkit.metrics.guard import NOT_ENGLISH, guard_rows
 
@@ -229,15 +229,18 @@ def _names_in(text: str) -> frozenset[str]:
     return frozenset(runs | set(_items_in(text)))
 
 
-def _sibling(wanted: frozenset[str], named: frozenset[str]) -> str | None:
+def _sibling(wanted: frozenset[str], named: frozenset[str], said: frozenset[str] = frozenset()) -> str | None:
     """A name in ``named`` of the same family as one in ``wanted`` but another member ("pawplus puppy" for
-    "pawplus adult"), where ``named`` does not also name the wanted one; None when there is no such conflict."""
+    "pawplus adult"), where ``named`` does not also name the wanted one; None when there is no such conflict. A
+    name whose other words the asker or answer says (``said``) is the wanted one named in full: "Autumn Term 2024"
+    for "a term of lessons in Autumn 2024"."""
     for w in wanted:
         if w in named:
             return None
     for w in sorted(wanted):  # sorted: the same sibling named in every run, whatever the hash seed
         for n in sorted(named):
-            if " " in w and " " in n and _same_family(w, n) and not (w in n or n in w):
+            if " " in w and " " in n and _same_family(w, n) and not (w in n or n in w) and \
+                    not set(n.split()) <= set(w.split()) | said:
                 return n
     return None
 
@@ -527,7 +530,8 @@ def _may_continue(best: int, rival: int, words: frozenset[str], lemmas: list[fro
     before, own_subject, _ = prev[best]
     if rival != best - 1 or not own_subject:
         return True
-    return bool((words & lemmas[best]) - before)
+    # the rival as read, with the names its passage gives every clause ("Spring Term 2025"), names those too
+    return bool((words & lemmas[best]) - before - lemmas[rival])
 
 
 def _item_decides(best: int, rival: int | None, clauses: list[str], wanted: frozenset[str]) -> bool | None:
@@ -648,7 +652,7 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
     own, question, wanted = subject
     # a clause speaks of the items it names, else of those the passage named last ("Feed a 10 kg dog ...")
     lemmas = [lem | frozenset(w for name in names[i] for w in name.split()) for i, lem in enumerate(lemmas)]
-    other = {i: _sibling(wanted, names[i]) for i in matches}
+    other = {i: _sibling(wanted, names[i], own | question) for i in matches}
     if all(other.values()):  # every clause stating it names another member of the family the answer speaks of
         i = matches[0]
         return Fact(kind, text, False, f"the context gives {text} for {other[i]}, not for "
@@ -740,7 +744,8 @@ _PLAIN_STOPS = frozenset("the a an of to for on in at is are be and or per with 
 def _plain_words(text: str) -> frozenset[str]:
     """Stems of the words of ``text`` but a few function words: what tells one item of a clause from another
     ("full-time" and "part-time", which the stop-word lists drop)."""
-    words = [w for w in re.findall(r"[a-z]+", text.lower()) if w not in _PLAIN_STOPS and len(w) > 1]
+    # a model's code is a word ("S2", "X2"), not the letter before its digits
+    words = [w for w in re.findall(r"[a-z0-9]*[a-z][a-z0-9]*", text.lower()) if w not in _PLAIN_STOPS and len(w) > 1]
     return stems(words + sorted(_days_named(text)))  # "Monday to Friday": weekdays
 
 
@@ -753,9 +758,24 @@ def _in_another_segment(clause: str, spans: list[tuple[int, int]], mine: set[int
     own = [_plain_words(words) for _, words in segs]
     distinct = [o - frozenset().union(*(x for j, x in enumerate(own) if j != k)) for k, o in enumerate(own)]
     hits = [k for k, d in enumerate(distinct) if d & wanted]
+    if not hits:  # "100 kg for the S2 and 120 kg for the S2 Pro": the segment naming the item alone is the S2's
+        hits = [k for k in _named_alone(own, wanted, mine, segs)]
     if len(hits) != 1 or mine & set(segs[hits[0]][0]):
         return ""
     return next(words for g, words in segs if mine & set(g)).strip(" ,;.")
+
+
+def _named_alone(own: list[frozenset[str]], wanted: frozenset[str], mine: set[int], segs) -> list[int]:
+    """The segments that name only the wanted item where the answer's value's segment names it with a capitalised
+    word more that is not wanted ("S2" against "S2 Pro" for "the Voltrek S2"): that segment speaks of another
+    member of the family (not "£10 for each additional item" against "£35 for up to three items")."""
+    k = next((j for j, (g, _) in enumerate(segs) if mine & set(g)), None)
+    if k is None or not own[k] & wanted:
+        return []
+    more = own[k] - wanted - frozenset().union(*(o for j, o in enumerate(own) if j != k))
+    if not more & _plain_words(" ".join(_CAPITALISED.findall(segs[k][1]))):
+        return []
+    return [j for j, o in enumerate(own) if j != k and o and o <= wanted and o < own[k]]
 
 
 def _bound_in_clause(fact: Fact, wanted: frozenset[str], text: str, spans: list[tuple[int, int]],
@@ -868,8 +888,8 @@ def _converted_as_rounded(q: Quantity, a: Quantity) -> bool:
     """The answer's amount ``q`` is the context's ``a`` converted into another unit and rounded as written: "73 psi"
     for 5.0 bar (72.5 psi), "about 100 miles" for 160 km (99.4 mi), "15.5 mph" for 25 km/h. The rounding allowed is
     half a unit of the last digit written (of the tens for a round number: "100 miles" is 95-105), at most 1% of
-    the amount; the same unit must match exactly, and temperatures (an offset, not a factor) and money are left
-    to :func:`same_amount`.
+    the amount (5% where decimals are written: they say the precision); the same unit must match exactly, and
+    temperatures (an offset, not a factor) and money are left to :func:`same_amount`.
 
     >>> q = lambda text: read_quantities(text)[0]
     >>> _converted_as_rounded(q("73 psi"), q("5.0 bar")), _converted_as_rounded(q("74 psi"), q("5.0 bar"))
@@ -878,6 +898,8 @@ def _converted_as_rounded(q: Quantity, a: Quantity) -> bool:
     (True, False)
     >>> _converted_as_rounded(q("an hour"), q("59 minutes"))
     False
+    >>> _converted_as_rounded(q("3.4 bar"), q("50 psi")), _converted_as_rounded(q("3.5 bar"), q("50 psi"))
+    (True, False)
     """
     if q.dimension != a.dimension or q.clock or a.clock or not q.written or q.dimension in CURRENCY_CODES or \
             "temperature" in q.dimension or q.dimension in ("count", "%"):
@@ -891,11 +913,14 @@ def _converted_as_rounded(q: Quantity, a: Quantity) -> bool:
     else:
         whole = number.group(0).replace(",", "")
         step = 10.0 if len(whole) > 1 and whole.endswith("0") else 1.0
-    allowed = min(0.5 * step * (q.magnitude / q.written), _ROUNDED_MAX * q.magnitude)
+    cap = _ROUNDED_MAX_DECIMAL if digits else _ROUNDED_MAX
+    allowed = min(0.5 * step * (q.magnitude / q.written), cap * q.magnitude)
     return abs(q.magnitude - a.magnitude) <= allowed * (1 + 1e-9)
 
 
 _ROUNDED_MAX = 0.01  # of the amount: "an hour" is no rounding of "59 minutes" (1.7%), "100 miles" of 160 km is (0.6%)
+# a decimal written says to what it was rounded: "3.4 bar" for 50 psi (3.447 bar, 1.4% off) is rounded to tenths
+_ROUNDED_MAX_DECIMAL = 0.05
 
 
 # a clause giving a price of nothing ("Engineer visits are free on weekdays"): a rival of every price
@@ -930,6 +955,7 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
     clauses, lemmas, amounts, _, names, _, prev = ctx
     out = []
     given = figures_in(f"{question} {answer}")  # the numbers a reader may multiply by: the question's and answer's
+    given += [2.0] * bool(_BOTH.search(f"{question} {answer}"))  # "both electricity and gas": £75 per fuel, £150
     given += _excess_over(q_amounts, amounts)
     rates = [a for found in amounts for a in found if a.per and not a.clock]
     said = read_quantities(_spoken_as_clock(sent))
@@ -1045,7 +1071,8 @@ def _bound_amount(q: Quantity, sent: str, matches: list[int], added: tuple | Non
     clauses, lemmas, amounts, _, names, _, prev = ctx
     also = [] if narrowed else [a for a in read_quantities(sent) if a is not q and not _same(q, a)]
     valued = [i for i, found in enumerate(amounts) if i not in matches and (not added or i != added[2])
-              and any(_comparable(a, q) and not _same(q, a) for a in found)
+              and any(_comparable(a, q) and not _same(q, a) and not (
+                  a.dimension == "count" and a.magnitude in _labelled_numbers(clauses[i])) for a in found)
               and not _stated_beside(q, found, also)]
     matches, valued = _by_range(q, sent, matches, valued, clauses)
     free = frozenset(i for i in range(len(clauses)) if i not in matches and i not in valued
@@ -1065,8 +1092,11 @@ def _without(numbers: list[float], own: list[float]) -> list[float]:
     return out
 
 
-_SPLIT = re.compile(r"\b(?:instal(?:l)?ments?|payments|split|spread|divided|each|apiece|per (?:person|head|lesson|"
-                    r"session|class|visit|week|month))\b", re.I)
+# "£186 a term ... works out at £15.50 a lesson" with 12 lessons a term: £186 ÷ 12
+_BOTH = re.compile(r"\bboth\b", re.I)
+_SPLIT = re.compile(r"\b(?:instal(?:l)?ments?|payments|split|spread|divided|each|apiece|works?\s+out\s+(?:at|to|as)|"
+                    r"per (?:week|month)|(?:per|a|an) (?:person|head|lesson|session|class|visit|night|ticket))\b",
+                    re.I)
 _COMPARED = re.compile(r"\b(?:less|more|cheaper|dearer|saving|save|saves|difference|extra|higher|lower)\b", re.I)
 
 
@@ -1187,6 +1217,23 @@ def _labels(q: Quantity, sent: str) -> bool:
     found = re.search(rf"(?<![\w.,£€$¥]){re.escape(q.text)}(?![\w]|[.,]\d)", text)
     m = _LABEL_WORD.search(text[:found.start()]) if found else None
     return m is not None and bool(text[:m.start()].strip()) and m.group(1).lower() not in _NOT_NAMES
+
+
+# numbers naming items in a context clause: "Rooms 3 and 7, which have grand pianos", "pupils at Grade 6"
+_LABEL_RUN = re.compile(r"\b([A-Z][a-z]+)\s+(\d+(?:\s*(?:,|and|or|&)\s*\d+)*)\b(?![.,]\d|\s*%)")
+_NOT_LABELS = _NOT_NAMES | frozenset("about nearly around almost roughly approximately up only just some all "
+                                     "and or but is are was were".split())
+
+
+def _labelled_numbers(clause: str) -> frozenset[float]:
+    """The bare numbers ``clause`` names items with (see :data:`_LABEL_RUN`): labels, not counts, so no rival to
+    a count the answer gives ("over 14" against "Rooms 3 and 7").
+
+    >>> sorted(_labelled_numbers("Rooms 3 and 7 are reserved for pupils at Grade 6 and above; About 5 remain."))
+    [3.0, 6.0, 7.0]
+    """
+    return frozenset(float(n) for m in _LABEL_RUN.finditer(clause) if m.group(1).lower() not in _NOT_LABELS
+                     for n in re.findall(r"\d+", m.group(2)))
 
 
 def _comparable(a: Quantity, q: Quantity) -> bool:
@@ -1866,6 +1913,8 @@ def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
 
     >>> [t for t, _, _ in _times("From half past ten at night until quarter to eight in the morning.")]
     [(22, 30), (7, 45)]
+    >>> [t for t, _, _ in _times("From half past midnight until 5:30 in the morning.")]
+    [(0, 30), (5, 30)]
     """
     out = list(extract_times(text))
     out += [t for m in _PAST_TO.finditer(text) if not any(a <= m.start() < b for _, a, b in out)
@@ -1882,7 +1931,16 @@ def _times(text: str) -> list[tuple[tuple[int, int], int, int]]:
         hour = _in_part_of_day(hour, day_part, night)
         if hour < 24 and minute < 60 and not any(a <= m.start() < b for _, a, b in out):
             out.append(((hour, minute), m.start(), m.end()))
+    for m in _PAST_NOON.finditer(text):  # "half past midnight" is 00:30, "quarter to midnight" 23:45
+        hour, _ = _NOON[m.group(3).lower()]
+        minute = (30 if m.group(1).lower() == "half" else 15) * (1 if m.group(2).lower() == "past" else -1)
+        if not any(a <= m.start() < b for _, a, b in out):
+            out = [t for t in out if not m.start() <= t[1] < m.end()]  # not also the bare "midnight" after it
+            out.append((divmod((hour * 60 + minute) % (24 * 60), 60), m.start(), m.end()))
     return sorted(out, key=lambda x: x[1])
+
+
+_PAST_NOON = re.compile(r"\b(half|quarter)\s+(past|to)\s+(noon|midday|midnight)\b", re.I)
 
 
 def _spoken_as_clock(text: str) -> str:
@@ -1954,10 +2012,15 @@ def _value_words(text: str) -> frozenset[str]:
     question ("12 minutes in Boost mode" against "A full recharge takes 3.5 hours" for "210 minutes")."""
     spans = [q.text for q in read_quantities(text)] + [d.text for d in extract_dates(text, day_month=True)]
     # "15 months old", "from 12 weeks of age": an age's own words, as a unit is
-    return (_words_of(" ".join(spans)) | (_AGE_WORDS & _words_of(text))) if spans else frozenset()
+    # "printing" of "every 200 printing hours" says what the hours are counted in, as the unit does
+    return (_words_of(" ".join(spans)) | (_AGE_WORDS & _words_of(text)) | _words_of(" ".join(unit_qualifiers(text)))
+            if spans else frozenset())
 
 
 _AGE_WORDS = frozenset({"old", "age", "aged"})
+_BINDING_NEUTRAL = frozenset({"roughly", "about", "approximately", "around", "nearly", "almost", "some",
+                              "take", "takes", "taking", "use", "uses", "using", "come", "comes",
+                              "get", "gets"})
 
 
 def _value_parts(text: str) -> list[str]:
@@ -2052,6 +2115,19 @@ def _parts_as_read(doc):
         yield sent, parts
 
 
+def _valueless_after(sentence: str, parts: list[str], k: int) -> list[str]:
+    """The part after part ``k`` of a sentence where it opens with "while" or "when" and states no value of its
+    own: it says when ``k``'s value holds, so what it is about ("... climb to around 2 bar while the heating is
+    running"); a consequence ("so early autumn is fine") says no such thing."""
+    if k + 1 >= len(parts) or re.search(r"\d", with_digits(parts[k + 1])):
+        return []
+    at = sentence.find(parts[k + 1].strip())
+    return [parts[k + 1]] if at > 0 and _WHILE_BEFORE.search(sentence[:at]) else []
+
+
+_WHILE_BEFORE = re.compile(r"\b(?:while|whilst|when)\s*$", re.I)
+
+
 def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -> list[Fact]:
     """Every fact of ``answer`` checked against the read ``passages`` (see the module docstring)."""
     contexts_text = " ".join(" ".join(p.sentences) for p in passages)
@@ -2066,12 +2142,13 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
     facts: list[Fact] = []
     for sent, parts in _parts_as_read(doc):
         before: frozenset[str] = frozenset()
-        for part in parts:
+        for k, part in enumerate(parts):
             # what the clause speaks of: its own words first, then the question's (a short answer's subject); a
             # part whose subject is a pronoun, with at most one word besides its values, continues the part before
             # it ("The Annual Membership costs £95 a year, or you can pay £9 a month over 12 months": the £9 is the
             # membership's too; "... and 30 minutes with the membership" names its own item)
-            own = _own_words(part) - _clock_words(part)
+            own = (_own_words(part) | _words_of(" ".join(_valueless_after(sent.text, parts, k)))) - \
+                _clock_words(part) - _BINDING_NEUTRAL
             own, before = (own | before if len(own) <= 1 and _PRONOUN_FIRST.match(part) else own), own
             subject = (own,
                        _lemmas(q_doc) | _words_of(question) | _complement(question),

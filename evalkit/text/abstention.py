@@ -202,8 +202,10 @@ def _shapes(ab: dict[str, Any]) -> _Shapes:
                             r"advisor|provider|pharmacist|doctor|vet|landlord|broker|insurer|bank|school|council|"
                             r"reception|support|helpline|manufacturer|retailer)s?\s+(?:should|can|could|will|may|might|"
                             r"would)\s+(?:be\s+able\s+to\s+)?(?:confirm|advise|help|tell\s+you|answer\s+that|"
-                            r"clarify)\b|(?:your|the)\s+[^,;]{1,60}?\s+(?:should|can|could|will|may|might|would)\s+be\s+"
-                            r"able\s+to\s+(?:confirm|advise|help|tell\s+you|answer\s+that|clarify)\b|"
+                            # any one who "should be able to tell you": "Voltrek or your retailer should be ..."
+                            r"clarify)\b|(?:(?:your|the)\s+)?[^,;\d]{1,60}?\s+"
+                            r"(?:should|can|could|will|may|might|would)\s+be\s+able\s+to\s+"
+                            r"(?:confirm|advise|help|tell\s+you|answer\s+that|clarify)\b|"
                             r"(?:your|the)\s+[^,;]{1,60}?\s+(?:would|will|may|might|should)\s+be\s+the\s+(?:best|right)\s+"
                             r"(?:place|people|person|team|office)\s+to\s+(?:ask|confirm|check|contact|help)\b|"
                             r"it\s+(?:is|would\s+be|may\s+be|might\s+be)\s+"
@@ -485,6 +487,15 @@ def _clause_kind(clause: str, phrases: tuple[str, ...], words: _AbstentionWords,
 
 _REPORT_GOES_ON = re.compile(r"^(?:(?:and|also|but)\s+)*(?:only\s+)?(?:say|says|mention|mentions|state|states|describe|"
                              r"describes|note|notes|list|lists|explain|explains|give|gives|show|shows|add|adds)\b")
+_OWN_SUBJECT = re.compile(r"^(?:(?:and|but|or|so|while)\s+)?(?:you|we|i|it|there|he|she|this|that|they)\b")
+
+
+def _lists_on(norm: str) -> bool:
+    """Whether a clause goes on listing what a report lists: no number, and no subject of its own ("and you can
+    pay by card" says something itself)."""
+    return not any(c.isdigit() for c in norm) and not _OWN_SUBJECT.match(norm)
+
+
 _LEAD_TO_REFERRAL = re.compile(r"^(?:for|as\s+for|about|regarding|on|with)\b")
 
 
@@ -494,8 +505,10 @@ def _reports(kinds: list[tuple[str, list[str]]], clauses: list[tuple[str, str]],
     which asserts nothing the asker asked, where a clause before it declines or says the documents are silent: "It
     only says investment charges vary by fund" after "The guide doesn't state the annual management charge"; "They
     list a hot water output of 28 kW" after "the manual extracts I have don't give the flow rate". The report goes
-    on in its sentence through clauses that continue the documents' reporting ("..., separately, note that ...")
-    and, after a colon, through the rest of it ("What they do cover is pricing: Off-Peak is £22.99 a month, ...").
+    on in its sentence through clauses that continue the documents' reporting ("..., separately, note that ..."),
+    through the items it lists ("They cover payment methods, direct-debit reviews and the dual-fuel discount"; a
+    clause stating a number is no item of it) and, after a colon, through the rest of it ("What they do cover is
+    pricing: Off-Peak is £22.99 a month, ...").
     A phrase leading to a referral ("For the flow rate, check the data sheet") is the referral's. Without a decline
     before it a report answers ("The documents say the premium is $604.")."""
     out, declined, reporting = list(kinds), False, ""
@@ -504,7 +517,7 @@ def _reports(kinds: list[tuple[str, list[str]]], clauses: list[tuple[str, str]],
         if kind != "claim":
             declined = declined or kind in ("declines", "absence")
         elif declined and (reporting == ":" or words.shapes.report.match(norm) or (reporting and (
-                _REPORT_GOES_ON.match(norm) or (len(norm.split()) <= 2 and not any(c.isdigit() for c in norm))))):
+                _REPORT_GOES_ON.match(norm) or _lists_on(norm)))):
             out[i] = ("report", [])
             reporting = ":" if ":" in end or reporting == ":" else ","
         elif declined and _LEAD_TO_REFERRAL.match(norm) and i + 1 < len(kinds) and kinds[i + 1][0] == "referral" \

@@ -109,9 +109,28 @@ _UNIT_AFTER = re.compile(r"^\s?-?(?P<unit>°\s?[CF]\b|(?:degrees?|deg)(?:\s+(?:c
                          r"[^\W\d_][\w°/²³µ]*(?:\s?/\s?[^\W\d_]+)?|%)", re.I)
 _RATE_AFTER = re.compile(r"^\s*(?:times\s+)?(?:a|an|per|each|every)\s+(?:calendar\s+)?(?P<per>hour|day|week|month|year|quarter|"
                          r"fortnight)\b|^\s*times\s+(?P<adverb>hourly|daily|weekly|monthly|yearly|annually)\b", re.I)
+# hours of use: "every 200 printing hours", "500 operating hours", "40 flight hours"
+_OF_USE = r"printing|print|operating|running|flight|flying|engine|riding|usage"
 _UNIT_QUALIFIER = re.compile(r"^\s?(?:(?:calendar|clear|whole|full|free|extra|additional|further|consecutive|paid|"
-                             r"unpaid|more)\s+){1,2}"  # "15 extra free minutes": two of them
+                             r"unpaid|more|" + _OF_USE + r")\s+){1,2}"
+                             # "15 extra free minutes": two of them
                              r"(?=(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b)", re.I)
+
+
+def unit_qualifiers(text: str) -> frozenset[str]:
+    """The words of use between a number and its unit that the amount's text leaves out ("printing" of "every 200
+    printing hours", read as every 200 hours): words of the value, not of what it is about. A qualifier such as
+    "calendar" or "extra" is not one: "7 calendar days" in an answer and its context is one phrase.
+
+    >>> sorted(unit_qualifiers("Every 200 printing hours, with 15 extra free minutes and 500 operating hours."))
+    ['operating', 'printing']
+    """
+    of_use = re.compile(_OF_USE, re.I)
+    return frozenset(w.lower() for m in re.finditer(r"\d(?=\s)", text)
+                     for q in [_UNIT_QUALIFIER.match(text[m.end():])] if q for w in q.group(0).split()
+                     if of_use.fullmatch(w))
+
+
 # "10 working days", "5 business days", "a 15-working-day cut-off"
 _WORKING = re.compile(r"^[\s-]?(?:working|business)[\s-]+(day|week)(s?)\b", re.I)
 _EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.I)
@@ -225,10 +244,12 @@ def with_digits(text: str) -> str:
     for pattern, repl in _IDIOMS:
         out = pattern.sub(repl, out)
     # "7-10 days" is a range, as "7–10 days" is (same length: readers keep their offsets); not a date's parts
-    return _HYPHEN_RANGE.sub("–", out)
+    return _HYPHEN_RANGE.sub(lambda m: m.group(1) + "–", out)
 
 
-_HYPHEN_RANGE = re.compile(r"(?<=(?<![\w.,/:-])\d)(?<!\d\d\d\d)-(?=\d+(?:\.\d+)?(?![\d.-]|,\d))")
+# the first number of a range is one to three digits, or a decimal ("45-50 psi", "3.1-3.4 bar"): not a year
+# ("2023-09-12") nor a code's number ("KT-40")
+_HYPHEN_RANGE = re.compile(r"(?<![\w.,/:-])(\d{1,3}(?:\.\d+)?)-(?=\d+(?:\.\d+)?(?![\d.-]|,\d))")
 _MINUS_BEFORE = re.compile(r"(?:^|(?<=[\s(\[]))[-−]$|\bminus\s+$", re.I)
 
 
