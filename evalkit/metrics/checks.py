@@ -1525,6 +1525,27 @@ def _name_facts(doc, contexts_text: str, question: str) -> list[Fact]:
                                      question.lower()) for w in words))
         out.append(Fact("name", e.text, bool(inside), "named in the context" if inside else
                         f"{e.text} is not named in the contexts"))
+    return out + _invented_runs(doc.text, contexts_text, question, {f.text.lower() for f in out})
+
+
+_HOLIDAY_WORDS = frozenset("christmas easter boxing whitsun eve".split())  # "Christmas Day" is 25 December
+
+
+def _invented_runs(answer: str, contexts_text: str, question: str, checked: set[str]) -> list[Fact]:
+    """A run of capitalised words the answer names (:func:`_names_in`) with a word that neither the contexts nor
+    the question has anywhere, in any case: "the Brightwell Fair Price Pledge" where the terms name no pledge (the
+    parser need not read it as a name)."""
+    said = re.findall(r"[^\W_]+", f"{contexts_text} {question}".lower())
+    known = frozenset(said) | frozenset(map(_singular, said))
+    out = []
+    for run in sorted(_names_in(answer) - checked):
+        # a run with a number is an amount after a capitalised word ("Roughly 300", "Fridays 8"), or a code
+        if " " not in run or any(c.isdigit() for c in run) or any(run in c or c in run for c in checked):
+            continue
+        novel = [w for w in re.findall(r"[^\W_]+", run) if w not in known and _singular(w) not in known
+                 and w not in _HOLIDAY_WORDS]
+        if novel:
+            out.append(Fact("name", run, False, f"{run!r} is not named in the contexts ({', '.join(novel)})"))
     return out
 
 
@@ -2771,8 +2792,10 @@ def coverage_from_parsed(question: str, answer: str, reference: str | None, doc,
             # (a reference's condition is: "No, provided ... is not expected to exceed €50,000", "Yes, within 14
             # days.")
             return Score(1.0, CoverageDetails("the reference's yes or no", (words[1],), ()))
+        # the parts a yes or no does not explain; where it explains them all, the question's asks are what is
+        # left to cover ("Yes, ... (IP54), avoiding puddles deeper than 3 cm; dry the port before charging.")
+        parts = _parts_asked(_without_explained_yes(parts, reference, answer, question), question) if parts else []
         if parts:
-            parts = _parts_asked(_without_explained_yes(parts, reference, answer, question), question)
             got = [_part_in(p, answer, a_amounts, a_lemmas) for p in parts]
             # every key fact (amount, date, name) must be stated; a paraphrase changes words, so three in four
             # of the reference's content words cover it

@@ -2131,3 +2131,31 @@ def test_a_value_while_something_holds_is_about_it():
     right = ("Between 1 and 2 bar. It's normal for it to climb to around 3 bar while the pump is running, so don't "
              "worry.")
     _tells_apart(q, ctx, right, right.replace("3 bar", "3.5 bar"))
+
+
+def test_a_reference_whose_yes_explains_all_its_amounts_falls_back_to_the_asks():
+    """"Yes, in light drizzle (IPX4), avoiding puddles deeper than 2 cm; dry the port before charging.": the yes
+    explains the reference's amounts, leaving none to cover; the question's two asks are covered instead (this
+    divided by zero, and the row's coverage was recorded as an error)."""
+    q = "Can I use the mower in the rain, and what should I do before charging it afterwards?"
+    ref = "Yes, in light drizzle (IPX4), avoiding puddles deeper than 2 cm; dry the port before charging."
+    ctx = ["Wet weather. The mower is rated IPX4: you can mow in light drizzle, but avoid puddles deeper than 2 cm. "
+           "Before charging after wet use, wipe the battery port dry with a cloth."]
+    got = question_coverage(q, "Yes, light drizzle is fine; it is rated IPX4.", ref, ctx)
+    assert got.details.against == "the question's asks" and 0.0 <= got.value <= 1.0
+    assert question_coverage(q, "Yes; wipe the battery port dry with a cloth before charging.", ref, ctx).value == 1.0
+
+
+def test_a_capitalised_run_with_a_word_no_context_has_is_an_invented_name():
+    """"Under the Sunvale Fair Price Pledge" names a scheme the terms never mention ("pledge" is nowhere in them),
+    though the parser does not read it as a name; a run the contexts spell in other case ("Direct Debit"), an
+    amount after a capitalised word ("Roughly 30") and "Christmas Day" for 25 December are no invented names."""
+    ctx = ["Sunvale Energy Flex prices from 1 March 2025 (direct debit). Electricity: unit rate 25.1p per kWh, "
+           "standing charge 50.2p per day. Prices may change with 30 days' notice. Fixed 12 prices are fixed for 12 "
+           "months and cannot change during the fixed term. The office is closed on 25 December."]
+    q = "Can Flex prices be changed without any notice?"
+    _tells_apart(q, ctx, "No. Flex customers are always given 30 days' notice before any price change.",
+                 "No. Under the Sunvale Fair Price Pledge, Flex customers are always given 30 days' notice before any "
+                 "price change.")
+    assert unsupported_facts(q, "No: Roughly 30 days' notice is given. You pay by Direct Debit.", ctx).value == 0.0
+    assert unsupported_facts("When is the office closed?", "On Christmas Day.", ctx).value == 0.0
