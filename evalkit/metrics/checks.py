@@ -963,7 +963,7 @@ def _amount_facts(answer: str, sent: str, subject: tuple, ctx, q_amounts, wanted
     given += [r for _, r in periods]
     whole = subject
     for q in said:
-        subject = _segment_subject(sent, q, whole)
+        subject = _ask_subject(question, q, _segment_subject(sent, q, whole))
         factors = _without(given, figures_in(q.text))  # not this amount's own numbers ("2 hours 50 minutes")
         factors = [f for f in factors if not math.isclose(f, q.written or q.magnitude)]
         if q.clock or (q.dimension == "count" and (q.magnitude <= 1 or _labels(q, sent))):
@@ -1180,8 +1180,9 @@ def _by_range(q: Quantity, sent: str, matches: list[int], valued: list[int],
 
 # a clause that gives an amount to be added to another ("an additional excess of £200 ..., payable on top of the
 # standard excess")
-_ADDITIVE = re.compile(r"\b(?i:additional|on top of|in addition to|added to|extra|adds?|a further|extends?|extended|"
-                       r"increased? by|increases by)\b|\bplus\b(?!\s+[A-Z])")
+# (an extension "by" a period adds to it; one "to" three years gives the new total)
+_ADDITIVE = re.compile(r"\b(?i:additional|on top of|in addition to|added to|extra|adds?|a further|"
+                       r"extend(?:s|ed)?\b(?=[^.;]*\bby\b)|increased? by|increases by)\b|\bplus\b(?!\s+[A-Z])")
 # a clause that gives an amount taken off another ("Concessions are £10 off the full price of any seat")
 _SUBTRACTIVE = re.compile(r"\b(?:off\s+the|discount(?:ed)?\s+(?:of|by)|reduced\s+by|deducted|a\s+reduction\s+of)\b",
                           re.I)
@@ -1254,6 +1255,23 @@ def _excess_over(asked: Sequence[Quantity], stated: Sequence[Sequence[Quantity]]
                 if abs(units - round(units)) < 1e-9:
                     out.append(float(round(units)))
     return sorted(set(out))
+
+
+def _ask_subject(question: str, q: Quantity, subject: tuple) -> tuple:
+    """``subject`` with the question's words narrowed to the one ask of a several-part question whose kind of
+    answer ``q`` is ("two years" answers "How long is the warranty", not "how can it be extended?", whose words
+    the extension's clause shares), with the items the question names; unchanged where no ask, or several, take
+    ``q``'s kind."""
+    asks = _asks(question) if question else []
+    if len(asks) < 2 or any(_SECOND_ITEM.match(a) for a in asks):  # "... and on an annual membership?" asks alike
+        return subject
+    taking = [a for a in asks if (kd := expected_kind(a))[1] is not None
+              and q.dimension in {dimension_of(u) for u in kd[1]}]
+    if len(taking) != 1:
+        return subject
+    mine = stems(_words_of(taking[0]))
+    words = frozenset(w for w in subject[1] if stem(w) in mine or w in subject[2])
+    return (subject[0], words, *subject[2:]) if words else subject
 
 
 def _segment_subject(part: str, q: Quantity, subject: tuple) -> tuple:

@@ -2159,3 +2159,16 @@ def test_a_capitalised_run_with_a_word_no_context_has_is_an_invented_name():
                  "price change.")
     assert unsupported_facts(q, "No: Roughly 30 days' notice is given. You pay by Direct Debit.", ctx).value == 0.0
     assert unsupported_facts("When is the office closed?", "On Christmas Day.", ctx).value == 0.0
+
+
+def test_a_value_is_bound_by_the_ask_it_answers():
+    """"How long is the guarantee, and how can it be extended?": "three years" answers the first ask, so the
+    extension's clause, which shares "extend" with the second ask only, is no rival to it; an extension "to five
+    years" gives the new total (not 3 + 5 years), so "extendable to eight years" is invented."""
+    ctx = ["Kettlo kettles carry a three-year guarantee from the date of purchase. Register your kettle online within "
+           "30 days to extend the element guarantee to five years. The guarantee does not cover limescale damage.",
+           "The Kettlo K2 boils 1.7 litres in about 3 minutes."]
+    q = "How long is the Kettlo guarantee, and how can it be extended?"
+    _tells_apart(q, ctx, "You get three years of cover, and if you register online within a month, the element is "
+                         "covered for five years.",
+                 "Three years, extendable to eight years if you register online.")
