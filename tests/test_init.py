@@ -111,3 +111,22 @@ def test_the_starter_pairs_systems_on_a_column_both_have():
     assert "  pair_on: question\n" in no_qid
     same_ids = starter_experiment(df.assign(id=["q1", "q1", "q2", "q2"]), "/tmp/answers.csv", "/tmp/my.yaml")
     assert "  pair_on: id\n" in same_ids
+
+
+def test_a_label_left_blank_on_some_jsonl_rows_is_a_label(tmp_path):
+    """A JSONL label written "" where a row was not labelled (a try-out's Y/N `faithful` column, blank on the
+    refusals) is a label on the other rows, as a CSV's empty cell (read as NaN) is; it was refused as "no binary
+    label column"."""
+    from evalkit.decide.calibrate.labels import binary_labels
+    from evalkit.publish.experiment import load_experiment
+
+    path = tmp_path / "d.jsonl"
+    rows = [{"question": q, "contexts": [CTX], "answer": a, "faithful": "N" if y else ("" if i == 2 else "Y")}
+            for i, (q, a, y) in enumerate(ROWS)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    exp = tmp_path / "e.yaml"
+    assert main(["init", str(path), "-o", str(exp)]) == 0
+    cal = load_experiment(exp).calibration
+    assert (cal["label"], cal["positive"]) == ("faithful", "N")
+    assert binary_labels([r["faithful"] for r in rows], positive="N") == [
+        None if i == 2 else bool(y) for i, (_, _, y) in enumerate(ROWS)]

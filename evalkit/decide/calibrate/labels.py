@@ -80,7 +80,10 @@ def _number(v: Any) -> float:
 
 
 def _label_missing(v: Any) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+    """An unlabelled row: None, NA, NaN, or a blank string (a JSONL row's label left "", as a spreadsheet's empty
+    cell is read as NaN)."""
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str)
+                                                                                   and not v.strip())
 
 
 def _seen(values: Sequence[Any], k: int = 6) -> str:
@@ -115,6 +118,8 @@ def binary_labels(values: Sequence[Any], *, positive: Any = None, column: str = 
     [True, False, None]
     >>> binary_labels(["yes", "no", "Yes"], positive="yes")
     [True, False, True]
+    >>> binary_labels(["Y", "", "N"], positive="Y")  # a blank label is no label
+    [True, None, False]
     >>> binary_labels([1, 2, 3, 4, 5], positive="<=2")
     [True, True, False, False, False]
     >>> binary_labels([0.2, 0.9], column="human_score")  # doctest: +ELLIPSIS
