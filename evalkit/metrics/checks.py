@@ -1487,6 +1487,29 @@ def _named_subject(head) -> bool:
     return head.ent_type_ in _RELATED_LABELS
 
 
+_ITEM_NEGATION = re.compile(r"\b(?:no|not|never|without|none|nor|excluded|except)\b|n't\b", re.I)
+
+
+def _denied_items(answer: str, passages: list[_Passage]) -> list[Fact]:
+    """Each item of a bulleted list that the contexts name only in sentences that deny something ("Pianos, drum
+    kits and harps are not available for hire"), listed by an answer that does not deny it ("First-year pupils can
+    borrow: - violins ... - harps"): the list asserts it, the contexts deny it. An item of more than three words
+    is a sentence of its own, read by the other checks."""
+    out = []
+    for line in answer.splitlines():
+        if not _BULLET.match(line) or _ITEM_NEGATION.search(line):
+            continue
+        item = stems(_words_of(re.sub(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+", "", line)) - _PLAIN_STOPS)
+        if not item or len(item) > 3:
+            continue
+        naming = [(s, neg) for p in passages for s, lem, neg in zip(p.sentences, p.lemmas, p.negated)
+                  if item <= stems(lem | _words_of(s))]
+        if naming and all(neg for _, neg in naming):
+            out.append(Fact("list item", line.strip(" -*•"), False, "the contexts name it only to deny it: "
+                            f"{naming[0][0]}", naming[0][0]))
+    return out
+
+
 def _relation_facts(doc, passages: list[_Passage]) -> list[Fact]:
     """The answer's subject-verb-object claims (the hallucination metric's reader, :func:`anchors.extract_claims`):
     supported where a context puts the subject near the object ("Howard Kazanjian was a businessman" is not,
@@ -2200,6 +2223,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
         facts += [f for part in _polarity_parts(sent)
                   if (f := _polarity_fact(part.text, part, question, q_doc, passages)) is not None]
     facts += _name_facts(doc, contexts_text, question)
+    facts += _denied_items(answer, passages)
     facts += _relation_facts(doc, passages)
     facts += _clause_facts(doc, known)
     return facts

@@ -2172,3 +2172,15 @@ def test_a_value_is_bound_by_the_ask_it_answers():
     _tells_apart(q, ctx, "You get three years of cover, and if you register online within a month, the element is "
                          "covered for five years.",
                  "Three years, extendable to eight years if you register online.")
+
+
+def test_a_listed_item_the_contexts_only_deny_is_unsupported():
+    """A bullet naming what the contexts name only in a denial ("Kayaks and sailing dinghies are not available
+    for hire") is asserted by the list against them; an item they also affirm, or a bullet that itself denies, is
+    not."""
+    ctx = ["Equipment hire. The centre lends paddleboards, canoes and wetsuits to members in their first season. "
+           "Kayaks and sailing dinghies are not available for hire. A deposit of £30 is taken per item."]
+    q = "What can first-season members borrow from the centre?"
+    right = "First-season members can borrow:\n\n- paddleboards\n- canoes\n- wetsuits\n\nA £30 deposit applies."
+    _tells_apart(q, ctx, right, right.replace("- wetsuits", "- wetsuits\n- kayaks"))
+    assert unsupported_facts(q, right.replace("- wetsuits", "- wetsuits\n- no sailing dinghies"), ctx).value == 0.0
