@@ -246,3 +246,16 @@ def test_a_listed_clause_with_its_own_subject_or_number_answers():
                              "by card.").abstained
     assert not decide_answer("The terms don't say anything about a loyalty discount. They cover opening hours, "
                              "and juniors pay £5.").abstained
+
+
+@pytest.mark.parametrize("answer", [
+    "The guide doesn't state the annual fee. They cover payment methods, and the account closes after a year of "
+    "inactivity.",
+    "The guide doesn't state the fee. They cover payment methods, and the warranty covers parts and labour for five "
+    "years.",
+    "The manual does not give the saving. Eco mode should be able to help you save energy.",
+])
+def test_a_report_does_not_swallow_a_claim(answer):
+    """After a decline, a long clause with a verb of its own, a number in words, or a product that "should be able
+    to help" is a claim, not a listed item of the report nor a referral (a review's inputs)."""
+    assert not decide_answer(answer).abstained

@@ -745,7 +745,7 @@ def _plain_words(text: str) -> frozenset[str]:
     """Stems of the words of ``text`` but a few function words: what tells one item of a clause from another
     ("full-time" and "part-time", which the stop-word lists drop)."""
     # a model's code is a word ("S2", "X2"), not the letter before its digits
-    words = [w for w in re.findall(r"[a-z0-9]*[a-z][a-z0-9]*", text.lower()) if w not in _PLAIN_STOPS and len(w) > 1]
+    words = [w for w in re.findall(r"\b[a-z][a-z0-9]*", text.lower()) if w not in _PLAIN_STOPS and len(w) > 1]
     return stems(words + sorted(_days_named(text)))  # "Monday to Friday": weekdays
 
 
@@ -759,7 +759,7 @@ def _in_another_segment(clause: str, spans: list[tuple[int, int]], mine: set[int
     distinct = [o - frozenset().union(*(x for j, x in enumerate(own) if j != k)) for k, o in enumerate(own)]
     hits = [k for k, d in enumerate(distinct) if d & wanted]
     if not hits:  # "100 kg for the S2 and 120 kg for the S2 Pro": the segment naming the item alone is the S2's
-        hits = [k for k in _named_alone(own, wanted, mine, segs)]
+        hits = _named_alone(own, wanted, mine, segs)
     if len(hits) != 1 or mine & set(segs[hits[0]][0]):
         return ""
     return next(words for g, words in segs if mine & set(g)).strip(" ,;.")
@@ -1093,7 +1093,9 @@ def _without(numbers: list[float], own: list[float]) -> list[float]:
 
 
 # "£186 a term ... works out at £15.50 a lesson" with 12 lessons a term: £186 ÷ 12
-_BOTH = re.compile(r"\bboth\b", re.I)
+# two things named together ("both electricity and gas", "both of my children"): not "both plans can be cancelled"
+_BOTH = re.compile(r"\bboth\s+(?:of\s+(?:my|our|your|the|them|us)\b|(?:(?:the|my|our|your)\s+)?[\w-]+(?:\s+[\w-]+)?"
+                   r"\s+and\s+\w)", re.I)
 _SPLIT = re.compile(r"\b(?:instal(?:l)?ments?|payments|split|spread|divided|each|apiece|works?\s+out\s+(?:at|to|as)|"
                     r"per (?:week|month)|(?:per|a|an) (?:person|head|lesson|session|class|visit|night|ticket))\b",
                     re.I)
@@ -1182,7 +1184,8 @@ def _by_range(q: Quantity, sent: str, matches: list[int], valued: list[int],
 # standard excess")
 # (an extension "by" a period adds to it; one "to" three years gives the new total)
 _ADDITIVE = re.compile(r"\b(?i:additional|on top of|in addition to|added to|extra|adds?|a further|"
-                       r"extend(?:s|ed)?\b(?=[^.;]*\bby\b)|increased? by|increases by)\b|\bplus\b(?!\s+[A-Z])")
+                       r"extend(?:s|ed)?\b(?=(?:(?!\bto\b)[^.;])*\bby\b)|increased? by|increases by)\b|"
+                       r"\bplus\b(?!\s+[A-Z])")
 # a clause that gives an amount taken off another ("Concessions are £10 off the full price of any seat")
 _SUBTRACTIVE = re.compile(r"\b(?:off\s+the|discount(?:ed)?\s+(?:of|by)|reduced\s+by|deducted|a\s+reduction\s+of)\b",
                           re.I)
@@ -1221,9 +1224,9 @@ def _labels(q: Quantity, sent: str) -> bool:
 
 
 # numbers naming items in a context clause: "Rooms 3 and 7, which have grand pianos", "pupils at Grade 6"
-_LABEL_RUN = re.compile(r"\b([A-Z][a-z]+)\s+(\d+(?:\s*(?:,|and|or|&)\s*\d+)*)\b(?![.,]\d|\s*%)")
+_LABEL_RUN = re.compile(r"\b([A-Z][a-z]+)\s+(\d+(?:\s+(?:and|or|&)\s+\d+)*)\b(?![.,]\d|\s*%)")
 _NOT_LABELS = _NOT_NAMES | frozenset("about nearly around almost roughly approximately up only just some all "
-                                     "and or but is are was were".split())
+                                     "and or but is are was were maximum minimum max min total over under".split())
 
 
 def _labelled_numbers(clause: str) -> frozenset[float]:
@@ -1232,6 +1235,8 @@ def _labelled_numbers(clause: str) -> frozenset[float]:
 
     >>> sorted(_labelled_numbers("Rooms 3 and 7 are reserved for pupils at Grade 6 and above; About 5 remain."))
     [3.0, 6.0, 7.0]
+    >>> sorted(_labelled_numbers("Maximum 6 pupils per class. At Grade 5, 20 lessons are included."))
+    [5.0]
     """
     return frozenset(float(n) for m in _LABEL_RUN.finditer(clause) if m.group(1).lower() not in _NOT_LABELS
                      for n in re.findall(r"\d+", m.group(2)))
@@ -1499,15 +1504,28 @@ def _denied_items(answer: str, passages: list[_Passage]) -> list[Fact]:
     for line in answer.splitlines():
         if not _BULLET.match(line) or _ITEM_NEGATION.search(line):
             continue
-        item = stems(_words_of(re.sub(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+", "", line)) - _PLAIN_STOPS)
+        said = _BULLET_MARK.sub("", line).strip()
+        item = stems(_words_of(said) - _PLAIN_STOPS)
         if not item or len(item) > 3:
             continue
-        naming = [(s, neg) for p in passages for s, lem, neg in zip(p.sentences, p.lemmas, p.negated)
+        naming = [(s, _denies_item(item, neg, polar)) for p in passages
+                  for s, lem, neg, polar in zip(p.sentences, p.lemmas, p.negated, p.polar_parts)
                   if item <= stems(lem | _words_of(s))]
         if naming and all(neg for _, neg in naming):
-            out.append(Fact("list item", line.strip(" -*•"), False, "the contexts name it only to deny it: "
-                            f"{naming[0][0]}", naming[0][0]))
+            out.append(Fact("list item", said, False, f"the contexts name it only to deny it: {naming[0][0]}",
+                            naming[0][0]))
     return out
+
+
+_BULLET_MARK = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+
+
+def _denies_item(item: frozenset[str], negated: bool, parts) -> bool:
+    """Whether a sentence naming ``item`` denies it: the parts of it that name the item are negated ("Violins
+    can be hired, but harps are not available" denies harps, not violins); the sentence's own polarity where no
+    part names it alone."""
+    naming = [neg for lem, neg in parts if item <= stems(lem)]
+    return all(naming) if naming else negated
 
 
 def _relation_facts(doc, passages: list[_Passage]) -> list[Fact]:

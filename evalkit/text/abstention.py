@@ -202,8 +202,8 @@ def _shapes(ab: dict[str, Any]) -> _Shapes:
                             r"advisor|provider|pharmacist|doctor|vet|landlord|broker|insurer|bank|school|council|"
                             r"reception|support|helpline|manufacturer|retailer)s?\s+(?:should|can|could|will|may|might|"
                             r"would)\s+(?:be\s+able\s+to\s+)?(?:confirm|advise|help|tell\s+you|answer\s+that|"
-                            # any one who "should be able to tell you": "Voltrek or your retailer should be ..."
-                            r"clarify)\b|(?:(?:your|the)\s+)?[^,;\d]{1,60}?\s+"
+                            # "Voltrek or your retailer should be able to tell you"
+                            r"clarify)\b|(?:[^,;\d]{1,30}?\s+or\s+)?(?:your|the)\s+[^,;\d]{1,60}?\s+"
                             r"(?:should|can|could|will|may|might|would)\s+be\s+able\s+to\s+"
                             r"(?:confirm|advise|help|tell\s+you|answer\s+that|clarify)\b|"
                             r"(?:your|the)\s+[^,;]{1,60}?\s+(?:would|will|may|might|should)\s+be\s+the\s+(?:best|right)\s+"
@@ -488,12 +488,18 @@ def _clause_kind(clause: str, phrases: tuple[str, ...], words: _AbstentionWords,
 _REPORT_GOES_ON = re.compile(r"^(?:(?:and|also|but)\s+)*(?:only\s+)?(?:say|says|mention|mentions|state|states|describe|"
                              r"describes|note|notes|list|lists|explain|explains|give|gives|show|shows|add|adds)\b")
 _OWN_SUBJECT = re.compile(r"^(?:(?:and|but|or|so|while)\s+)?(?:you|we|i|it|there|he|she|this|that|they)\b")
+_NUMBER_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+                          r"forty|fifty|hundred|thousand|half|once|twice)\b")
+_REPORTED_ASK = re.compile(r"\b(?:what|how|which|whether|when)\b")  # "... and what voids the warranty"
 
 
 def _lists_on(norm: str) -> bool:
-    """Whether a clause goes on listing what a report lists: no number, and no subject of its own ("and you can
-    pay by card" says something itself)."""
-    return not any(c.isdigit() for c in norm) and not _OWN_SUBJECT.match(norm)
+    """Whether a clause goes on listing what a report lists: a few words ("direct-debit reviews and the dual-fuel
+    discount") or what the documents explain ("and what voids the warranty"), with no number and no subject of
+    its own ("and you can pay by card", "and the account closes after a year" say something themselves)."""
+    if any(c.isdigit() for c in norm) or _NUMBER_WORD.search(norm) or _OWN_SUBJECT.match(norm):
+        return False
+    return len(norm.split()) <= 6 or _REPORTED_ASK.search(norm) is not None
 
 
 _LEAD_TO_REFERRAL = re.compile(r"^(?:for|as\s+for|about|regarding|on|with)\b")

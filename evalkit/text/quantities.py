@@ -244,12 +244,21 @@ def with_digits(text: str) -> str:
     for pattern, repl in _IDIOMS:
         out = pattern.sub(repl, out)
     # "7-10 days" is a range, as "7–10 days" is (same length: readers keep their offsets); not a date's parts
-    return _HYPHEN_RANGE.sub(lambda m: m.group(1) + "–", out)
+    return _HYPHEN_RANGE.sub(_as_range, out)
 
 
 # the first number of a range is one to three digits, or a decimal ("45-50 psi", "3.1-3.4 bar"): not a year
 # ("2023-09-12") nor a code's number ("KT-40")
-_HYPHEN_RANGE = re.compile(r"(?<![\w.,/:-])(\d{1,3}(?:\.\d+)?)-(?=\d+(?:\.\d+)?(?![\d.-]|,\d))")
+_HYPHEN_RANGE = re.compile(r"(?<![\w.,/:-])(\d{1,3}(?:\.\d+)?)-(?=(\d+(?:\.\d+)?)(?![\d.-]|,\d))")
+
+
+def _as_range(m: re.Match) -> str:
+    """"45-50" as "45–50": a range of numbers of more than one digit rises, and its upper end has no leading
+    zero (a phone number's "555-0123" is none); "9-5" stays a range as a single digit's always was."""
+    low, high = m.group(1), m.group(2)
+    if len(low) > 1 and (high.startswith("0") or float(high) <= float(low)):
+        return m.group(0)
+    return low + "–"
 _MINUS_BEFORE = re.compile(r"(?:^|(?<=[\s(\[]))[-−]$|\bminus\s+$", re.I)
 
 

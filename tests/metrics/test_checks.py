@@ -2185,3 +2185,23 @@ def test_a_listed_item_the_contexts_only_deny_is_unsupported():
     right = "First-season members can borrow:\n\n- paddleboards\n- canoes\n- wetsuits\n\nA £30 deposit applies."
     _tells_apart(q, ctx, right, right.replace("- wetsuits", "- wetsuits\n- kayaks"))
     assert unsupported_facts(q, right.replace("- wetsuits", "- wetsuits\n- no sailing dinghies"), ctx).value == 0.0
+
+
+def test_review_cases_of_stop_63s_readings():
+    """A review's inputs: a true bullet sharing its sentence with a denied item is no denied item; "both" names
+    two things only when two are named ("both plans can be cancelled" doubles nothing); an extension "to five
+    years by registering" gives the new total; a phone number is no range; "Maximum 6 pupils" counts."""
+    ctx = ["Violins and cellos can be hired by first-year pupils, but harps are not available for hire."]
+    q = "What can first-year pupils hire?"
+    _tells_apart(q, ctx, "First-year pupils can hire:\n- violins\n- cellos", "They can hire:\n1. violins\n2. harps")
+    ctx2 = ["Plans. The Basic plan costs £15 a month and the Plus plan £25 a month. Either plan can be cancelled "
+            "at any time."]
+    assert unsupported_facts("Can both plans be cancelled, and how much is the Basic plan?",
+                             "Yes; Basic is £30 a month.", ctx2).value > 0
+    ctx3 = ["Kettlo kettles carry a three-year guarantee. The element guarantee is extended to five years by "
+            "registering online."]
+    assert unsupported_facts("How long is the element guarantee if I register?", "Eight years.", ctx3).value > 0
+    assert [x.text for x in read_quantities("call 555-0123")] == ["555"]
+    assert [x.text for x in read_quantities("50-45")] == ["50"]  # no range falls
+    ctx4 = ["Group classes. Maximum 6 pupils per class. Classes run for 10 weeks."]
+    assert unsupported_facts("How many pupils are in a group class at most?", "Eight.", ctx4).value > 0
