@@ -36,7 +36,7 @@ def _execute(src: Path, dst: Path, params: dict[str, Any], cwd: Path) -> None:
     from papermill.exceptions import PapermillExecutionError
 
     declared = pm.inspect_notebook(str(src))
-    extra = {"kernel_manager_class": _encrypted_kernel_manager()} if _curve_available() else {}
+    extra = {"kernel_manager_class": _kernel_manager(encrypted=_curve_available())}
     failed = None
     with atomic_path(dst) as tmp:  # a killed run leaves the last complete notebook, never half of one
         written = tmp.with_name(tmp.name + ".ipynb")  # papermill wants the extension; a kill leaves a *.tmp.ipynb
@@ -62,17 +62,28 @@ def _curve_available() -> bool:
     return bool(zmq.has("curve")) and "transport_encryption" in AsyncKernelManager.class_trait_names()
 
 
-def _encrypted_kernel_manager():
-    """nbclient's kernel manager, asking for encrypted (CurveZMQ) kernel sockets, so the kernel has nothing to
-    warn about on every notebook; nbclient still owns it, starts and stops it."""
+def _kernel_manager(encrypted: bool):
+    """nbclient's kernel manager, asking for encrypted (CurveZMQ) kernel sockets where zmq has them, so the kernel
+    has nothing to warn about on every notebook; nbclient still owns it, starts and stops it.
+
+    It does not interrupt the kernel it is stopping. jupyter_client interrupts a kernel before asking it to shut
+    down, and an interrupt that lands while the idle kernel handles a message makes it log "[IPKernelApp] ERROR |
+    KeyboardInterrupt caught in kernel." on the report's console (seen once in a CI run on a busy machine). After
+    the last cell nothing runs to be interrupted; a kernel that does not answer the shutdown request is killed."""
     from jupyter_client.manager import AsyncKernelManager
 
-    class EncryptedKernelManager(AsyncKernelManager):
+    class ReportKernelManager(AsyncKernelManager):
         def __init__(self, **kwargs):
-            kwargs.setdefault("transport_encryption", "required")
+            if encrypted:
+                kwargs.setdefault("transport_encryption", "required")
             super().__init__(**kwargs)
 
-    return EncryptedKernelManager
+        async def _async_interrupt_kernel(self) -> None:
+            if getattr(self, "shutting_down", False):
+                return
+            await super()._async_interrupt_kernel()
+
+    return ReportKernelManager
 
 
 # The page's own rules, on top of nbconvert's: nothing wider than the window (long tokens break, code and
