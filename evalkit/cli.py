@@ -956,9 +956,17 @@ def _noting_renames(func, args) -> int:
         return func(args)
 
 
-class _Terminated(BaseException):
+class _Terminated(SystemExit):
     """SIGTERM, raised in the main thread so that every ``finally`` runs: temporary notebooks, locks and empty
-    parts folders are removed as they are on Ctrl-C (the default action would kill the process where it stands)."""
+    parts folders are removed as they are on Ctrl-C (the default action would kill the process where it stands).
+
+    A SystemExit, as Ctrl-C's KeyboardInterrupt is a special exception: an asyncio task re-raises only those two
+    out of the event loop and keeps any other exception to itself, so a SIGTERM landing while the report's
+    notebook client ran a background task (its kernel-alive poll) was lost and the report ended with exit 0. Its
+    code is 143 wherever it surfaces."""
+
+    def __init__(self) -> None:
+        super().__init__(143)
 
 
 @contextlib.contextmanager

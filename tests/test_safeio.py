@@ -124,13 +124,36 @@ def _terminate_when(argv: list[str], cwd: Path, appeared, patience: float = 240.
 def test_sigterm_of_report_leaves_no_temporary_notebook_or_lock(tmp_path):
     """SIGTERM while papermill writes a notebook: the temporary notebook and both locks go, as on Ctrl-C."""
     (tmp_path / "d.csv").write_text("question,answer,contexts\nWhat is the fee?,40 euros.,The fee is 40 euros.\n")
-    (tmp_path / "e.yaml").write_text("name: t\ndata: d.csv\nnotebooks: [00_quickstart]\n")
+    # a second notebook keeps the run alive well past the first one's temporary file, however late a busy machine
+    # lets this test see it (with one notebook the run could end between the look and the signal)
+    (tmp_path / "e.yaml").write_text("name: t\ndata: d.csv\nnotebooks: [00_quickstart, 01_relevance]\n")
     notebooks = tmp_path / "reports" / "t" / "notebooks"
     rc, err = _terminate_when(EVALKIT + ["report", "e.yaml"], tmp_path,
                               lambda: notebooks.is_dir() and any(notebooks.glob(".*.tmp.ipynb")))
     assert rc == 143, err
     assert "evalkit: terminated (SIGTERM)" in err
     assert _leftovers(tmp_path) == []
+
+
+def test_sigterm_in_an_asyncio_task_still_stops_the_run(tmp_path):
+    """The report's notebook client runs background asyncio tasks (a kernel-alive poll every second); a SIGTERM
+    whose handler runs inside one must still stop the run with 143, not be kept by the task and lost."""
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import asyncio, os, signal\n"
+        "from evalkit import cli\n"
+        "async def poll():\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # the handler runs in this task's step\n"
+        "    sum(range(1000))\n"
+        "async def run():\n"
+        "    asyncio.ensure_future(poll())  # nobody awaits it, as nbclient's kernel-alive poll\n"
+        "    await asyncio.sleep(0.5)\n"
+        "    print('ran on')\n"
+        "with cli._terminated_like_interrupted():\n"
+        "    asyncio.new_event_loop().run_until_complete(run())\n"
+        "print('finished')\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stdout) == (143, ""), (r.returncode, r.stdout, r.stderr)
 
 
 def test_sigterm_of_score_leaves_no_lock(tmp_path):
