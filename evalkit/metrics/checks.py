@@ -15,7 +15,9 @@
   counts only where a context puts its subject near its object; a claim whose polarity the context contradicts
   ("can be used" against "Do not use"), or a "yes" that makes a restriction universal, is unsupported; a clause
   whose content words the contexts do not have is unsupported however many supported clauses stand beside it
-  (one fabricated clause fails the answer: the verdict's rule is ``> 0``).
+  (one fabricated clause fails the answer: the verdict's rule is ``> 0``), unless the shipped MiniLM encoder reads
+  it as a rewording of a context sentence (cosine >= 0.70: "put the membership on hold" for "frozen"; the
+  encoder is the run's, and signs the run when it is used).
 * :func:`reference_conflict` -- does it give another value than the reference? Another amount, date, time or
   item code in the reference's place, or something of its own and nothing of the reference.
 * :func:`answers_question` -- does it answer the question asked? The expected kind of answer of the question or
@@ -86,7 +88,10 @@ _RESTRICTED = re.compile(r"\b(?:only|except|unless|provided|as long as|but not|n
 # a yes/no question answered by its condition ("Only if the journey takes longer than 180 minutes.")
 _CONDITIONAL = re.compile(r"^\s*(?:only\s+(?:if|when|with|without|after|before|by|for|on|in|up\s+to|within|under|"
                           r"until)|if|when|unless|"
-                          r"provided|as long as|not if|not when|not without)\b", re.I)
+                          r"provided|as long as|not if|not when|not without|"
+                          # "It depends on the plan. The three-instalment plan carries a £30 fee, ...": a yes for
+                          # some and a no for others, each said
+                          r"(?:it|that|this)\s+(?:depends|varies)|depending\s+on)\b", re.I)
 _NO = re.compile(r"^\s*(no|nope)\b", re.I)
 # a no as an answer is worded gently ("Unfortunately not — ...", "I'm afraid not", "Sadly, no."); read only as
 # the answer to a yes/no question, not as a claim of its own (that is _NO's, for the polarity check)
@@ -1772,8 +1777,22 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
         return None
     if _of_another_item(sent, best, passages):
         return None  # "Plus has a £7.99 monthly fee" is not denied by "Pay As You Go ... with no monthly fee"
+    if negated and _stopped_alike(doc, best):
+        return None  # "the 12-month term doesn't count down" says "its 12-month term stops counting down"
     return Fact("polarity", sent, False, "the context says the opposite" if ctx_negated else
                 "the context does not deny it", best)
+
+
+_STOPS = re.compile(r"\b(?:stops?|stopped|ceases?|ceased|no\s+longer)\s+(\w+)", re.I)
+
+
+def _stopped_alike(doc, sentence: str) -> bool:
+    """Whether the context ``sentence`` says a thing stops doing what the answer says it does not do ("its term stops
+    counting down" for "the term doesn't count down", "no longer charges" for "won't charge"): a denial in other
+    words."""
+    denied = {stem(t.head.lemma_.lower()) for t in doc if t.dep_ == "neg"}
+    return bool(denied & {stem(m.group(1).lower().removesuffix("ing")) for m in _STOPS.finditer(sentence)} |
+                denied & {stem(m.group(1).lower()) for m in _STOPS.finditer(sentence)})
 
 
 _BUT_NOT = re.compile(r"(?:,\s*(?:but\s+)?|\s+but\s+)not\s+((?:[\w'-]+\s*){1,6}?)(?=[,.;()]|$|\s+(?:and|which|who)\b)",
@@ -2160,7 +2179,29 @@ def _list_text(sent) -> str:
     one is."""
     if _LONE_MARKER.match(sent.text) and sent.doc.text[:sent.start_char].rstrip(" \t").endswith("\n"):
         return ""
-    return _BULLET_MARKER.sub(";", _LIST_MARKER.sub(";", sent.text))
+    return _PARAGRAPH_BREAK.sub("; ", _BULLET_MARKER.sub(";", _LIST_MARKER.sub(";", sent.text)))
+
+
+# a blank line the sentence splitter read through ("**Clip storage:** 30 days\n\nIf you have several doorbells,
+# the Plus Multi plan ..."): what follows is a part of its own, not more of the line before (a lead ending in ":"
+# introduces what follows)
+_PARAGRAPH_BREAK = re.compile(r"(?<![:;\s])[ \t]*\n[ \t]*\n\s*")
+# a sentence the splitter ended at a bold label's colon ("**More than 28 days late:** your library access is
+# suspended"): the label and the rest of its line are one sentence
+_LABEL_END = re.compile(r":\**\s*$")
+
+
+def _answer_sentences(doc) -> list:
+    """The answer's sentences as spaCy splits them, a label ending in ":" joined with the rest of its line."""
+    out: list = []
+    for sent in doc.sents:
+        prev = out[-1] if out else None
+        if (prev is not None and _LABEL_END.search(prev.text)
+                and "\n" not in doc.text[prev.end_char:sent.start_char] and sent.text.strip()):
+            out[-1] = doc[prev.start:sent.end]
+        else:
+            out.append(sent)
+    return out
 
 
 # a part that is an item and a bare number, its unit left out: "DVDs for 7", "children under 12", "the Pro up to 5"
@@ -2184,10 +2225,17 @@ def _with_elided_unit(part: str, unit: str | None) -> tuple[str, str | None]:
     return part, (own[-1].text.split()[1] if own else None)
 
 
+def _items_spoken_of(part: str, question: str) -> frozenset[str]:
+    """The items a part of the answer speaks of: those it names itself ("the Family plan (£8 a month ...) is the
+    alternative" speaks of the Family plan, though the question asks of the Solo plan), else the question's."""
+    own = _names_in(part) | _one_word_names(part)
+    return own if own else _names_in(question) | _one_word_names(question)
+
+
 def _parts_as_read(doc):
     """Each sentence of the answer with its parts that bind their own values (list numbering set aside, a bare
     number after a value taking its unit): ``(sentence, parts)``, as the facts and the coverage read them."""
-    for sent in doc.sents:
+    for sent in _answer_sentences(doc):
         parts, unit = [], None
         for part in _value_parts(_list_text(sent)):
             part, unit = _with_elided_unit(part, unit)
@@ -2232,7 +2280,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
             own, before = (own | before if len(own) <= 1 and _PRONOUN_FIRST.match(part) else own), own
             subject = (own,
                        _lemmas(q_doc) | _words_of(question) | _complement(question),
-                       (_names_in(part) or _names_in(question)) | _one_word_names(question))
+                       _items_spoken_of(part, question))
             # the item a value is asked of, named in a clause ("outside London": the complement's, not London's)
             wanted = _plain_words(f"{part} {question}") | _complement(f"{part} {question}")
             facts += _amount_facts(answer, part, subject, ctx, q_amounts, wanted, question, contexts_text, groups)
@@ -2269,7 +2317,7 @@ _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensio
      r"\bwhich (?:date|day|year|month)\b|\bdeadline\b", "date", ("s",)),
     (r"\bvoltage\b|\bvolts?\b", "amount", ("V",)),
     (r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|\bpay\b|\brate\b|\binterest\b|\bfares?\b|\btariff\b|"
-     r"\bpremium\b|\bexcess\b|\bdeposit\b|\bsurcharge\b", "amount", None),
+     r"\bpremium\b|\bexcess\b|\bdeposit\b|\bsurcharge\b|\bdiscount\b", "amount", None),
     (r"\bhow (?:heavy|big|large|wide|tall|high|far|hot|cold|fast)\b|\bweigh|\btemperature\b|\bcapacity\b|"
      r"\bspeed\b|\bdistance\b|\blength\b|\bheight\b|"
      r"\bhold\b|\bpower\b|\bwattage\b|\bsize\b|\blimit\b|\bmaximum\b|\bminimum\b|\bhow old\b|\bwhat age\b",
@@ -3037,11 +3085,76 @@ def _checked(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | No
 
 def unsupported_facts_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping[str, Any] | None = None,
                             resources: Any = None) -> list[Score]:
-    """Column-wise :func:`unsupported_facts`."""
-    return _checked(inputs, params, resources, unsupported_facts_batch, "unsupported_facts",
-                    Score(0.0, FactDetails((), ())),
-                    lambda c, i: _fact_score(facts_of(c.questions[i], c.answers[i], c.docs[i], c.q_docs[i],
-                                                      c.passages(i))))
+    """Column-wise :func:`unsupported_facts`: every row's facts, then the clauses whose words the contexts lack
+    read for paraphrase in one encoder pass (:func:`_read_paraphrases`)."""
+    read: dict[int, tuple[list[Fact], list[_Passage]]] = {}
+
+    def row(c: _Column, i: int) -> _Read:
+        read[i] = (facts_of(c.questions[i], c.answers[i], c.docs[i], c.q_docs[i], c.passages(i)), c.passages(i))
+        return _Read(i)
+
+    out = _checked(inputs, params, resources, unsupported_facts_batch, "unsupported_facts",
+                   Score(0.0, FactDetails((), ())), row)
+    facts = _read_paraphrases(read, resources, params)
+    return [_fact_score(facts[x.row]) if isinstance(x, _Read) else x for x in out]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A row whose facts are read, to be scored once its clauses are read for paraphrase."""
+
+    row: int
+
+
+# MiniLM's cosine between a clause whose content words the contexts lack and the nearest context sentence, at or
+# above which the clause rewords that sentence ("the shop can put your plan on hold for as long as three months"
+# for "a plan can be frozen for up to 3 months"): chosen on development data, where the added clauses that are
+# wrong reach 0.69 and correct rewordings 0.70 to 0.80. The words alone cannot see a synonym; the encoder can.
+_PARAPHRASE_MIN = 0.70
+
+
+def _read_paraphrases(read: dict[int, tuple[list[Fact], list[_Passage]]], resources: Any,
+                      params: Mapping[str, Any] | None) -> dict[int, list[Fact]]:
+    """Each row's facts, an unsupported clause that is a paraphrase of a context sentence (:data:`_PARAPHRASE_MIN`)
+    now supported, with the sentence and the cosine in its ``why``. Without the embed extra the clauses stay
+    unsupported, and each says that it was not read for paraphrase."""
+    todo = [(i, k) for i, (facts, _) in read.items() for k, f in enumerate(facts)
+            if f.kind == "clause" and not f.supported]
+    out = {i: list(facts) for i, (facts, _) in read.items()}
+    if not todo:
+        return out
+    encoder = _paraphrase_encoder(resources, params)
+    if encoder is None:
+        for i, k in todo:
+            f = out[i][k]
+            out[i][k] = Fact(f.kind, f.text, False, f"{f.why} (not read for paraphrase: the embed extra is not "
+                             "installed)", f.sentence)
+        return out
+    sents = {i: [s for p in read[i][1] for s in p.sentences if s.strip()] for i in {i for i, _ in todo}}
+    texts = list(dict.fromkeys([out[i][k].text for i, k in todo] + [s for ss in sents.values() for s in ss]))
+    vecs = dict(zip(texts, encoder.encode(texts)))
+    for i, k in todo:
+        f = out[i][k]
+        if not sents[i]:
+            continue
+        cos = [float(vecs[f.text] @ vecs[s]) for s in sents[i]]
+        best = max(range(len(cos)), key=cos.__getitem__)
+        if cos[best] >= _PARAPHRASE_MIN:
+            out[i][k] = Fact(f.kind, f.text, True, f"rewords a context sentence (MiniLM cosine {cos[best]:.2f} >= "
+                             f"{_PARAPHRASE_MIN}; {f.why[0].lower()}{f.why[1:]})", sents[i][best])
+    return out
+
+
+def _paraphrase_encoder(resources: Any, params: Mapping[str, Any] | None):
+    """The run's sentence encoder (made on first use, signed with the run), or one of the configured model for a
+    call outside a run; None without the embed extra."""
+    from evalkit.base.encoders import DEFAULT_MODEL, available, get_encoder
+
+    if not available():
+        return None
+    if resources is not None and hasattr(resources, "get"):
+        return resources.encoder
+    return get_encoder((params or {}).get("embedding_model", DEFAULT_MODEL))
 
 
 def unsupported_facts(question: str | None, answer: str | None, contexts: Sequence[str] | None, *,
@@ -3181,7 +3294,7 @@ METRICS = (
            family="checks", verdict_role=_FACTS_ROLE, details=FactDetails,
            formula="unsupported facts / facts: amounts (pint units, number words, rates), dates, names bound to the "
                    "same item as in the context, yes/no polarity, and clauses whose content words the contexts "
-                   "lack",
+                   "lack and that MiniLM does not read as rewording a context sentence",
            empty_policy="undetermined for an empty answer" + NOT_ENGLISH + "; 0.0 for an abstention; no contexts: "
                         "every fact unsupported",
            evidence_keys=("unsupported",),

@@ -35,10 +35,14 @@ def _execute(src: Path, dst: Path, params: dict[str, Any], cwd: Path) -> None:
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
+    import tempfile
+
     declared = pm.inspect_notebook(str(src))
-    extra = {"kernel_manager_class": _kernel_manager(encrypted=_curve_available())}
     failed = None
-    with atomic_path(dst) as tmp:  # a killed run leaves the last complete notebook, never half of one
+    # the kernel process's own stderr (its logging, and zmq's tracebacks when a socket closes under a send while it
+    # shuts down) goes to a temporary file, not the report's console; a kernel that dies has its last lines told
+    with tempfile.TemporaryFile() as kernel_log, atomic_path(dst) as tmp:  # a killed run: the last whole notebook
+        extra = {"kernel_manager_class": _kernel_manager(encrypted=_curve_available(), stderr=kernel_log)}
         written = tmp.with_name(tmp.name + ".ipynb")  # papermill wants the extension; a kill leaves a *.tmp.ipynb
         try:
             pm.execute_notebook(str(src), str(written),
@@ -46,13 +50,23 @@ def _execute(src: Path, dst: Path, params: dict[str, Any], cwd: Path) -> None:
                                 kernel_name="python3", progress_bar=False, cwd=str(cwd), **extra)
         except PapermillExecutionError as e:
             failed = e  # the partial notebook is still renamed into place, for the user to read
-        except BaseException:
+        except BaseException as e:
             written.unlink(missing_ok=True)
+            if isinstance(e, Exception) and (said := _last_lines(kernel_log)):
+                raise ReportError(f"notebook {src.name}: {type(e).__name__}: {e}; the kernel's last words: "
+                                  f"{said}") from e
             raise
         written.replace(tmp)
     if failed is not None:
         raise ReportError(f"notebook {src.name} failed at cell {failed.exec_count} (index {failed.cell_index}): "
                           f"{failed.ename}: {failed.evalue}; the partial notebook is kept at {dst}") from None
+
+
+def _last_lines(log, n: int = 5) -> str:
+    """The last ``n`` non-blank lines a kernel wrote to its stderr file ``log``, joined by " | "."""
+    log.seek(0)
+    lines = [x.strip() for x in log.read().decode("utf-8", "replace").splitlines() if x.strip()]
+    return " | ".join(lines[-n:])
 
 
 def _curve_available() -> bool:
@@ -62,9 +76,10 @@ def _curve_available() -> bool:
     return bool(zmq.has("curve")) and "transport_encryption" in AsyncKernelManager.class_trait_names()
 
 
-def _kernel_manager(encrypted: bool):
+def _kernel_manager(encrypted: bool, stderr=None):
     """nbclient's kernel manager, asking for encrypted (CurveZMQ) kernel sockets where zmq has them, so the kernel
-    has nothing to warn about on every notebook; nbclient still owns it, starts and stops it.
+    has nothing to warn about on every notebook; nbclient still owns it, starts and stops it. With ``stderr`` (an
+    open file) the kernel process writes its stderr there instead of the report's console.
 
     It does not interrupt the kernel it is stopping. jupyter_client interrupts a kernel before asking it to shut
     down, and an interrupt that lands while the idle kernel handles a message makes it log "[IPKernelApp] ERROR |
@@ -77,6 +92,11 @@ def _kernel_manager(encrypted: bool):
             if encrypted:
                 kwargs.setdefault("transport_encryption", "required")
             super().__init__(**kwargs)
+
+        async def _async_launch_kernel(self, kernel_cmd, **kw) -> None:
+            if stderr is not None:
+                kw["stderr"] = stderr
+            await super()._async_launch_kernel(kernel_cmd, **kw)
 
         async def _async_interrupt_kernel(self) -> None:
             if getattr(self, "shutting_down", False):

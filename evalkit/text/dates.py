@@ -152,7 +152,32 @@ def extract_dates(text: str | None, *, day_month: bool = False) -> list[DateMent
             out.append(DateMention(year, mon, day, m.group(0), m.start(), m.end()))
     if day_month:
         out += _listed_months(text, out, taken)
+        out += _numeric_day_months(text, taken)
     out.sort(key=lambda d: d.start)
+    return out
+
+
+# "by 31/10", "before 15/9": a day and month in figures, after a word that puts a date next ("24/7" and "3/4" are
+# none); read only where one figure is over 12, so day and month cannot be swapped (a reader cannot tell 5/6 apart)
+_NUMERIC_DAY_MONTH = re.compile(r"\b(?:by|on|before|until|till|from|after)\s+(?P<a>\d{1,2})/(?P<b>\d{1,2})\b(?![/\d])",
+                                re.I)
+
+
+def _numeric_day_months(text: str, taken: list[tuple[int, int]]) -> list:
+    """The day-and-month dates in figures of ``text`` (:data:`_NUMERIC_DAY_MONTH`) no other date overlaps.
+
+    >>> [d.key for d in extract_dates("Pay by 31/10 or before 9/15; open 24/7; due on 5/6.", day_month=True)]
+    [(None, 10, 31), (None, 9, 15)]
+    """
+    out = []
+    for m in _NUMERIC_DAY_MONTH.finditer(text):
+        a, b = int(m.group("a")), int(m.group("b"))
+        day, mon = (a, b) if a > 12 >= b else (b, a) if b > 12 >= a else (None, None)
+        start, end = m.start("a"), m.end("b")
+        if day is None or not 1 <= mon <= 12 or day > 31 or any(start < e and s < end for s, e in taken):
+            continue
+        taken.append((start, end))
+        out.append(DateMention(None, mon, day, text[start:end], start, end))
     return out
 
 
