@@ -307,6 +307,47 @@ _DAY_SPANS = (("weekday", re.compile(r"\bmon(?:day)?s?\s*(?:to|-|–|until|throu
               ("weekend", re.compile(r"\bsat(?:urday)?s?\s*(?:and|&|-|–|to)\s*sun(?:day)?s?\b", re.I)))
 
 
+_WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*?s?"
+_DAY_RUN = re.compile(rf"\b{_DAY}\s*(?:to|-|–|until|through|thru)\s*{_DAY}\b", re.I)
+_ONE_DAY = re.compile(rf"\b{_DAY}\b", re.I)
+_DAY_WORD = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
+
+
+def _days_in(text: str) -> frozenset[str]:
+    """The days of the week ``text`` names, a run of them ("Monday to Sunday") with every day between.
+
+    >>> sorted(_days_in("Open Friday to Monday, and on Wednesdays"), key=_WEEK.index)
+    ['monday', 'wednesday', 'friday', 'saturday', 'sunday']
+    """
+    out, taken = set(), []
+    for m in _DAY_RUN.finditer(text):
+        a, b = (next(i for i, d in enumerate(_WEEK) if d.startswith(g.lower())) for g in m.groups())
+        out |= {_WEEK[(a + k) % 7] for k in range((b - a) % 7 + 1)}
+        taken.append((m.start(), m.end()))
+    for m in _DAY_WORD.finditer(text):
+        if not any(s <= m.start() < e for s, e in taken):
+            out.add(next(d for d in _WEEK if d.startswith(m.group(0)[:3].lower())))
+    return frozenset(out)
+
+
+def _day_denied(sent: str, doc, passages: list) -> tuple[str, str] | None:
+    """A day the answer says something holds on ("We deliver Monday to Sunday") that a context sentence about the
+    same thing denies ("There are no deliveries on Sundays"): the day, and that sentence."""
+    days = _days_in(sent)
+    if not days or _negated(doc):  # "(this isn't offered on Saturdays)" says what the context says
+        return None
+    # what the answer says happens, its verbs and nouns (not a name: "Fernhill is open" is no delivery), each by its
+    # first five letters: "deliver" and "deliveries" (their stems differ, deliv/deliveri)
+    roots = {t.lemma_.lower()[:5] for t in doc if t.pos_ in ("VERB", "NOUN") and len(t.lemma_) >= 5
+             and t.lemma_.lower() not in _WEEK and t.lemma_.lower() not in _FRAMING}
+    for p in passages:
+        for s, lem, neg in zip(p.sentences, p.lemmas, p.negated):
+            if neg and (d := days & _days_in(s)) and roots & {w[:5] for w in lem if len(w) >= 5}:
+                return f"{sorted(d, key=_WEEK.index)[0].capitalize()}s", s
+    return None
+
+
 def _days_named(text: str) -> frozenset[str]:
     """"weekday" where ``text`` says "Monday to Friday", "weekend" where it says "Saturdays and Sundays"."""
     return frozenset(day for day, days in _DAY_SPANS if days.search(text))
@@ -814,7 +855,8 @@ def _listed_count(q: Quantity, answer: str) -> bool:
     return len(items) == int(q.magnitude)
 
 
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+\S")
+_BULLET_MARK = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")  # a list line's marker
+_BULLET = re.compile(_BULLET_MARK.pattern + r"\S")
 
 
 def _bullet_run(lines: list[str]) -> int:
@@ -1522,9 +1564,6 @@ def _denied_items(answer: str, passages: list[_Passage]) -> list[Fact]:
     return out
 
 
-_BULLET_MARK = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
-
-
 def _denies_item(item: frozenset[str], negated: bool, parts) -> bool:
     """Whether a sentence naming ``item`` denies it: the parts of it that name the item are negated ("Violins
     can be hired, but harps are not available" denies harps, not violins); the sentence's own polarity where no
@@ -1765,6 +1804,8 @@ def _polarity_fact(sent: str, doc, question: str, q_doc, passages: list[_Passage
         return Fact("polarity", sent, False, f"the context excludes {out}", best)
     if best is not None and share >= 0.6 and not negated and not ctx_negated and (out := _excluded(doc, best)):
         return Fact("polarity", sent, False, f"the context excludes {out}", best)
+    if best is not None and share >= 0.6 and not negated and (denial := _day_denied(sent, doc, passages)):
+        return Fact("polarity", sent, False, f"the context excludes {denial[0]}", denial[1])
     if best is None or share < 0.6 or negated == ctx_negated:
         return None
     if ctx_negated and _ONLY_FROM.search(sent) and _NOT_UNTIL.search(best):
@@ -2288,11 +2329,41 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
             facts += _time_facts(part, subject, ctx, wanted, groups, question)
         facts += [f for part in _polarity_parts(sent)
                   if (f := _polarity_fact(part.text, part, question, q_doc, passages)) is not None]
+    facts += _bound_facts(answer, [c for p in passages for c in p.clauses])
     facts += _name_facts(doc, contexts_text, question)
     facts += _denied_items(answer, passages)
     facts += _relation_facts(doc, passages)
     facts += _clause_facts(doc, known)
     return facts
+
+
+_UPPER_BOUND = re.compile(r"\b(?:up to|at most|no more than|not more than|a maximum of|maximum of|as many as)\s+"
+                          r"(\d+(?:\.\d+)?)\s+([a-z]+)", re.I)
+
+
+def _upper_bounds(text: str) -> list[tuple[float, str, str]]:
+    """The upper limits ``text`` sets on a count of things ("no more than two children": 2, its noun's stem, the
+    words)."""
+    out = []
+    for m in _UPPER_BOUND.finditer(with_digits(text)):
+        read = read_quantities(m.group(0))
+        if read and all(q.dimension == "count" for q in read):  # things, not a unit's amount ("up to 3 hours")
+            out.append((float(m.group(1)), stem(m.group(2).lower()), m.group(0)))
+    return out
+
+
+def _bound_facts(answer: str, clauses: list[str]) -> list[Fact]:
+    """A limit the answer sets that the contexts set otherwise for the same things: "up to three children under 8"
+    where "Each adult may supervise no more than two children under 8", though the question asked of three (the
+    answer's value alone is then "stated in the question")."""
+    out = []
+    limits = [(v, noun, clause) for clause in clauses for v, noun, _ in _upper_bounds(clause)]
+    for v, noun, said in _upper_bounds(answer):
+        theirs = [(w, clause) for w, n, clause in limits if n == noun]
+        if theirs and not any(math.isclose(w, v) for w, _ in theirs):
+            out.append(Fact("amount", said, False, f"the context's limit is {theirs[0][0]:g}, not {v:g}",
+                            theirs[0][1]))
+    return out
 
 
 def _fact_score(facts: list[Fact]) -> Score:
@@ -3130,19 +3201,32 @@ def _read_paraphrases(read: dict[int, tuple[list[Fact], list[_Passage]]], resour
             out[i][k] = Fact(f.kind, f.text, False, f"{f.why} (not read for paraphrase: the embed extra is not "
                              "installed)", f.sentence)
         return out
-    sents = {i: [s for p in read[i][1] for s in p.sentences if s.strip()] for i in {i for i, _ in todo}}
-    texts = list(dict.fromkeys([out[i][k].text for i, k in todo] + [s for ss in sents.values() for s in ss]))
+    near = {(i, k): _nearest_sentences(out[i][k].text, [s for p in read[i][1] for s in p.sentences if s.strip()])
+            for i, k in todo}
+    texts = list(dict.fromkeys([out[i][k].text for i, k in todo] + [s for ss in near.values() for s in ss]))
     vecs = dict(zip(texts, encoder.encode(texts)))
-    for i, k in todo:
+    for (i, k), sents in near.items():
         f = out[i][k]
-        if not sents[i]:
+        if not sents:
             continue
-        cos = [float(vecs[f.text] @ vecs[s]) for s in sents[i]]
+        cos = [float(vecs[f.text] @ vecs[s]) for s in sents]
         best = max(range(len(cos)), key=cos.__getitem__)
         if cos[best] >= _PARAPHRASE_MIN:
             out[i][k] = Fact(f.kind, f.text, True, f"rewords a context sentence (MiniLM cosine {cos[best]:.2f} >= "
-                             f"{_PARAPHRASE_MIN}; {f.why[0].lower()}{f.why[1:]})", sents[i][best])
+                             f"{_PARAPHRASE_MIN}; {f.why[0].lower()}{f.why[1:]})", sents[best])
     return out
+
+
+_NEAR_SENTENCES = 4  # the context sentences a clause is encoded against: those sharing most of its words
+
+
+def _nearest_sentences(clause: str, sentences: list[str]) -> list[str]:
+    """The :data:`_NEAR_SENTENCES` context sentences sharing the most word stems with ``clause`` (in their order
+    on ties), the only ones worth encoding: a rewording keeps some of the words it rewords."""
+    words = stems(_words_of(clause))
+    shared = [len(words & stems(_words_of(s))) for s in sentences]
+    ranked = sorted(range(len(sentences)), key=lambda j: -shared[j])[:_NEAR_SENTENCES]
+    return [sentences[j] for j in sorted(ranked) if shared[j]]
 
 
 def _paraphrase_encoder(resources: Any, params: Mapping[str, Any] | None):

@@ -2289,3 +2289,29 @@ def test_a_thing_that_stops_doing_is_a_denial():
     assert unsupported_facts(q, "While the membership is frozen, the 12-month term doesn't count down.",
                              ctx).value == 0.0
     assert unsupported_facts(q, "The membership can't be frozen after an injury.", ctx).value > 0
+
+
+def test_a_day_the_contexts_deny_is_unsupported():
+    """"Monday to Sunday" names Sunday, which "There are no deliveries on Sundays" denies for what the answer says
+    happens; a day the answer itself denies, or one a name's denial speaks of, is no such claim."""
+    ctx = ["Pedal Post couriers deliver Monday to Saturday, 8am to 7pm. There are no deliveries on Sundays or bank "
+           "holidays."]
+    q = "Do you deliver at weekends?"
+    _tells_apart(q, ctx, "Yes, on Saturdays: deliveries run Monday to Saturday, 8am to 7pm.",
+                 "Yes: we deliver Monday to Sunday, 8am to 7pm.")
+    assert unsupported_facts(q, "On Saturdays only (there are no deliveries on Sundays).", ctx).value == 0.0
+    from evalkit.metrics.checks import _days_in
+
+    assert _days_in("open Friday to Monday") == {"friday", "saturday", "sunday", "monday"}
+
+
+def test_a_limit_the_contexts_set_otherwise_is_unsupported():
+    """"up to three children" where the context says "no more than two children": the answer's 3 is the
+    question's, so its value alone passes; the limit it sets does not. The same limit, or a limit on hours (an
+    amount, checked as amounts are), is no conflict."""
+    ctx = ["Under-8s must be accompanied in the water by an adult. Each adult may supervise no more than two "
+           "children under 8. Lane swimming sessions last up to 2 hours."]
+    q = "Can one adult bring three children under 8?"
+    _tells_apart(q, ctx, "No, one adult may bring up to two children under 8.",
+                 "Yes, one adult may bring up to three children under 8.")
+    assert unsupported_facts("How long is a lane session?", "Up to 2 hours.", ctx).value == 0.0
