@@ -310,7 +310,6 @@ _DAY_SPANS = (("weekday", re.compile(r"\bmon(?:day)?s?\s*(?:to|-|–|until|throu
 _WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY = r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*?s?"
 _DAY_RUN = re.compile(rf"\b{_DAY}\s*(?:to|-|–|until|through|thru)\s*{_DAY}\b", re.I)
-_ONE_DAY = re.compile(rf"\b{_DAY}\b", re.I)
 _DAY_WORD = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
 
 
@@ -1832,8 +1831,9 @@ def _stopped_alike(doc, sentence: str) -> bool:
     counting down" for "the term doesn't count down", "no longer charges" for "won't charge"): a denial in other
     words."""
     denied = {stem(t.head.lemma_.lower()) for t in doc if t.dep_ == "neg"}
-    return bool(denied & {stem(m.group(1).lower().removesuffix("ing")) for m in _STOPS.finditer(sentence)} |
-                denied & {stem(m.group(1).lower()) for m in _STOPS.finditer(sentence)})
+    stopped = {stem(w) for m in _STOPS.finditer(sentence) for w in (m.group(1).lower(),
+                                                                    m.group(1).lower().removesuffix("ing"))}
+    return bool(denied & stopped)
 
 
 _BUT_NOT = re.compile(r"(?:,\s*(?:but\s+)?|\s+but\s+)not\s+((?:[\w'-]+\s*){1,6}?)(?=[,.;()]|$|\s+(?:and|which|who)\b)",
@@ -2329,7 +2329,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
             facts += _time_facts(part, subject, ctx, wanted, groups, question)
         facts += [f for part in _polarity_parts(sent)
                   if (f := _polarity_fact(part.text, part, question, q_doc, passages)) is not None]
-    facts += _bound_facts(answer, [c for p in passages for c in p.clauses])
+    facts += _bound_facts(answer, ctx[0])
     facts += _name_facts(doc, contexts_text, question)
     facts += _denied_items(answer, passages)
     facts += _relation_facts(doc, passages)
@@ -3160,21 +3160,14 @@ def unsupported_facts_batch(inputs: Mapping[str, Sequence[Any]], params: Mapping
     read for paraphrase in one encoder pass (:func:`_read_paraphrases`)."""
     read: dict[int, tuple[list[Fact], list[_Passage]]] = {}
 
-    def row(c: _Column, i: int) -> _Read:
-        read[i] = (facts_of(c.questions[i], c.answers[i], c.docs[i], c.q_docs[i], c.passages(i)), c.passages(i))
-        return _Read(i)
+    def row(c: _Column, i: int) -> None:  # scored below, once the column's clauses are read for paraphrase
+        passages = c.passages(i)
+        read[i] = (facts_of(c.questions[i], c.answers[i], c.docs[i], c.q_docs[i], passages), passages)
 
     out = _checked(inputs, params, resources, unsupported_facts_batch, "unsupported_facts",
                    Score(0.0, FactDetails((), ())), row)
     facts = _read_paraphrases(read, resources, params)
-    return [_fact_score(facts[x.row]) if isinstance(x, _Read) else x for x in out]
-
-
-@dataclass(frozen=True)
-class _Read:
-    """A row whose facts are read, to be scored once its clauses are read for paraphrase."""
-
-    row: int
+    return [_fact_score(facts[i]) if i in facts else x for i, x in enumerate(out)]
 
 
 # MiniLM's cosine between a clause whose content words the contexts lack and the nearest context sentence, at or

@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -34,8 +35,6 @@ class ReportError(RuntimeError):
 def _execute(src: Path, dst: Path, params: dict[str, Any], cwd: Path) -> None:
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
-
-    import tempfile
 
     declared = pm.inspect_notebook(str(src))
     failed = None

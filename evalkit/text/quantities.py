@@ -259,6 +259,8 @@ def _as_range(m: re.Match) -> str:
     if len(low) > 1 and (high.startswith("0") or float(high) <= float(low)):
         return m.group(0)
     return low + "–"
+
+
 _MINUS_BEFORE = re.compile(r"(?:^|(?<=[\s(\[]))[-−]$|\bminus\s+$", re.I)
 
 
