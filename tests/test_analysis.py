@@ -115,3 +115,32 @@ def test_an_experiment_can_ask_for_a_guaranteed_threshold(tmp_path):
     cal = analyze(res, exp)["calibration"]
     assert cal["guarantee"]["measure"] == "false_pass" and cal["guarantee"]["rows"] == 200
     assert any(line.startswith("on 200 held-out rows: false_pass ") for line in cal["summary"])
+
+
+def test_rows_on_a_threshold_are_named_by_id():
+    """A newcomer read "1 row scores exactly 0.5" and could not find the row: each is named by its id, five at
+    most, the rest counted."""
+    one = threshold_boundary(FRAME.assign(id=[f"q{i}" for i in range(7)]), label="hallucinated")
+    h = next(b for b in one if b["metric"] == "hallucination")
+    assert h["ids"] == ["q0", "q1", "q4"]
+    assert h["text"].startswith("hallucination > 0.5 is strict: 3 rows (q0, q1, q4) score exactly 0.5 and are not")
+    many = pd.DataFrame({"id": [f"r{i}" for i in range(7)], "hallucination": [0.5] * 7})
+    h = threshold_boundary(many)[0]
+    assert "7 rows (r0, r1, r2, r3, r4 and 2 more) score exactly 0.5" in h["text"], h["text"]
+
+
+def test_the_appendix_shows_the_scores_of_the_profile_that_decided():
+    """A newcomer read the seed profile's relevance beside the evalkit profile's verdicts: the appendix shows the
+    deciding profile's metrics (verdict_roles), and no column empty throughout."""
+    from evalkit.publish.analysis import appendix_columns
+
+    res = pd.DataFrame({"id": ["a", "b"], "system": ["x", "y"], "answer": ["230 V.", "Two."],
+                        "relevance": [0.0, 0.1], "completeness": [1.0, 0.5], "hallucination": [0.0, 0.0],
+                        "unsupported_facts": [0.0, 0.5], "answers_question": [1.0, 1.0],
+                        "question_coverage": [1.0, 1.0], "reference_conflict": [None, None],
+                        "verdict": ["PASS", "FAIL"], "verdict_rule": ["all checks passed", "unsupported_facts"],
+                        "error": [None, None]})
+    assert appendix_columns(res, "evalkit") == ["id", "system", "answer", "unsupported_facts", "answers_question",
+                                                "question_coverage", "verdict", "verdict_rule"]
+    assert appendix_columns(res, "seed") == ["id", "system", "answer", "hallucination", "relevance", "completeness",
+                                             "verdict", "verdict_rule"]

@@ -44,8 +44,10 @@ from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from evalkit.text import date_supported, extract_dates, extract_times, find_entity, sentences, stem, stems
+from evalkit.text.dates import readings
 from evalkit.text.quantities import (CURRENCY_CODES, Quantity, derivation, dimension_of, figures_in, read_quantities,
-                                     same_amount, scaled, shares_in, unit_of, unit_qualifiers, with_digits)
+                                     phone_number, same_amount, scaled, shares_in, unit_of, unit_qualifiers,
+                                     with_digits)
 from evalkit.metrics.base import Details, Metric, Score, VerdictRole
 from evalkit.metrics.guard import NOT_ENGLISH, guard_rows
 
@@ -112,9 +114,10 @@ _MIN_NOVEL = 2  # content words absent from the contexts and the question that m
 # are possible" for "closed"), a new noun brings a thing of its own ("crushed into a spoonful of jam")
 _THING_POS = frozenset({"NOUN", "PROPN", "NUM"})
 # a value's own words: its unit in words, its scale, the bound it is ("the minimum age is 16" for "at least 16") and
-# the sum it is worked out as ("so at least 10% in total")
+# the sum it is worked out as ("so at least 10% in total") and the comparison it makes of the stated values
+# ("cheaper than paying the daily rate of €31 for six days, which would come to €186")
 _VALUE_NOUNS = frozenset("euro pound dollar cent pence penny quid thousand million billion hundred dozen minimum "
-                         "maximum min max limit total sum altogether".split())
+                         "maximum min max limit total sum altogether rate cheap expensive".split())
 _PREAMBLE = re.compile(rf"^\W*(?:(?:based on|according to|going by|looking at|per (?:the|our|your|their)\b)"
                        rf"{_SOURCE_LEAD}|"
                        r"(?:remember|note|keep in mind|bear in mind)(?:\s+that)?\s+)", re.I)
@@ -836,7 +839,7 @@ def _bound_in_clause(fact: Fact, wanted: frozenset[str], text: str, spans: list[
 def _listed_count(q: Quantity, answer: str) -> bool:
     """A count followed by the list it counts: "Three: slate, sand and moss." states its own count."""
     # "Three: ...", "three connector types: ...", "You have three options:" and a list
-    m = re.search(re.escape(q.text) + r"(?:(?:\s+things)?\s*[\-–—]|(?:\s+[\w-]+){0,3}\s*:)\s*(.+)",
+    m = re.search(re.escape(q.text) + r"(?:(?:\s+things)?\s*[\-–—]|(?:\s+[\w-]+){0,5}\s*:)\s*(.+)",
                   with_digits(answer))
     if not m:
         return False
@@ -850,6 +853,10 @@ def _listed_count(q: Quantity, answer: str) -> bool:
     listed = re.sub(r"\s*\([^()]*\)", "", m.group(1))  # "Type 2 (on the AC posts, bring a cable)" is one item
     # the list ends where a remark about it begins: "nuts, nut spreads and fizzy drinks, because pupils have ..."
     listed = re.split(r",?\s+(?:because|since|as|which|so that)\b|\s+[—–]\s+|[.;!]", listed)[0]
+    # ... and after the item its last "and" or "or" brings, at a comma: "distemper, parvovirus and leptospirosis,
+    # with the last one given 14 days before" is three
+    last = [m.end() for m in re.finditer(r"\s+(?:and|or)\s+", listed)]
+    listed = listed[:last[-1]] + listed[last[-1]:].split(",")[0] if last else listed
     items = [x for x in re.split(r",\s*|\s+and\s+|\s+or\s+", listed.strip(" .")) if x.strip()]
     return len(items) == int(q.magnitude)
 
@@ -1205,9 +1212,10 @@ def _ranges(text: str) -> frozenset[tuple[float, float]]:
     [(5.0, 20.0), (5.0, 32.0)]
     """
     out = set()
-    for m in _RANGE.finditer(with_digits(text)):
+    digits = with_digits(text)
+    for m in _RANGE.finditer(digits):
         lo, hi = (float(g.replace(",", "")) for g in m.groups())
-        if lo < hi:
+        if lo < hi and not phone_number(m.group(1), m.group(2), digits[m.end():]):  # "Call 555-1234"
             out.add((lo, hi))
     return frozenset(out)
 
@@ -1357,21 +1365,25 @@ def _date_facts(sent: str, subject: tuple, ctx, question: str = "") -> list[Fact
     date and a stated duration (:func:`_date_computed`), or the asker's own."""
     clauses, lemmas, amounts, dates, names, _, prev = ctx
     out = []
-    asked = [q.key for q in extract_dates(question, day_month=True)]  # "my son was sick on 14th jan"
+    asked = [k for q in extract_dates(question, day_month=True) for k in readings(q)]  # "sick on 14th jan"
     for d in extract_dates(sent, day_month=True):
-        matches = [i for i, found in enumerate(dates) if date_supported(d.key, found)]
-        if not matches and date_supported(d.key, asked):
+        keys = readings(d)  # "10/03/2028" is 10 March where a context or the question says so
+        matches = [i for i, found in enumerate(dates) if any(date_supported(k, found) for k in keys)]
+        if not matches and any(date_supported(k, asked) for k in keys):
             out.append(Fact("date", d.text, True, "stated in the question"))
             continue
         why, computed = "stated in the context", None
-        if not matches and (computed := _date_computed(d.key, asked + [k for found in dates for k in found],
-                                                       amounts, clauses)):
+        if not matches and (computed := next(filter(None, (_date_computed(
+                k, asked + [c for found in dates for c in found], amounts, clauses) for k in keys)), None)):
             matches, why = [computed[0]], f"computed from the context: {computed[1]}"
         # a worked example's dates ("for example, a ticket starting on 3 February 2025 expires ...") are no rival
         # to a date worked out by the rule it illustrates
         # nor is the clause of the date it is worked out from ("six weeks before" 1 October: 20 August)
-        rivals = [i for i, found in enumerate(dates) if found and i not in matches
-                  and not (computed and (_EXAMPLE.search(clauses[i]) or computed[2] in found))]
+        # and a date worked out from the asker's own date has no rival among the contexts' dates: none of them is
+        # the asker's ("bought on 10 March 2025" and a 3-year warranty: 10 March 2028, whatever other cut-offs say)
+        rivals = [] if computed and computed[2] in asked else [
+            i for i, found in enumerate(dates) if found and i not in matches
+            and not (computed and (_EXAMPLE.search(clauses[i]) or computed[2] in found))]
         out.append(_check_bound(matches, rivals, subject, (clauses, lemmas, names, prev), "date", d.text, why=why))
     return out
 
@@ -1547,19 +1559,51 @@ def _denied_items(answer: str, passages: list[_Passage]) -> list[Fact]:
     borrow: - violins ... - harps"): the list asserts it, the contexts deny it. An item of more than three words
     is a sentence of its own, read by the other checks."""
     out = []
-    for line in answer.splitlines():
-        if not _BULLET.match(line) or _ITEM_NEGATION.search(line):
-            continue
-        said = _BULLET_MARK.sub("", line).strip()
+    for said, where in _listed_items(answer):
         item = stems(_words_of(said) - _PLAIN_STOPS)
         if not item or len(item) > 3:
             continue
-        naming = [(s, _denies_item(item, neg, polar)) for p in passages
-                  for s, lem, neg, polar in zip(p.sentences, p.lemmas, p.negated, p.polar_parts)
+        required = _REQUIRED.search(where) is not None
+        naming = [(s, _denies_item(item, neg, polar) or (required and _NOT_REQUIRED.search(s) is not None))
+                  for p in passages for s, lem, neg, polar in zip(p.sentences, p.lemmas, p.negated, p.polar_parts)
                   if item <= stems(lem | _words_of(s))]
         if naming and all(neg for _, neg in naming):
-            out.append(Fact("list item", said, False, f"the contexts name it only to deny it: {naming[0][0]}",
-                            naming[0][0]))
+            how = "say it is not required" if required and _NOT_REQUIRED.search(naming[0][0]) else \
+                "name it only to deny it"
+            out.append(Fact("list item", said, False, f"the contexts {how}: {naming[0][0]}", naming[0][0]))
+    return out
+
+
+# a list of what is required, and a thing the contexts say is not ("Kennel-cough vaccination is recommended but
+# not required", "optional"): listed as required, it is denied
+_REQUIRED = re.compile(r"\b(?:required|requires?|must|needs?|needed|mandatory|compulsory|obligatory)\b", re.I)
+_NOT_REQUIRED = re.compile(r"\b(?:not|never)\s+(?:\w+\s+)?(?:required|needed|necessary|mandatory|compulsory)\b|"
+                           r"\boptional\b|\bn't\s+(?:required|needed|necessary)\b", re.I)
+_ITEM = r"[\w'’-]+(?:\s+[\w'’-]+){0,2}"
+# an enumeration inside a sentence, its items of at most three words: "by credit card, debit card or cash"
+# (its last item after "and" or "or": "batteries, however, are prohibited" is no list)
+_INLINE_LIST = re.compile(rf"(?:{_ITEM},\s+)+{_ITEM},?\s+(?:and|or)\s+{_ITEM}", re.I)
+
+
+def _listed_items(answer: str) -> list[tuple[str, str]]:
+    """The items the answer lists and does not deny, each with where it is listed (the answer, for a bulleted
+    line, whose lead may be anywhere before it; else its sentence): each bulleted line's, and each of an
+    enumeration of three or more inside a sentence ("It can be paid by credit card, debit card or cash")."""
+    out = []
+    for line in answer.splitlines():
+        if _BULLET.match(line):
+            out += [] if _ITEM_NEGATION.search(line) else [(_BULLET_MARK.sub("", line).strip(), answer)]
+            continue
+        for sentence in re.split(r"(?<=[.!?])\s+", line):
+            if _ITEM_NEGATION.search(sentence):
+                continue
+            for m in _INLINE_LIST.finditer(sentence):
+                items = [x.strip() for x in re.split(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", m.group(0),
+                                                      flags=re.I) if x.strip()]
+                # the first item as long as the longest of the others: "pay by cheque, bank transfer or card"
+                # lists "by cheque", not the verb before it
+                longest = max(len(x.split()) for x in items[1:])
+                out += [(x, sentence) for x in (" ".join(items[0].split()[-longest:]), *items[1:])]
     return out
 
 
@@ -1937,23 +1981,50 @@ def _excepted(context_sentence: str, claim: str) -> bool:
 def _polarity_parts(sent) -> list:
     """The sentence's parts a polarity holds over: "Not in full: you lose the first day's rental." negates its
     first part only."""
-    cuts = [t.i for t in sent if t.text in (":", ";") or (t.is_space and "\n" in t.text)]  # a bulleted line too
+    cuts = [t.i for t in sent if t.text == ";" or (t.is_space and "\n" in t.text)  # a bulleted line too
+            or (t.text == ":" and not _list_follows(t))]
     # "..., and must be sent as cargo": a second verb phrase with its own modal says something of its own, so the
     # first's negation ("Bags over 23 kg are not accepted at check-in") is read against the context on its own
+    # so does a second clause with a subject of its own ("..., and this includes a helmet"), where no condition
+    # opening the sentence holds over both ("If your employer pays, the university invoices it, and neither
+    # plan is open to you")
+    conditioned = _CONDITIONAL.match(sent.text) is not None
     cuts = sorted(cuts + [t.i for t in sent if t.lower_ in ("and", "but") and t.i + 1 < sent.end
-                          and sent.doc[t.i + 1].tag_ == "MD"
+                          and (sent.doc[t.i + 1].tag_ == "MD" or (not conditioned and _own_subject_after(t)))
                           and any(x.pos_ in ("VERB", "AUX") for x in sent.doc[sent.start:t.i])])
     bounds = zip([sent.start] + [i + 1 for i in cuts], cuts + [sent.end])
     return [sent.doc[a:b] for a, b in bounds if b > a]
 
 
+def _list_follows(colon) -> bool:
+    """Whether what follows ``colon`` on its line is a list of things, no verb in it ("Three vaccinations are
+    required: distemper, parvovirus and leptospirosis"): the lead's polarity holds over it, and it is read with it."""
+    after = []
+    for t in colon.doc[colon.i + 1:colon.sent.end]:
+        if t.text in (";", ":") or (t.is_space and "\n" in t.text):
+            break
+        after.append(t)
+    return bool(after) and not any(t.pos_ in ("VERB", "AUX") for t in after)
+
+
+def _own_subject_after(t) -> bool:
+    """Whether the conjunction ``t`` joins its verb to a verb with a subject of its own (spaCy's ``conj`` of the
+    sentence's root, with an ``nsubj``): "The package costs €162, and this includes a helmet"."""
+    return t.dep_ == "cc" and t.head.dep_ == "ROOT" and any(
+        c.dep_ == "conj" and c.i > t.i and any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
+        for c in t.head.children)
+
+
 def _clauses(doc) -> list:
-    """The answer's clauses: sentences, cut again at ';' and at ', and' / 'and' before a new subject."""
+    """The answer's clauses: sentences, cut again at ';', at a blank line the sentence splitter read through (a
+    list's last line and the paragraph after it, :func:`_paragraph_break`) and at ', and' / 'and' before a new
+    subject."""
     out = []
     for sent in doc.sents:
         start = sent.start
         for t in sent:
-            if t.text == ";" or (t.dep_ == "cc" and t.head.dep_ == "ROOT" and any(
+            if t.text == ";" or _paragraph_break(t) or (
+                    t.dep_ == "cc" and t.head.dep_ == "ROOT" and any(
                     c.dep_ == "conj" and any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
                     for c in t.head.children)):
                 if t.i > start:
@@ -1962,6 +2033,12 @@ def _clauses(doc) -> list:
         if start < sent.end:
             out.append(doc[start:sent.end])
     return out
+
+
+def _paragraph_break(t) -> bool:
+    """A blank line between two parts of one spaCy sentence, as :data:`_PARAGRAPH_BREAK` reads it: not after a
+    lead ending in ":" (it introduces what follows, and is read with it)."""
+    return t.is_space and t.text.count("\n") >= 2 and t.i > 0 and t.nbor(-1).text not in (":", ";")
 
 
 _COMMON_ZIPF = 5.4  # "run", "service", "stop", "work", "away": words any paraphrase may bring
@@ -2318,7 +2395,7 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
             # membership's too; "... and 30 minutes with the membership" names its own item)
             own = (_own_words(part) | _words_of(" ".join(_valueless_after(sent.text, parts, k)))) - \
                 _clock_words(part) - _BINDING_NEUTRAL
-            own, before = (own | before if len(own) <= 1 and _PRONOUN_FIRST.match(part) else own), own
+            own, before = (own | before if not own or len(own) <= 1 and _PRONOUN_FIRST.match(part) else own), own
             subject = (own,
                        _lemmas(q_doc) | _words_of(question) | _complement(question),
                        _items_spoken_of(part, question))
@@ -2382,10 +2459,15 @@ _EXPECTS = (  # (pattern on the question, kind of answer expected, pint dimensio
      None),
     (r"\bhow many\b", "count", None),
     (r"\bhow often\b|\bhow frequently\b|\bfrequency\b", "frequency", ("1/s",)),
-    (r"\bhow long\b|\bduration\b|\bhow much time\b|\bhow soon\b", "duration", ("s", "m", "working_day")),
+    (r"\bhow long\b|\bduration\b|\bhow much time\b|\bhow soon\b|\b(?:cooking|waiting|charging|drying|"
+     r"processing|running|journey|travel)\s+times?\b", "duration", ("s", "m", "working_day")),
     # "when" asks for a date only as the question's word: "What state should the tank be in when I return it?"
+    # "Which days is it open?" asks for days, which a clock time ("13:30") does not give
+    (r"\b(?:which|what)\s+days\b", "days", None),
+    # ("the latest drop-off time": a clock time is what it asks for)
     (r"^(?:(?!\b(?:what|which|how|who|whom|where|why)\b).)*\bwhen\b|\bwhat (?:date|day|year|month|time)\b|"
-     r"\bwhich (?:date|day|year|month)\b|\bdeadline\b", "date", ("s",)),
+     r"\bwhich (?:date|day|year|month)\b|\bdeadline\b|\b(?:latest|earliest|last|first|opening|closing)\s+"
+     r"(?:[\w-]+\s+)?times?\b", "date", ("s",)),
     (r"\bvoltage\b|\bvolts?\b", "amount", ("V",)),
     (r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|\bpay\b|\brate\b|\binterest\b|\bfares?\b|\btariff\b|"
      r"\bpremium\b|\bexcess\b|\bdeposit\b|\bsurcharge\b|\bdiscount\b", "amount", None),
@@ -2440,6 +2522,9 @@ def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
     if kind in ("amount", "duration", "frequency"):
         wanted = None if dims is None else {dimension_of(u) for u in dims}
         return tuple(dict.fromkeys(q.text for q in amounts if not q.clock and (wanted is None or q.dimension in wanted)))
+    if kind == "days":  # days of the week, or dates
+        return tuple(m.group(0) for m in _DAYS_GIVEN.finditer(answer)) + tuple(
+            d.text for d in extract_dates(answer, day_month=True))
     if kind == "date":
         return tuple(d.text for d in extract_dates(answer, day_month=True)) + tuple(
             q.text for q in amounts if q.dimension in ("[time]", "clock")) + tuple(
@@ -2456,6 +2541,8 @@ def _kind_found(kind: str, dims, answer: str, doc) -> tuple[str, ...]:
     return ()
 
 
+_DAYS_GIVEN = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweek(?:day|end)s?\b|\bevery\s+day\b|"
+                         r"\bdaily\b|\bseven\s+days\b|\bbank\s+holidays?\b", re.I)
 _LABELLED_ITEM = re.compile(r"(?m)^\s*[-*•]\s+(?:\*\*)?[^:\n*]{1,40}(?:\*\*)?:(?:\*\*)?\s*(.+)$")
 
 
@@ -2526,8 +2613,31 @@ def _asks(question: str) -> list[str]:
     for a in asks:
         # "Is it for adults and for children?" is one yes/no ask
         m = _FOR_EACH.match(a) if expected_kind(a)[0] != "yes/no" else None
-        out += [m.group("first"), m.group("second")] if m else [a]
+        out += [m.group("first"), m.group("second")] if m else _two_things(a)
     return out
+
+
+# "What temperature and cooking time does it recommend?": one question word, two things asked of one verb
+_TWO_THINGS = re.compile(r"^(?P<wh>\W*(?:what|which)\s+)(?P<a>(?:[\w-]+\s+){0,2}?[\w-]+)\s+and\s+"
+                         r"(?P<b>(?:[\w-]+\s+){0,2}?[\w-]+)(?P<rest>\s+(?:does|do|did|is|are|was|were|should|must|"
+                         r"will|would|can|could)\b.*)$", re.I)
+
+
+def _two_things(ask: str) -> list[str]:
+    """``ask`` as the two asks it makes where it asks for two things of different kinds at once ("What
+    temperature and cooking time does the manual recommend?": an amount and a duration); else ``[ask]``.
+
+    >>> _two_things("What temperature and cooking time does the manual recommend?")
+    ['What temperature does the manual recommend?', 'What cooking time does the manual recommend?']
+    >>> _two_things("What colours and sizes does it come in?")
+    ['What colours and sizes does it come in?']
+    """
+    m = _TWO_THINGS.match(ask)
+    if m is None:
+        return [ask]
+    halves = [f"{m['wh']}{m[k]}{m['rest']}" for k in ("a", "b")]
+    kinds = [expected_kind(h) for h in halves]
+    return halves if all(k != "open" for k, _ in kinds) and kinds[0] != kinds[1] else [ask]
 
 
 def _ask_lemmas(ask: str, q_doc) -> frozenset[str]:
@@ -2806,7 +2916,7 @@ def _part_in(part: Any, answer: str, a_amounts: list[Quantity], a_lemmas: frozen
                        and unit_word.rstrip("s") in answer.lower())
                    for a in a_amounts)
     if hasattr(part, "key"):
-        stated = [d.key for d in extract_dates(answer, day_month=True)]
+        stated = [k for d in extract_dates(answer, day_month=True) for k in readings(d)]
         # "from March 1st to August 31st, 2023": a range's year, said once, holds for both ends
         years = {y for y, _, _ in stated if y is not None}
         # and "From 24 May." states the day and month of "24 May to 15 September 2024" without its year
@@ -3196,18 +3306,37 @@ def _read_paraphrases(read: dict[int, tuple[list[Fact], list[_Passage]]], resour
         return out
     near = {(i, k): _nearest_sentences(out[i][k].text, [s for p in read[i][1] for s in p.sentences if s.strip()])
             for i, k in todo}
-    texts = list(dict.fromkeys([out[i][k].text for i, k in todo] + [s for ss in near.values() for s in ss]))
+    novel = {(i, k): _novel_part(out[i][k]) for i, k in todo}
+    texts = list(dict.fromkeys(list(novel.values()) + [s for ss in near.values() for s in ss]))
     vecs = dict(zip(texts, encoder.encode(texts)))
     for (i, k), sents in near.items():
         f = out[i][k]
         if not sents:
             continue
-        cos = [float(vecs[f.text] @ vecs[s]) for s in sents]
+        cos = [float(vecs[novel[i, k]] @ vecs[s]) for s in sents]
         best = max(range(len(cos)), key=cos.__getitem__)
         if cos[best] >= _PARAPHRASE_MIN:
             out[i][k] = Fact(f.kind, f.text, True, f"rewords a context sentence (MiniLM cosine {cos[best]:.2f} >= "
                              f"{_PARAPHRASE_MIN}; {f.why[0].lower()}{f.why[1:]})", sents[best])
     return out
+
+
+_SUBCLAUSE_CUT = re.compile(r",\s+(?:which|and|but|while|whereas|plus|including)\b|;\s*|\s+[—–]\s+", re.I)
+_NOVEL_WHY = re.compile(r"not in the contexts: (?P<words>[\w ,'-]+)")
+
+
+def _novel_part(fact: Fact) -> str:
+    """The part of a clause fact that carries the words the contexts lack (its ``why`` names them), where the
+    clause joins it to parts that carry none: what a paraphrase must reword ("A medium-dog full groom costs £55,
+    which also includes teeth cleaning": the groom's price is the context's, the teeth cleaning is not, and the
+    whole clause's nearness to the price list would dilute it away); the whole clause otherwise."""
+    m = _NOVEL_WHY.search(fact.why)
+    if m is None:
+        return fact.text
+    novel = stems(frozenset(w.strip() for w in m["words"].split(",") if w.strip()))
+    pieces = [p for p in _SUBCLAUSE_CUT.split(fact.text) if p and p.strip()]
+    carrying = [p for p in pieces if stems(_words_of(p)) & novel]
+    return " ".join(carrying) if carrying and len(carrying) < len(pieces) else fact.text
 
 
 _NEAR_SENTENCES = 4  # the context sentences a clause is encoded against: those sharing most of its words

@@ -2,11 +2,11 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: -jupytext.text_representation.jupytext_version
 #     text_representation:
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -137,8 +137,10 @@ if "verdict" in res.columns:
 # ## Appendix: every answer, its scores and its verdict
 
 # %%
-cols = [c for c in ("id", "system", "question_type", "answer", "relevance", "completeness", "hallucination",
-                    "verdict", "verdict_rule", "error") if c in res.columns and res[c].notna().any()]  # no empty column
+from evalkit.publish.analysis import appendix_columns
+
+# the scores of the profile that decided the verdicts, beside them (the other profile's are in the results file)
+cols = appendix_columns(res, (numbers.get("verdict_profile") or {}).get("profile"))
 display(HTML(evalkit.notebook.text_table(res[cols], shown_above=shown)))
 
 # %% [markdown]

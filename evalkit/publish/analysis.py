@@ -254,7 +254,9 @@ def threshold_boundary(results: pd.DataFrame, thresholds=None, *, label: str | N
         on = np.isclose(v, rule.value, rtol=0.0, atol=1e-9) & ~np.isnan(v)
         n_on, flagged = int(on.sum()), rule.flags(rule.value)
         n_pos = None if y is None else int(y[on].eq(True).sum())
-        rows = f"{n_on} row{'' if n_on == 1 else 's'} score{'s' if n_on == 1 else ''} exactly {rule.value:g}"
+        ids = _ids_of(results, on)
+        rows = (f"{n_on} row{'' if n_on == 1 else 's'}{_named(ids, n_on)} score{'s' if n_on == 1 else ''} exactly "
+                f"{rule.value:g}")
         if flagged:
             text = f"{rule} includes its threshold: {rows} and {'is' if n_on == 1 else 'are'} flagged ({rule.outcome})."
         else:
@@ -264,8 +266,42 @@ def threshold_boundary(results: pd.DataFrame, thresholds=None, *, label: str | N
         if n_pos is not None and n_on:
             text += f" {n_pos} of {'it' if n_on == 1 else 'them'} {'is' if n_pos == 1 else 'are'} labelled bad ({bad})."
         out.append({"metric": rule.metric, "rule": str(rule), "value": float(rule.value), "n_on": n_on,
-                    "flagged": flagged, "n_on_positive": n_pos, "text": text})
+                    "flagged": flagged, "n_on_positive": n_pos, "ids": ids, "text": text})
     return out
+
+
+def appendix_columns(results: pd.DataFrame, profile: str | None) -> list[str]:
+    """The columns of the report's appendix: the row's id, system, kind and answer, then the metrics of the
+    profile that decided its verdict (a newcomer read the seed profile's scores beside the evalkit profile's
+    verdicts and could not tell why a row failed), the verdict and its rule; no column that is empty throughout.
+
+    >>> res = pd.DataFrame({"id": ["q1"], "answer": ["230 V."], "relevance": [0.0], "unsupported_facts": [0.0],
+    ...                     "verdict": ["PASS"], "error": [None]})
+    >>> appendix_columns(res, "evalkit"), appendix_columns(res, "seed")
+    (['id', 'answer', 'unsupported_facts', 'verdict'], ['id', 'answer', 'relevance', 'verdict'])
+    """
+    from evalkit.metrics import verdict_roles
+
+    decided = [name for name, _ in verdict_roles(profile)] if profile in ("seed", "evalkit") else list(TRIAD)
+    cols = ["id", "system", "question_type", "answer", *decided, "verdict", "verdict_rule", "error"]
+    return [c for c in cols if c in results.columns and results[c].notna().any()]
+
+
+_IDS_NAMED = 5  # the rows on a threshold named in its sentence; the rest are counted
+
+
+def _ids_of(results: pd.DataFrame, on) -> list[str]:
+    """The ids of the rows ``on`` marks (a newcomer read "1 row scores exactly 0.5" and could not find it); [] when
+    the results have no id column."""
+    return [str(x) for x in results.loc[on, "id"].tolist()] if "id" in results.columns else []
+
+
+def _named(ids: list[str], n: int) -> str:
+    """" (q03-b)", " (q01, q02, q03, q04, q05 and 2 more)": the rows by id, for the sentence; '' without ids."""
+    if not ids:
+        return ""
+    more = f" and {n - _IDS_NAMED} more" if n > _IDS_NAMED else ""
+    return f" ({', '.join(ids[:_IDS_NAMED])}{more})"
 
 
 def _at_the_best_score(rule) -> bool:

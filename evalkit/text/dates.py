@@ -208,6 +208,22 @@ def _listed_months(text: str, found: list, taken: list[tuple[int, int]]) -> list
     return out
 
 
+_SWAPPABLE = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/\d{4}")
+
+
+def readings(d: DateMention) -> tuple[tuple[int | None, int | None, int | None], ...]:
+    """The ways a reader may take ``d``: its key, and for a date in figures whose day and month can be swapped
+    ("10/03/2028" is 3 October in the US and 10 March elsewhere, and the text rarely says which) the other one too.
+
+    >>> [readings(d) for d in extract_dates("until 10/03/2028, or 24/05/2024, or 1 March 2025", day_month=True)]
+    [((2028, 10, 3), (2028, 3, 10)), ((2024, 5, 24),), ((2025, 3, 1),)]
+    """
+    m = _SWAPPABLE.fullmatch(d.text)
+    if m is None or m["a"] == m["b"] or d.day is None or d.month is None or d.day > 12 or d.month > 12:
+        return (d.key,)
+    return d.key, (d.year, d.day, d.month)
+
+
 def date_supported(answer_date: tuple, context_dates: list[tuple]) -> bool:
     """True when some context date agrees with every part the answer date states.
 

