@@ -382,3 +382,25 @@ def test_an_evalkit_profile_run_is_shown_with_its_own_rules_and_named_in_the_pap
     methods = _thresholds(run, types.SimpleNamespace(calibration=None), _Text("markdown"), lambda *a: "")
     assert "verdict from the evalkit profile's rules" in methods
     assert "unsupported_facts > 0" in methods and "relevance < 0.1" not in methods
+
+
+def test_an_evalkit_profile_row_is_marked_by_its_facts_not_the_seeds_anchors():
+    """A newcomer read the seed hallucination metric's ✗ on a row the evalkit profile PASSed: the answer is marked
+    by the profile's own metric (unsupported_facts: its facts, with their reasons), even where it marks nothing;
+    under the seed profile the hallucination anchors are marked as before."""
+    import evalkit
+    from evalkit.base.config import EvalConfig
+    from evalkit.metrics import verdict_roles
+
+    df = pd.DataFrame({"id": ["a", "b"], "question": ["How heavy is the Orvo T2?"] * 2,
+                       "answer": ["It weighs 2,400 grams.", "It weighs 3.1 kg."],
+                       "contexts": [["The Orvo T2 weighs 2.4 kg. The Orvo T3 weighs 3.1 kg."]] * 2})
+    names = [name for name, _ in verdict_roles("evalkit")] + ["hallucination"]
+    res = evalkit.evaluate(df, names, EvalConfig.from_dict({"profile": "evalkit"}), progress=False)
+    wrong = str(show(res, "b"))
+    assert "[3.1 kg]✗1" in wrong, wrong
+    assert "amount “3.1 kg”: the context gives 3.1 kg for" in wrong, wrong
+    right = str(show(res, "a"))
+    assert "✓1 amount “2,400 grams”: supported" in right and "✗" not in right.split("verdict rules")[0], right
+    seed = str(show(evalkit.evaluate(df, names, EvalConfig.from_dict({"profile": "seed"}), progress=False), "b"))
+    assert "✓1 number “3.1”: supported" in seed, seed  # the seed's hallucination anchors, as before

@@ -49,6 +49,7 @@ from evalkit.text.quantities import (CURRENCY_CODES, Quantity, derivation, dimen
                                      phone_number, same_amount, scaled, shares_in, unit_of, unit_qualifiers,
                                      with_digits)
 from evalkit.metrics.base import Details, Metric, Score, VerdictRole
+from evalkit.metrics.evidence import Anchor, Evidence, records_in
 from evalkit.metrics.guard import NOT_ENGLISH, guard_rows
 
 # a model or product code ("KT-30", "CG-40", "X200") or a capitalised name followed by a number ("Aero 500")
@@ -126,13 +127,15 @@ _PREAMBLE = re.compile(rf"^\W*(?:(?:based on|according to|going by|looking at|pe
 @dataclass(frozen=True)
 class Fact:
     """One fact of the answer and what the contexts say of it: ``kind`` (amount, date, name, polarity,
-    clause), the answer's ``text``, ``supported``, ``why`` in words and the context ``sentence`` checked."""
+    clause), the answer's ``text``, ``supported``, ``why`` in words and the context ``sentence`` checked; for an
+    unsupported clause, the ``novel`` words (lemmas) the contexts lack, which its paraphrase reading looks for."""
 
     kind: str
     text: str
     supported: bool
     why: str
     sentence: str | None = None
+    novel: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "text": self.text, "supported": self.supported, "why": self.why,
@@ -268,8 +271,12 @@ def _norm(item: str) -> str:
 
 
 def _lemmas(doc) -> frozenset[str]:
-    return frozenset(t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop and len(t) > 1) | frozenset(
-        _items_in(doc.text))
+    tokens = list(doc)
+    # "non-members" are not the "members" (spaCy reads "non", "-", "members"): one word, as _words_of reads it
+    negated = {k + 2 for k, t in enumerate(tokens[:-2]) if t.lower_ == "non" and tokens[k + 1].text == "-"}
+    return frozenset(t.lemma_.lower() for k, t in enumerate(tokens) if t.is_alpha and not t.is_stop and len(t) > 1
+                     and k not in negated and k + 2 not in negated) | frozenset(
+        f"non{tokens[k].lemma_.lower()}" for k in negated) | frozenset(_items_in(doc.text))
 
 
 _PRICE_WORDS = frozenset({"cost", "charge", "extra", "additional", "fee"})
@@ -360,12 +367,16 @@ _PER_WORD = {"daily": "day", "nightly": "night", "weekly": "week", "monthly": "m
              "annual": "year", "annually": "year", "hourly": "hour", "quarterly": "quarter"}
 
 
+_NON = re.compile(r"\bnon-(?=[a-z])")
+
+
 def _words_of(text: str) -> frozenset[str]:
     """A clause's lower-cased content words and item codes, without a parse (the lemmas' stand-in for binding)."""
     from evalkit.text import stop_words
 
     stops = stop_words("sklearn")
-    words = {w for w in re.findall(r"[a-z]+", text.lower()) if w not in stops and len(w) > 1}
+    low = _NON.sub("non", text.lower())  # "non-members" are a group of their own, not "members"
+    words = {w for w in re.findall(r"[a-z]+", low) if w not in stops and len(w) > 1}
     words |= {_PER_WORD[w] for w in words if w in _PER_WORD}  # "the daily penalty" is the penalty for each day
     words |= {_SAME_WORD[w] for w in words if w in _SAME_WORD}  # "max £15" is what "it is capped at £15" says
     # "Monday to Friday" are the weekdays, "Saturdays and Sundays" the weekend ("closes at 5:30 pm on weekdays")
@@ -434,6 +445,7 @@ def _has_subject(span, later: bool = False) -> bool:
 
 # "someone outside the district" is who "Non-residents pay £25" speaks of; "outside London", "elsewhere in the UK"
 _COMPLEMENT = re.compile(r"\b(?:outside|elsewhere|other than|non-[a-z]+)\b", re.I)
+_PLACE_COMPLEMENT = re.compile(r"\b(?:outside|elsewhere|other than)\b", re.I)
 _OTHER = "<other>"  # the word both sides get for it (no text has it)
 
 
@@ -730,7 +742,10 @@ def _check_bound(matches: list[int], rivals: list[int], subject: tuple, passages
     # has, "Children under 18 ... receive free NHS treatment" against "Band 3 (crowns ...) costs £326.70" has not
     # (a word once, whatever its forms: "NHS" is read as "nhs" and, by _words_of's plural rule, "nh")
     shared = lambda i: len({stem(w.rstrip("s")) for w in question & lemmas[i]})  # noqa: E731
-    rivals = [i for i in rivals if i not in weak or shared(i) > shared(best)]
+    # nor is a clause about the complement of a group ("non-members ... at £3 per class") where neither the answer
+    # nor the question speaks of one: "Members pay £2 per class" is the members' clause
+    rivals = [i for i in rivals if (i not in weak or shared(i) > shared(best))
+              and (_OTHER not in lemmas[i] or _OTHER in own | question)]
     rival = max(rivals, key=about, default=None)
     by_item = _item_decides(best, rival, clauses, wanted)
     if by_item is not None:  # one clause names the item asked of, the other only other items: the item decides
@@ -763,7 +778,9 @@ def _segments(clause: str, spans: list[tuple[int, int]]) -> list[tuple[list[int]
         if not found and not _RANGE_BETWEEN.match(clause[end:start]):
             return None  # "three items ...: two large items": a count and its parts, not items side by side
         cuts.append(found[-1] if found else None)
-    if not any(cuts) or _COMPLEMENT.search(clause):  # "in London and £110 elsewhere": _complement's to read
+    # "in London and £110 elsewhere": _complement's to read; "for members and £230 for non-members" is cut, its
+    # segments told apart by their words (_plain_words reads "non-members" as a word of its own)
+    if not any(cuts) or _PLACE_COMPLEMENT.search(clause):
         return None
     groups, bounds, start = [[0]], [], 0
     for i, cut in enumerate(cuts, start=1):
@@ -793,7 +810,8 @@ def _plain_words(text: str) -> frozenset[str]:
     """Stems of the words of ``text`` but a few function words: what tells one item of a clause from another
     ("full-time" and "part-time", which the stop-word lists drop)."""
     # a model's code is a word ("S2", "X2"), not the letter before its digits
-    words = [w for w in re.findall(r"\b[a-z][a-z0-9]*", text.lower()) if w not in _PLAIN_STOPS and len(w) > 1]
+    words = [w for w in re.findall(r"\b[a-z][a-z0-9]*", _NON.sub("non", text.lower()))
+             if w not in _PLAIN_STOPS and len(w) > 1]
     return stems(words + sorted(_days_named(text)))  # "Monday to Friday": weekdays
 
 
@@ -2078,7 +2096,7 @@ def _clause_facts(doc, known: frozenset[str]) -> list[Fact]:
         bad = len(novel) >= _MIN_NOVEL and len(novel) >= 0.4 * len(words) and (
             len(novel) > _MIN_NOVEL or any(t.pos_ in _THING_POS for t in fresh))
         out.append(Fact("clause", clause.text, not bad, f"not in the contexts: {', '.join(novel)}" if bad else
-                        "its content words are in the contexts"))
+                        "its content words are in the contexts", novel=tuple(novel) if bad else ()))
         if not bad:
             out += _list_item_facts(clause.text, known, known_stems)
     return out
@@ -2393,8 +2411,8 @@ def facts_of(question: str, answer: str, doc, q_doc, passages: list[_Passage]) -
             # part whose subject is a pronoun, with at most one word besides its values, continues the part before
             # it ("The Annual Membership costs £95 a year, or you can pay £9 a month over 12 months": the £9 is the
             # membership's too; "... and 30 minutes with the membership" names its own item)
-            own = (_own_words(part) | _words_of(" ".join(_valueless_after(sent.text, parts, k)))) - \
-                _clock_words(part) - _BINDING_NEUTRAL
+            own = (_own_words(part) | _words_of(" ".join(_valueless_after(sent.text, parts, k))) |
+                   _complement(part)) - _clock_words(part) - _BINDING_NEUTRAL
             own, before = (own | before if not own or len(own) <= 1 and _PRONOUN_FIRST.match(part) else own), own
             subject = (own,
                        _lemmas(q_doc) | _words_of(question) | _complement(question),
@@ -2981,7 +2999,9 @@ def _ask_covered(ask: str, answer: str, doc, q_doc, passages: list[_Passage] | N
     kind, dims = expected_kind(ask)
     if _kind_found(kind, dims, answer, doc):
         return True
-    if kind not in ("open", "yes/no"):
+    # "who does it cover?" is answered by "up to two adults and their children", no name: by the people the clause
+    # answering it names
+    if kind not in ("open", "yes/no") and not (kind == "name" and _PEOPLE.search(answer)):
         return False
     if not passages:
         return True
@@ -2989,6 +3009,8 @@ def _ask_covered(ask: str, answer: str, doc, q_doc, passages: list[_Passage] | N
     # "£12." to "how much will it be and can I pay cash?" leaves the cash unanswered
     q_words = _lemmas(q_doc) | _words_of(q_doc.text)
     a_words = stems((_lemmas(doc) | _words_of(answer)) - _FRAMING - _value_words(answer)) - stems(q_words | _FRAMING)
+    if kind == "name":
+        a_words = stems(frozenset(w.lower() for w in _PEOPLE.findall(answer))) - stems(q_words)
     # an ask without words of its own ("and by whom?") asks about what the whole question speaks of
     ask_words = (_ask_lemmas(ask, q_doc) - frozenset(_items_in(ask))) or (q_words - frozenset(_items_in(q_doc.text)))
     ranked = _about_question(ask_words, passages)
@@ -2997,6 +3019,12 @@ def _ask_covered(ask: str, answer: str, doc, q_doc, passages: list[_Passage] | N
 
 
 _COUNTED_KINDS = ("amount", "duration", "frequency", "count")
+# the people a "who" ask is answered with, where no one is named
+_PEOPLE = re.compile(r"\b(?:adults?|child(?:ren)?|kids?|members?|students?|pupils?|residents?|customers?|staff|"
+                     r"employees?|partners?|spouses?|famil(?:y|ies)|people|persons?|anyone|everyone|visitors?|"
+                     r"guests?|patients?|owners?|holders?|users?|drivers?|riders?|passengers?|dependants?|parents?|"
+                     r"carers?|teenagers?|babies|infants?|seniors?|pensioners?|volunteers?|tenants?|applicants?)\b",
+                     re.I)
 
 
 def _asks_covered(asks: list[str], answer: str, doc, q_doc, passages: list[_Passage] | None) -> list[bool]:
@@ -3322,18 +3350,16 @@ def _read_paraphrases(read: dict[int, tuple[list[Fact], list[_Passage]]], resour
 
 
 _SUBCLAUSE_CUT = re.compile(r",\s+(?:which|and|but|while|whereas|plus|including)\b|;\s*|\s+[—–]\s+", re.I)
-_NOVEL_WHY = re.compile(r"not in the contexts: (?P<words>[\w ,'-]+)")
 
 
 def _novel_part(fact: Fact) -> str:
-    """The part of a clause fact that carries the words the contexts lack (its ``why`` names them), where the
-    clause joins it to parts that carry none: what a paraphrase must reword ("A medium-dog full groom costs £55,
-    which also includes teeth cleaning": the groom's price is the context's, the teeth cleaning is not, and the
-    whole clause's nearness to the price list would dilute it away); the whole clause otherwise."""
-    m = _NOVEL_WHY.search(fact.why)
-    if m is None:
+    """The part of a clause fact that carries the words the contexts lack (``fact.novel``), where the clause joins
+    it to parts that carry none: what a paraphrase must reword ("A medium-dog full groom costs £55, which also
+    includes teeth cleaning": the groom's price is the context's, the teeth cleaning is not, and the whole
+    clause's nearness to the price list would dilute it away); the whole clause otherwise."""
+    if not fact.novel:
         return fact.text
-    novel = stems(frozenset(w.strip() for w in m["words"].split(",") if w.strip()))
+    novel = stems(frozenset(fact.novel))
     pieces = [p for p in _SUBCLAUSE_CUT.split(fact.text) if p and p.strip()]
     carrying = [p for p in pieces if stems(_words_of(p)) & novel]
     return " ".join(carrying) if carrying and len(carrying) < len(pieces) else fact.text
@@ -3487,6 +3513,24 @@ def reference_conflict(question: str | None, answer: str | None, ground_truth: s
 
 # ---------------------------------------------------------------------------------------------------------------
 # The declarations: this module's metrics as the registry lists them (evalkit.metrics collects METRICS)
+def fact_evidence(details: Mapping[str, Any], metric: str) -> Evidence:
+    """The facts :func:`unsupported_facts` checked, as the evidence view marks them in the answer: each amount,
+    date, time, name, polarity and list item, and each clause the contexts do not support (a supported clause is
+    most of the answer, and marking it would hide the rest), each with its reason in words as its status.
+
+    >>> e = fact_evidence({"facts": [{"kind": "amount", "text": "£230", "supported": False, "why": "in the "
+    ...     "context £230 goes with non-members", "sentence": "A nucleus costs £185 for members and £230 for "
+    ...     "non-members."}, {"kind": "clause", "text": "It costs £230.", "supported": True, "why": "", "sentence": None}]},
+    ...     "unsupported_facts")
+    >>> [(a.kind, a.text, a.supported, a.status) for a in e.anchors]
+    [('amount', '£230', False, 'in the context £230 goes with non-members')]
+    """
+    facts = [f for f in records_in(details.get("facts")) if f.get("kind") != "clause" or not f.get("supported")]
+    return Evidence(anchors=tuple(
+        Anchor(str(f.get("kind") or "fact"), str(f.get("text") or ""), bool(f.get("supported")),
+               None if f.get("sentence") is None else str(f["sentence"]), str(f.get("why") or "")) for f in facts))
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # the evalkit profile's rules: one unsupported fact fails the answer, an answer that does not answer the question
 # fails, one that answers part of it warns
@@ -3503,7 +3547,7 @@ METRICS = (
                    "lack and that MiniLM does not read as rewording a context sentence",
            empty_policy="undetermined for an empty answer" + NOT_ENGLISH + "; 0.0 for an abstention; no contexts: "
                         "every fact unsupported",
-           evidence_keys=("unsupported",),
+           evidence_keys=("unsupported",), evidence=fact_evidence,
            in_words="{value:.2f} of the answer's facts are not supported by the contexts.",
            english_only=True),
     Metric("answers_question", answers_question, needs=("question", "answer"), optional=("contexts",),

@@ -770,7 +770,7 @@ def test_golden_verdicts_agree_with_careful_readers(split, floor):
 ELSEWHERE = GOLDEN.parent / "elsewhere"
 
 
-@pytest.mark.parametrize("split,floor", [("dev", 0.86), ("heldout", 0.68)])
+@pytest.mark.parametrize("split,floor", [("dev", 0.87), ("heldout", 0.69)])
 def test_answers_written_elsewhere_agree_with_careful_readers(split, floor):
     """Agreement on answers written by writers who never saw the checks (tests/golden/elsewhere: 680 development
     answers, 720 held out in other domains), measured at stop 57 as 153/200 and 80/120, at stop 58
@@ -782,7 +782,9 @@ def test_answers_written_elsewhere_agree_with_careful_readers(split, floor):
     H16, never read, 84/120), 473/560 and 411/600, and at its end, with H17 (read: 41/60 at the stop's start,
     55/60 at its end) and H18 (never read: 40/60 at its start and end) appended, 529/620 and 451/660; at stop 64,
     534/620 and 455/660, and with H19 (read: 47/60 at the stop's start, 55/60 at its end) and H20 (never read:
-    38/60 at its start and end) appended, 589/680 and 493/720. Far below the
+    38/60 at its start and end) appended, 589/680 and 493/720; at stop 65, 589/680 and 494/720, and with H21 (read:
+    45/60 at the stop's start, 56/60 at its end) and H22 (never read: 46/60 at its start and end) appended, 645/740
+    and 540/780. Far below the
     golden corpus's 0.85, which is why the floor is kept: a rule that loses agreement on how real systems write
     fails the suite. No correct answer of these sets may be empty or non-English decided otherwise."""
     rows = [json.loads(line) for line in (ELSEWHERE / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -2479,3 +2481,27 @@ def test_a_comparison_of_stated_values_adds_no_fact():
     _tells_apart(q, ctx, "A week pass costs £35, which is cheaper than paying the daily rate of £8 for seven days "
                  "(£56).", "A week pass costs £35, which is cheaper than paying the daily rate of £9 for seven "
                  "days (£63).")
+
+
+def test_non_members_are_a_group_of_their_own():
+    """"£185 for members and £230 for non-members": "non-members" is no word "members", so the £230 goes with the
+    non-members, and a clause about them is no rival to the members' clause unless the answer or the question
+    speaks of non-members."""
+    nucleus = ["A nucleus colony costs £185 for members and £230 for non-members. Colonies are collected in late May."]
+    _tells_apart("How much does a nucleus colony cost for a member?", nucleus,
+                 "Members pay £185 for a nucleus colony.", "A nucleus colony costs £230 for members.")
+    show = ["Entry costs £2 per class for members; non-members may enter the open classes only, at £3 per class."]
+    q = "How much does entry to the honey show cost?"
+    _tells_apart(q, show, "Members pay £2 per class to enter.", "Non-members pay £2 per class to enter.")
+    assert unsupported_facts(q, "Non-members pay £3 per class.", show).value == 0.0
+
+
+def test_who_is_answered_by_the_people_the_answering_clause_names():
+    """"who does it cover?" asks for people, not a name: "up to two adults and their children under 16" answers it
+    (they are the clause's), a price alone does not."""
+    q = "How much is family membership and who does it cover?"
+    ctx = ["Full membership costs £36 a year and includes insurance. Family membership is £48 and covers up to two "
+           "adults and their children under 16 at one address. Junior membership, for those aged 10 to 17, costs £12."]
+    assert question_coverage(q, "Family membership costs £48 a year. It covers:\n- up to two adults\n- their "
+                             "children under 16\n- all living at one address", None, ctx).value == 1.0
+    assert question_coverage(q, "Family membership costs £48 a year.", None, ctx).value == 0.5

@@ -19,12 +19,12 @@ def test_every_reader_the_registry_names_resolves_and_reads_nothing_as_nothing()
     readers = {name: REGISTRY.get(name).evidence for name in REGISTRY.builtin if REGISTRY.get(name).evidence}
     # the metrics whose details the view reads; a metric losing its reader would lose its evidence on screen
     assert set(readers) == {"completeness", "hallucination", "dont_know", "grounding_risk", "support",
-                            "twin_lock", "judge_lock"}
+                            "twin_lock", "judge_lock", "unsupported_facts"}
     for name, reader in readers.items():
         assert isinstance(reader({}, name), Evidence)
         # malformed details (text where records belong, records that are not objects, a number where texts
         # belong, a claim without a probability) read as nothing, never as an error that would stop the view
-        bad = reader({"anchors": "x", "sentences": [1, "a", {"probability": None}],
+        bad = reader({"anchors": "x", "sentences": [1, "a", {"probability": None}], "facts": "x",
                       "hallucination": [], "missing": 3, "matched": None}, name)
         assert bad.claims == () and bad.aligned == () and not bad.anchors and not bad.missing_keywords
         assert bad.declined == ()

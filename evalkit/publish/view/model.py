@@ -63,9 +63,13 @@ class Highlight:
         return "✓" if self.supported else ("~" if self.status == "Partially" else "✗")
 
     def context_note(self) -> tuple[str, str | None]:
-        """``(what was found, the context text checked)``."""
+        """``(what was found, the context text checked)``; a scorer that says why in words (``status``: "in the
+        context £230 goes with non-members") is quoted with the sentence it checked."""
         if self.supported:
-            return "supported; context", self.evidence
+            return ("supported; context", self.evidence) if self.evidence or not self.status else (
+                f"supported: {self.status}", None)  # "stated in the question or counted by the answer's list"
+        if self.status not in ("", "Partially", "Unsupported"):
+            return self.status + ("; context sentence checked" if self.evidence else ""), self.evidence
         state = f"{self.status.lower()} supported" if self.status == "Partially" else "not found in the contexts"
         if self.evidence:
             return f"{state}; closest context", self.evidence
@@ -205,8 +209,8 @@ def _closest_for(answer: str, start: int, aligned: Sequence[AlignedSentence]) ->
     return None
 
 
-def highlights(row: Mapping[str, Any], prefer: str | None = None, *, evidence: Sequence[Evidence] | None = None
-               ) -> tuple[tuple[Highlight, ...], tuple[Highlight, ...]]:
+def highlights(row: Mapping[str, Any], prefer: str | None = None, *, evidence: Sequence[Evidence] | None = None,
+               only: bool = False) -> tuple[tuple[Highlight, ...], tuple[Highlight, ...]]:
     """The anchors a metric checked, located in the answer, and those whose text could not be found.
 
     ``prefer``'s anchors when it has any (the metric whose rule is being shown), else the first metric's in
@@ -214,12 +218,14 @@ def highlights(row: Mapping[str, Any], prefer: str | None = None, *, evidence: S
     evidence readers (:mod:`evalkit.metrics.evidence`). Anchors come
     in text order (``evalkit.metrics.anchors.extract_anchors``), so each is searched from the previous one's
     start: a claim and a number inside it overlap, a repeated number maps to its own mention. ``evidence``: the
-    row's :func:`row_evidence` when the caller has read it already.
+    row's :func:`row_evidence` when the caller has read it already. ``only``: ``prefer``'s anchors even when it
+    has none (the profile's metric found nothing to mark; another metric's marks would contradict its verdict).
     """
     answer = text_or_none(row.get("answer")) or ""
     evidence = row_evidence(row) if evidence is None else evidence
     own = evidence_of(row, prefer).anchors if prefer is not None else None
-    anchors: tuple[Anchor, ...] = own or next((e.anchors for e in evidence if e.anchors), ())
+    anchors: tuple[Anchor, ...] = own if own is not None and (own or only) else next(
+        (e.anchors for e in evidence if e.anchors), ())
     aligned = _closest_sentences(evidence)
     found, lost, cursor = [], [], 0
     for ref, a in enumerate(anchors, start=1):
@@ -375,9 +381,12 @@ def row_view(results: pd.DataFrame, row_id: Any, metrics: Sequence[str] | None =
     """
     position, row = find_row(results, row_id, system)
     evidence = row_evidence(row)  # each metric's details read once, for the marks, the decision and the claims
-    found, lost = highlights(row, evidence=evidence)
-    has_verdict = text_or_none(row.get("verdict")) is not None
     thresholds = thresholds or thresholds_of(results)
+    # the answer is marked by the metric the verdict's profile reads (the evalkit profile's facts, not the seed's
+    # anchors beside them: a newcomer read the seed's ✗ on a row the evalkit profile PASSed)
+    marking = _marking_metric(row, thresholds)
+    found, lost = highlights(row, marking, evidence=evidence, only=marking is not None)
+    has_verdict = text_or_none(row.get("verdict")) is not None
     rules = rule_checks(row, thresholds, evidence=evidence) if has_verdict else ()
     notes = _verdict_notes(row, rules) if has_verdict else ("no verdict: the triad (hallucination, relevance, "
                                                             "completeness) was not scored",)
@@ -386,6 +395,17 @@ def row_view(results: pd.DataFrame, row_id: Any, metrics: Sequence[str] | None =
                    text_or_none(row.get("verdict")), text_or_none(row.get("verdict_rule")), rules,
                    metric_views(row, _metric_names(results, metrics)), notes, support_claims(row, evidence=evidence),
                    thresholds.named)
+
+
+def _marking_metric(row: Mapping[str, Any], thresholds: VerdictThresholds) -> str | None:
+    """The first metric of the named profile in force that marks spans of the answer and that this row holds
+    (None: the registry order decides, as for a calibrated profile)."""
+    from evalkit.metrics import verdict_roles
+
+    if thresholds.named not in ("seed", "evalkit"):
+        return None
+    return next((name for name, _ in verdict_roles(thresholds.named) if f"{name}_details" in row
+                 and REGISTRY.get(name).evidence is not None), None)
 
 
 def support_claims(row: Mapping[str, Any], *, evidence: Sequence[Evidence] | None = None) -> tuple[ClaimSupport, ...]:
