@@ -244,7 +244,9 @@ def _rule_evidence_html(row: Mapping[str, Any], metric: str) -> str:
     # every failing example starts with its question: an answer judged without it cannot be read
     question = f'<div class="ek-text"><b>question</b> {_e(row.get("question"))}</div>' if text_or_none(row.get("question")) \
         else ""
-    if evidence.anchors is not None:
+    # the evalkit profile's checks give each unsupported fact's reason in words (their details' ``unsupported``):
+    # the report lists them whole, a long answer's last clause included; their marks are evalkit.show's
+    if evidence.anchors is not None and REGISTRY.get(metric).family != "checks":
         found, lost = highlights(row, prefer=metric)
         plain = text_or_none(row.get("answer")) or ""
         return (f'{question}{text_block(answer_html(plain, found), plain)}'
