@@ -1616,8 +1616,7 @@ def _listed_items(answer: str) -> list[tuple[str, str]]:
             if _ITEM_NEGATION.search(sentence):
                 continue
             for m in _INLINE_LIST.finditer(sentence):
-                items = [x.strip() for x in re.split(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", m.group(0),
-                                                      flags=re.I) if x.strip()]
+                items = [x.strip() for x in _LIST_CUT.split(m.group(0)) if x.strip()]
                 # the first item as long as the longest of the others: "pay by cheque, bank transfer or card"
                 # lists "by cheque", not the verb before it
                 longest = max(len(x.split()) for x in items[1:])
